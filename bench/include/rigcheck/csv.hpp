@@ -1,0 +1,40 @@
+// Small CSV helpers shared by every writer and reader of the suite.
+#pragma once
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace rigcheck {
+
+// An error in an input file: carries file and line so the message names them.
+class InputError : public std::runtime_error {
+ public:
+  InputError(const std::string& file, long line, const std::string& reason);
+  const std::string& file() const { return file_; }
+  long line() const { return line_; }
+  const std::string& reason() const { return reason_; }
+
+ private:
+  std::string file_;
+  long line_;
+  std::string reason_;
+};
+
+// RFC 4180 quoting: quoted when the field holds a comma, a quote or a line break.
+std::string csv_field(const std::string& s);
+std::string csv_line(const std::vector<std::string>& fields);
+
+// Writes `content` to path through path.tmp and rename(2): readers never see half a file.
+void write_file_atomic(const std::string& path, const std::string& content);
+
+// Shortest text that reads back as the same double ("nan" never written: empty instead).
+std::string format_double(double v);
+// Strict: the whole text must be a finite number.
+bool parse_double(const std::string& s, double& out);
+
+// Reads a two-column CSV with the given header names (key,value) into pairs, strictly.
+std::vector<std::pair<std::string, std::string>> read_key_value_csv(const std::string& path,
+                                                                    const char* key_col,
+                                                                    const char* value_col);
+
+}  // namespace rigcheck

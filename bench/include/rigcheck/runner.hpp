@@ -1,0 +1,37 @@
+// `rigcheck run`: inventory, then every benchmark binary of bench/data/benchmarks.csv as a
+// child process, then the report.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace rigcheck {
+
+struct BenchmarkEntry {
+  std::string name, area, binary, args, env, needs;
+  double timeout_tiny_s = 0, timeout_quick_s = 0, timeout_full_s = 0;
+  std::string description;
+};
+std::vector<BenchmarkEntry> read_benchmark_registry(const std::string& path);
+
+struct RunOptions {
+  std::string profile = "quick";
+  std::vector<std::string> only;  // areas; empty = all
+  std::string results_root = "results";
+  std::string bin_dir;            // default: the folder of the rigcheck executable
+  std::string registry_path;      // default: bench/data/benchmarks.csv
+  std::string claims_path;
+  double timeout_scale = 1.0;
+};
+
+// Creates a fresh results/<host>-<UTC time>[-N]/ (never an existing folder). Returns its path.
+std::string create_run_dir(const std::string& root, const std::string& host, const std::string& stamp);
+
+// Returns the process exit status: 0 all ran (or were skipped for a reason), 1 a benchmark
+// failed or timed out, 2 bad options, 130 interrupted.
+int run_suite(const RunOptions& opt);
+
+// Keeps what a killed child had written: <stem>.csv.partial cut at its last full line and
+// renamed to <stem>.csv. Returns the number of data rows kept (-1: nothing to salvage).
+long salvage_partial(const std::string& csv_path);
+
+}  // namespace rigcheck

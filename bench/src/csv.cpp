@@ -1,0 +1,90 @@
+#include "rigcheck/csv.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+
+#include <fmt/format.h>
+#include "rigcheck/fccp.hpp"
+
+namespace rigcheck {
+
+InputError::InputError(const std::string& file, long line, const std::string& reason)
+    : std::runtime_error(line > 0 ? fmt::format("{}:{}: {}", file, line, reason)
+                                  : fmt::format("{}: {}", file, reason)),
+      file_(file),
+      line_(line),
+      reason_(reason) {}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
+std::string csv_line(const std::vector<std::string>& fields) {
+  std::string out;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (i) out += ',';
+    out += csv_field(fields[i]);
+  }
+  return out;
+}
+
+void write_file_atomic(const std::string& path, const std::string& content) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) throw std::runtime_error(fmt::format("{}: cannot write: {}", tmp, std::strerror(errno)));
+    f << content;
+    f.flush();
+    if (!f) throw std::runtime_error(fmt::format("{}: write failed", tmp));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    throw std::runtime_error(fmt::format("{}: cannot rename to {}: {}", tmp, path, std::strerror(errno)));
+}
+
+std::string format_double(double v) {
+  if (std::isnan(v)) return "";
+  return fmt::format("{}", v);
+}
+
+bool parse_double(const std::string& s, double& out) {
+  if (s.empty()) return false;
+  const char* b = s.c_str();
+  char* end = nullptr;
+  errno = 0;
+  double v = std::strtod(b, &end);
+  if (end != b + s.size() || errno == ERANGE || !std::isfinite(v)) return false;
+  out = v;
+  return true;
+}
+
+std::vector<std::pair<std::string, std::string>> read_key_value_csv(const std::string& path,
+                                                                    const char* key_col,
+                                                                    const char* value_col) {
+  std::vector<std::pair<std::string, std::string>> out;
+  try {
+    io::CSVReader<2, io::trim_chars<>, io::double_quote_escape<',', '"'>> in(path);
+    in.read_header(io::ignore_no_column, key_col, value_col);
+    std::string k, v;
+    while (in.read_row(k, v)) out.emplace_back(k, v);
+  } catch (const io::error::can_not_open_file&) {
+    throw InputError(path, 0, "cannot open file");
+  } catch (const io::error::base& e) {
+    long line = 0;
+    if (auto* wl = dynamic_cast<const io::error::with_file_line*>(&e)) line = wl->file_line;
+    throw InputError(path, line, e.what());
+  }
+  return out;
+}
+
+}  // namespace rigcheck

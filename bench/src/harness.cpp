@@ -1,0 +1,346 @@
+#include "rigcheck/harness.hpp"
+
+#include <omp.h>
+#include <sys/stat.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <regex>
+
+#include <CLI/CLI.hpp>
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include "rigcheck/csv.hpp"
+#include "rigcheck/schema.hpp"
+#include "rigcheck/stats.hpp"
+#include "rigcheck/topology.hpp"
+
+namespace rigcheck {
+
+namespace {
+
+std::vector<BenchmarkDef>& registry() {
+  static std::vector<BenchmarkDef> defs;
+  return defs;
+}
+
+// Below this share of its threads' CPU time a repetition is mistrusted: something else ran.
+constexpr double kMinCpuUtilization = 0.5;
+
+// Appends rows to <stem>.csv.partial (flushed per row, so a killed run keeps what it
+// measured) and renames it to <stem>.csv when the run completes.
+class ResultWriter {
+ public:
+  ResultWriter(std::string final_path) : final_(std::move(final_path)), partial_(final_ + ".partial") {
+    out_.open(partial_, std::ios::trunc);
+    if (!out_) throw std::runtime_error(fmt::format("{}: cannot write", partial_));
+    out_ << result_header() << '\n' << std::flush;
+  }
+  void write(const ResultRow& r) { out_ << format_result_row(r) << '\n' << std::flush; }
+  void finish() {
+    out_.close();
+    if (std::rename(partial_.c_str(), final_.c_str()) != 0)
+      throw std::runtime_error(fmt::format("{}: cannot rename to {}", partial_, final_));
+  }
+
+ private:
+  std::string final_, partial_;
+  std::ofstream out_;
+};
+
+struct Entry {
+  const BenchmarkDef* def;
+  Case c;
+};
+
+struct CaseState {
+  Status status = Status::ok;
+  std::string note;
+  std::string params;  // case params + facts, formatted
+  int reps_reported = 0;
+  std::vector<double> rates;  // for the progress line
+};
+
+class Harness {
+ public:
+  Harness(std::vector<Entry> entries, const CommonOptions& o, ResultWriter& w)
+      : entries_(std::move(entries)), opt_(o), writer_(w), states_(entries_.size()) {}
+
+  // Creates, checks and caches the kernel of case idx; frees the previous case's kernel.
+  CaseState& prepare(size_t idx) {
+    if (current_ == static_cast<long>(idx)) return states_[idx];
+    kernel_.reset();
+    current_ = static_cast<long>(idx);
+    const Entry& e = entries_[idx];
+    CaseState& s = states_[idx];
+    s.params = format_params(e.c.params);
+    omp_set_num_threads(e.c.threads);
+    try {
+      kernel_ = e.c.make();
+      Params all = e.c.params;
+      for (auto& f : kernel_->facts()) all.push_back(f);
+      s.params = format_params(all);
+      CheckResult chk = kernel_->check();
+      bool ok = chk.wrong == 0 && chk.checked > 0;
+      s.status = ok ? Status::ok : Status::failed;
+      s.note = chk.checked == 0 ? "the check compared nothing"
+               : ok ? fmt::format("checked {} values: {}; worst error {:.3g} of tolerance", chk.checked,
+                                  chk.method, chk.worst)
+                    : fmt::format("WRONG: {} of {} values beyond tolerance (worst {:.3g}x): {}",
+                                  chk.wrong, chk.checked, chk.worst, chk.method);
+      row(e, "check_wrong", static_cast<double>(chk.wrong), "count", -1, s.status, s.note);
+    } catch (const Skip& ex) {
+      s.status = Status::skipped;
+      s.note = ex.what();
+      row(e, "", std::nan(""), "", -1, s.status, s.note);
+    } catch (const std::exception& ex) {
+      s.status = Status::failed;
+      s.note = fmt::format("set-up failed: {}", ex.what());
+      row(e, "", std::nan(""), "", -1, s.status, s.note);
+    }
+    if (s.status != Status::ok) {
+      kernel_.reset();
+      progress(idx);
+    }
+    return s;
+  }
+
+  void run(size_t idx, benchmark::State& st) {
+    CaseState& s = prepare(idx);
+    if (s.status != Status::ok) {
+      st.SkipWithError(s.note.c_str());
+      return;
+    }
+    omp_set_num_threads(entries_[idx].c.threads);
+    for (auto _ : st) kernel_->run();
+  }
+
+  // One repetition reported by Google Benchmark.
+  void report(const benchmark::BenchmarkReporter::Run& run) {
+    auto it = index_.find(run.run_name.function_name);
+    if (it == index_.end() || run.error_occurred) return;
+    size_t idx = it->second;
+    const Entry& e = entries_[idx];
+    CaseState& s = states_[idx];
+    if (run.iterations <= 0) return;
+    double iters = static_cast<double>(run.iterations);
+    double real = run.real_accumulated_time / iters;
+    double cpu = run.cpu_accumulated_time / iters;
+    double util = real > 0 ? cpu / (real * e.c.threads) : 0;
+    Status st = Status::ok;
+    std::string note;
+    if (util < kMinCpuUtilization) {
+      st = Status::mistrusted;
+      note = fmt::format("the process had {:.0f}% of its {} threads' CPU time: something else competed",
+                         100 * util, e.c.threads);
+    }
+    int rep = s.reps_reported++;
+    row(e, "time_per_iter", real, "s", rep, st, note);
+    if (e.c.work.flops > 0) {
+      double r = e.c.work.flops / real / 1e9;
+      row(e, "gflops", r, "GFLOP/s", rep, st, note);
+      s.rates.push_back(r);
+    }
+    if (e.c.work.bytes > 0) {
+      double r = e.c.work.bytes / real / 1e9;
+      row(e, "gbps", r, "GB/s", rep, st, note);
+      if (e.c.work.flops <= 0) s.rates.push_back(r);
+    }
+    row(e, "cpu_utilization", util, "fraction", rep, st, note);
+    row(e, "iterations", iters, "count", rep, st, "");
+    if (s.reps_reported == opt_.reps) progress(idx);
+  }
+
+  void index(const std::string& gb_name, size_t idx) { index_[gb_name] = idx; }
+  const std::vector<CaseState>& states() const { return states_; }
+  const std::vector<Entry>& entries() const { return entries_; }
+
+ private:
+  void row(const Entry& e, const std::string& metric, double value, const std::string& unit, int rep,
+           Status st, const std::string& note) {
+    ResultRow r;
+    r.run_id = opt_.run_id;
+    r.benchmark = e.def->name;
+    r.case_name = e.c.name;
+    r.params = states_[&e - entries_.data()].params;
+    r.metric = metric;
+    r.value = value;
+    r.unit = unit;
+    r.repetition = rep;
+    r.status = st;
+    r.note = note;
+    writer_.write(r);
+  }
+
+  void progress(size_t idx) {
+    const Entry& e = entries_[idx];
+    const CaseState& s = states_[idx];
+    std::string what;
+    if (s.status != Status::ok) {
+      what = fmt::format("{}: {}", to_string(s.status), s.note);
+    } else if (!s.rates.empty()) {
+      Summary sm = summarize(s.rates);
+      what = fmt::format("{:.4g} {} median of {} (spread {:.1f}%)", sm.median,
+                         e.c.work.flops > 0 ? "GFLOP/s" : "GB/s", sm.n, 100 * sm.spread);
+    } else {
+      what = "done";
+    }
+    std::fprintf(stderr, "  %s/%s: %s\n", e.def->name.c_str(), e.c.name.c_str(), what.c_str());
+  }
+
+  std::vector<Entry> entries_;
+  const CommonOptions& opt_;
+  ResultWriter& writer_;
+  std::vector<CaseState> states_;
+  std::map<std::string, size_t> index_;
+  std::unique_ptr<Kernel> kernel_;
+  long current_ = -1;
+};
+
+class CsvReporter : public benchmark::BenchmarkReporter {
+ public:
+  explicit CsvReporter(Harness& h) : h_(h) {}
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& r : runs)
+      if (r.run_type == Run::RT_Iteration) h_.report(r);
+  }
+
+ private:
+  Harness& h_;
+};
+
+bool file_exists(const std::string& p) {
+  struct stat sb;
+  return ::stat(p.c_str(), &sb) == 0;
+}
+
+}  // namespace
+
+std::string format_params(const Params& p) {
+  std::string s;
+  for (auto& [k, v] : p) {
+    if (!s.empty()) s += ';';
+    s += k + "=" + v;
+  }
+  return s;
+}
+
+bool register_benchmark(BenchmarkDef def) {
+  registry().push_back(std::move(def));
+  return true;
+}
+
+std::vector<int64_t> default_threads(const CommonOptions& o) {
+  if (!o.threads.empty()) return o.threads;
+  int64_t n = o.physical_cores;
+  if (o.profile != Profile::full && n > 4) return parse_int_list("1-max*2,max", n);
+  if (o.profile == Profile::full && n > 8) return parse_int_list("1-max*2,max", n);
+  return parse_int_list("1-max", n);
+}
+
+int harness_main(int argc, char** argv) {
+  std::string prog = argv[0];
+  if (auto slash = prog.rfind('/'); slash != std::string::npos) prog = prog.substr(slash + 1);
+  CLI::App app{fmt::format("{}: a rigcheck benchmark binary", prog)};
+  CommonOptions opt;
+  add_common_options(app, opt);
+  try {
+    app.parse(argc, argv);
+    finish_common_options(opt, physical_core_count(), hardware_thread_count());
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "%s: %s\n", prog.c_str(), e.what());
+    return 2;
+  }
+  if (opt.stem.empty()) opt.stem = prog;
+  if (opt.run_id.empty()) opt.run_id = fmt::format("adhoc-{}-{}", host_name(), utc_timestamp_compact());
+
+  std::vector<Entry> entries;
+  std::regex filter;
+  try {
+    if (!opt.filter.empty()) filter = std::regex(opt.filter);
+    for (const BenchmarkDef& d : registry())
+      for (Case& c : d.cases(opt))
+        if (opt.filter.empty() || std::regex_search(d.name + "/" + c.name, filter))
+          entries.push_back({&d, std::move(c)});
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", prog.c_str(), e.what());
+    return 2;
+  }
+
+  if (opt.list) {
+    for (const Entry& e : entries)
+      std::printf("%s/%s\tthreads=%d\tflops=%.6g\tbytes=%.6g\t%s\n", e.def->name.c_str(), e.c.name.c_str(),
+                  e.c.threads, e.c.work.flops, e.c.work.bytes, format_params(e.c.params).c_str());
+    return 0;
+  }
+  if (entries.empty()) {
+    std::fprintf(stderr, "%s: no case matches --filter '%s'\n", prog.c_str(), opt.filter.c_str());
+    return 2;
+  }
+
+  const std::string out = opt.out_dir + "/" + opt.stem + ".csv";
+  if (file_exists(out)) {
+    std::fprintf(stderr, "%s: %s exists; results are never overwritten (choose another --out or --stem)\n",
+                 prog.c_str(), out.c_str());
+    return 2;
+  }
+  std::unique_ptr<ResultWriter> writer;
+  try {
+    writer = std::make_unique<ResultWriter>(out);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", prog.c_str(), e.what());
+    return 2;
+  }
+
+  Harness h(std::move(entries), opt, *writer);
+  int gb_argc = 1;
+  char* gb_argv[] = {argv[0], nullptr};
+  benchmark::Initialize(&gb_argc, gb_argv);
+  for (size_t i = 0; i < h.entries().size(); ++i) {
+    const Entry& e = h.entries()[i];
+    std::string name = e.def->name + "/" + e.c.name;
+    h.index(name, i);
+    benchmark::RegisterBenchmark(name.c_str(), [&h, i](benchmark::State& st) { h.run(i, st); })
+        ->Repetitions(opt.reps)
+        ->MinTime(opt.min_time)
+        ->UseRealTime()
+        ->MeasureProcessCPUTime()
+        ->ReportAggregatesOnly(false);
+  }
+  std::fprintf(stderr, "%s: %zu cases, %d repetitions each, profile %s -> %s\n", prog.c_str(),
+               h.entries().size(), opt.reps, to_string(opt.profile), out.c_str());
+  CsvReporter reporter(h);
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+  writer->finish();
+
+  size_t failed = 0, skipped = 0;
+  std::string first_skip;
+  for (const CaseState& s : h.states()) {
+    if (s.status == Status::failed) ++failed;
+    if (s.status == Status::skipped) {
+      if (first_skip.empty()) first_skip = s.note;
+      ++skipped;
+    }
+  }
+  for (size_t i = 0; i < h.states().size(); ++i)
+    if (h.states()[i].status == Status::failed)
+      std::fprintf(stderr, "FAILED: %s --filter '^%s/%s$' --reps %d   # %s\n", argv[0],
+                   h.entries()[i].def->name.c_str(), h.entries()[i].c.name.c_str(), opt.reps,
+                   h.states()[i].note.c_str());
+  if (failed) return 1;
+  if (skipped == h.states().size()) {
+    std::fprintf(stderr, "SKIP: %s\n", first_skip.c_str());
+    return 77;
+  }
+  return 0;
+}
+
+}  // namespace rigcheck

@@ -1,0 +1,84 @@
+// rigcheck: the suite's command. `rigcheck run`, `rigcheck report RUN_DIR`, `rigcheck inventory`,
+// `rigcheck schema` (the result CSV schema as Markdown, for docs/csv-schema.md).
+#include <cstdio>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "rigcheck/csv.hpp"
+#include "rigcheck/inventory.hpp"
+#include "rigcheck/report.hpp"
+#include "rigcheck/runner.hpp"
+#include "rigcheck/schema.hpp"
+
+using namespace rigcheck;
+
+int main(int argc, char** argv) {
+  CLI::App app{"rigcheck: checks a hardware buying guide's performance claims on this machine"};
+  app.require_subcommand(1);
+
+  RunOptions run;
+  std::string only;
+  auto* run_cmd = app.add_subcommand("run", "inventory, every benchmark, then the report, in results/<host>-<UTC time>/");
+  run_cmd->add_option("--profile", run.profile, "tiny | quick | full")->capture_default_str();
+  run_cmd->add_option("--only", only, "areas to run, e.g. cpu,memory");
+  run_cmd->add_option("--out", run.results_root, "folder that receives the run folder")->capture_default_str();
+  run_cmd->add_option("--bin-dir", run.bin_dir, "where the benchmark binaries are (default: beside rigcheck)");
+  run_cmd->add_option("--benchmarks", run.registry_path, "benchmark registry CSV (default: bench/data/benchmarks.csv)");
+  run_cmd->add_option("--claims", run.claims_path, "claims registry CSV (default: bench/data/claims.csv)");
+  run_cmd->add_option("--timeout-scale", run.timeout_scale, "multiply every benchmark's timeout");
+
+  std::string report_dir;
+  ReportOptions ro;
+  auto* report_cmd = app.add_subcommand("report", "judge every claim from a run folder: report.md, verdicts.csv");
+  report_cmd->add_option("run_dir", report_dir, "results/<run-id>")->required();
+  report_cmd->add_option("--claims", ro.claims_path, "claims registry CSV (default: bench/data/claims.csv)");
+  report_cmd->add_flag("--quiet", ro.quiet, "do not print the table");
+
+  std::string inv_out = "inventory.csv";
+  auto* inv_cmd = app.add_subcommand("inventory", "write this machine's inventory");
+  inv_cmd->add_option("--out", inv_out, "file to write (never overwritten)")->capture_default_str();
+
+  auto* schema_cmd = app.add_subcommand("schema", "print the result CSV schema as Markdown");
+
+  CLI11_PARSE(app, argc, argv);
+  try {
+    if (*run_cmd) {
+      for (size_t s = 0, e; s <= only.size() && !only.empty(); s = e + 1) {
+        e = only.find(',', s);
+        if (e == std::string::npos) e = only.size();
+        if (e > s) run.only.push_back(only.substr(s, e - s));
+      }
+      return run_suite(run);
+    }
+    if (*report_cmd) {
+      make_report(report_dir, ro);
+      std::printf("\nReport: %s/report.md\nVerdicts: %s/verdicts.csv\n", report_dir.c_str(), report_dir.c_str());
+      return 0;
+    }
+    if (*inv_cmd) {
+      if (FILE* f = std::fopen(inv_out.c_str(), "r")) {
+        std::fclose(f);
+        std::fprintf(stderr, "rigcheck inventory: %s exists; not overwritten\n", inv_out.c_str());
+        return 2;
+      }
+      Inventory inv = collect_inventory();
+      write_inventory_csv(inv, inv_out);
+      for (auto& [k, v] : inv) std::printf("%s = %s\n", k.c_str(), v.c_str());
+      return 0;
+    }
+    if (*schema_cmd) {
+      std::printf("| column | type | unit | meaning |\n|---|---|---|---|\n");
+      for (const Column& c : kResultColumns) std::printf("| `%s` | %s | %s | %s |\n", c.name, c.type, c.unit, c.meaning);
+      std::printf("\nschema_version: %d\n", kSchemaVersion);
+      return 0;
+    }
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "rigcheck: %s\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rigcheck: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,76 @@
+// cpu_gemm: thread scaling of f32 GEMM (claim CPU-1). oneDNN matmul and inner product (a fully
+// connected layer), plus oneDNN's and OpenBLAS's sgemm so the report can name the fastest GEMM
+// this machine offers. Parallel efficiency E(n) = X(n) / (n X(1)) is derived in the report.
+#include <fmt/format.h>
+
+#include "kernels.hpp"
+
+namespace rigcheck::cpu {
+namespace {
+
+std::vector<int64_t> gemm_sizes(const CommonOptions& o) {
+  if (!o.sizes.empty()) return o.sizes;
+  switch (o.profile) {
+    case Profile::tiny: return {256};
+    case Profile::quick: return {2048};
+    case Profile::full: return {1024, 2048, 4096};
+  }
+  return {2048};
+}
+
+// One case per (size, threads) of a square GEMM made by `make`.
+template <typename Make>
+std::vector<Case> square_cases(const CommonOptions& o, Make make) {
+  std::vector<Case> cs;
+  for (int64_t s : gemm_sizes(o))
+    for (int64_t t : default_threads(o)) {
+      Case c;
+      c.name = fmt::format("m{}n{}k{}/t{}", s, s, s, t);
+      c.params = {{"m", std::to_string(s)}, {"n", std::to_string(s)}, {"k", std::to_string(s)},
+                  {"dtype", "f32"}, {"threads", std::to_string(t)}};
+      c.work.flops = 2.0 * s * s * s;
+      c.work.bytes = 4.0 * 3 * s * s;  // compulsory traffic: A, B read and C written once
+      c.threads = static_cast<int>(t);
+      c.make = [s, t, make] { return make(s, static_cast<int>(t)); };
+      cs.push_back(std::move(c));
+    }
+  return cs;
+}
+
+const bool matmul = register_benchmark(
+    {"gemm_matmul_f32", "oneDNN matmul f32, square M=N=K, threads 1..cores", [](const CommonOptions& o) {
+       return square_cases(o, [](int64_t s, int) { return make_onednn_matmul(s, s, s, DType::f32); });
+     }});
+
+const bool sgemm_onednn = register_benchmark(
+    {"gemm_sgemm_onednn", "oneDNN dnnl_sgemm (its BLAS-style GEMM), square", [](const CommonOptions& o) {
+       return square_cases(o, [](int64_t s, int) { return make_onednn_sgemm(s, s, s); });
+     }});
+
+const bool sgemm_openblas = register_benchmark(
+    {"gemm_sgemm_openblas", "OpenBLAS cblas_sgemm, square (kernel per OPENBLAS_CORETYPE)",
+     [](const CommonOptions& o) {
+       return square_cases(o, [](int64_t s, int t) { return make_openblas_sgemm(s, s, s, t); });
+     }});
+
+const bool fc = register_benchmark(
+    {"fc_inner_product_f32", "oneDNN inner product (fully connected layer) f32, batch x in -> out",
+     [](const CommonOptions& o) {
+       std::vector<Case> cs;
+       const int64_t batch = 64, features = o.profile == Profile::tiny ? 256 : 4096;
+       for (int64_t t : default_threads(o)) {
+         Case c;
+         c.name = fmt::format("b{}i{}o{}/t{}", batch, features, features, t);
+         c.params = {{"batch", std::to_string(batch)}, {"in", std::to_string(features)},
+                     {"out", std::to_string(features)}, {"dtype", "f32"}, {"threads", std::to_string(t)}};
+         c.work.flops = 2.0 * batch * features * features;
+         c.work.bytes = 4.0 * (batch * features * 2 + features * features);
+         c.threads = static_cast<int>(t);
+         c.make = [=] { return make_onednn_inner_product(batch, features, features, DType::f32); };
+         cs.push_back(std::move(c));
+       }
+       return cs;
+     }});
+
+}  // namespace
+}  // namespace rigcheck::cpu

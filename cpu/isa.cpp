@@ -1,0 +1,65 @@
+// cpu_isa: the same oneDNN primitives at all cores, for claim CPU-5 (AVX-512 vs AVX2). The ISA
+// cap comes from the environment (ONEDNN_MAX_CPU_ISA=AVX2), so each ISA runs in its own process:
+// oneDNN freezes the cap at first use. `rigcheck run` runs this binary twice (cpu_isa_avx2 and
+// cpu_isa_native in bench/benchmarks.csv); every row records the ISA oneDNN actually dispatched.
+#include <fmt/format.h>
+
+#include "kernels.hpp"
+
+namespace rigcheck::cpu {
+namespace {
+
+struct Shape {
+  const char* kind;
+  int64_t a, b, c, d;  // matmul: m n k -; ip: batch in out -; conv: n c k hw
+};
+
+std::vector<Shape> shapes(const CommonOptions& o) {
+  if (o.profile == Profile::tiny)
+    return {{"matmul", 256, 256, 256, 0}, {"inner_product", 64, 256, 256, 0}, {"conv3x3", 2, 16, 16, 14}};
+  // conv: a ResNet-50 conv3_x 3x3 layer (128 -> 128 channels, 28x28) at batch 8.
+  return {{"matmul", 2048, 2048, 2048, 0}, {"inner_product", 64, 4096, 4096, 0}, {"conv3x3", 8, 128, 128, 28}};
+}
+
+Case make_case(const Shape& s, DType t, int threads) {
+  Case c;
+  c.threads = threads;
+  const std::string ts = std::to_string(threads);
+  const std::string kind = s.kind;
+  if (kind == "matmul") {
+    c.name = fmt::format("matmul_{}/m{}n{}k{}/t{}", to_string(t), s.a, s.b, s.c, threads);
+    c.params = {{"primitive", "matmul"}, {"m", std::to_string(s.a)}, {"n", std::to_string(s.b)},
+                {"k", std::to_string(s.c)}};
+    c.work.flops = 2.0 * s.a * s.b * s.c;
+    c.make = [=] { return make_onednn_matmul(s.a, s.b, s.c, t); };
+  } else if (kind == "inner_product") {
+    c.name = fmt::format("inner_product_{}/b{}i{}o{}/t{}", to_string(t), s.a, s.b, s.c, threads);
+    c.params = {{"primitive", "inner_product"}, {"batch", std::to_string(s.a)}, {"in", std::to_string(s.b)},
+                {"out", std::to_string(s.c)}};
+    c.work.flops = 2.0 * s.a * s.b * s.c;
+    c.make = [=] { return make_onednn_inner_product(s.a, s.b, s.c, t); };
+  } else {
+    c.name = fmt::format("conv3x3_{}/n{}c{}k{}hw{}/t{}", to_string(t), s.a, s.b, s.c, s.d, threads);
+    c.params = {{"primitive", "conv3x3"}, {"n", std::to_string(s.a)}, {"c", std::to_string(s.b)},
+                {"k", std::to_string(s.c)}, {"hw", std::to_string(s.d)}};
+    c.work.flops = 2.0 * s.a * s.c * s.b * 9 * s.d * s.d;
+    c.make = [=] { return make_onednn_conv(s.a, s.b, s.c, s.d, t); };
+  }
+  c.params.push_back({"dtype", to_string(t)});
+  c.params.push_back({"threads", ts});
+  return c;
+}
+
+const bool isa = register_benchmark(
+    {"isa_primitives", "oneDNN matmul, inner product and 3x3 convolution at all cores, f32 and bf16, "
+                       "under the ISA cap in ONEDNN_MAX_CPU_ISA",
+     [](const CommonOptions& o) {
+       std::vector<Case> cs;
+       const int threads = static_cast<int>(o.threads.empty() ? o.physical_cores : o.threads.back());
+       for (DType t : {DType::f32, DType::bf16})
+         for (const Shape& s : shapes(o)) cs.push_back(make_case(s, t, threads));
+       return cs;
+     }});
+
+}  // namespace
+}  // namespace rigcheck::cpu

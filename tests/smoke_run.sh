@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Smoke run of the whole pipe: `rigcheck run --profile tiny --only cpu`, twice.
+# Checks the run folders, the manifest, and that verdicts.csv has one row per claim id.
+set -euo pipefail
+rigcheck="$1"
+claims="$2"
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$rigcheck" run --profile tiny --only cpu --out "$out" >"$out/run1.log" 2>&1 || { cat "$out/run1.log"; fail "first run exited $?"; }
+"$rigcheck" run --profile tiny --only cpu --out "$out" >"$out/run2.log" 2>&1 || { cat "$out/run2.log"; fail "second run exited $?"; }
+mapfile -t runs < <(find "$out" -mindepth 1 -maxdepth 1 -type d | sort)
+[[ ${#runs[@]} -eq 2 ]] || fail "expected 2 run folders, found ${#runs[@]}"
+run="${runs[0]}"
+for f in inventory.csv manifest.csv cpu_peak.csv cpu_gemm.csv report.md verdicts.csv; do
+  [[ -s "$run/$f" ]] || fail "$run/$f missing or empty"
+done
+# One verdict row per claim id, in the registry's order.
+diff <(tail -n +2 "$claims" | cut -d, -f1) <(tail -n +2 "$run/verdicts.csv" | cut -d, -f1) ||
+  fail "verdicts.csv claim ids differ from the registry"
+grep -q '^cpu_gemm,cpu,.*,0,ok,' "$run/manifest.csv" || fail "cpu_gemm did not run ok: $(cat "$run/manifest.csv")"
+grep -q '^CPU-6,.*,refuted,' "$run/verdicts.csv" || fail "CPU-6 is not refuted"
+cores=$(grep '^physical_cores,' "$run/inventory.csv" | cut -d, -f2)
+if ((cores < 8)); then
+  grep -q '^CPU-1,.*,predicted,' "$run/verdicts.csv" || fail "CPU-1 not predicted on $cores cores"
+fi
+grep -q '^GPU-1,.*,not_measurable,' "$run/verdicts.csv" || grep -q '^gpu_count,[1-9]' "$run/inventory.csv" ||
+  fail "GPU-1 should be not_measurable without a GPU"
+avx512=$(grep '^isa_avx512f,' "$run/inventory.csv" | cut -d, -f2)
+if [[ $avx512 == no ]]; then
+  grep -q '^cpu_isa_native,.*,skipped,' "$run/manifest.csv" || fail "cpu_isa_native should be skipped without AVX-512"
+  grep -q '^CPU-5,.*,not_measurable,' "$run/verdicts.csv" || fail "CPU-5 should be not_measurable without AVX-512"
+else
+  grep -qE '^CPU-5,.*,(confirmed|refuted|inconclusive),' "$run/verdicts.csv" || fail "CPU-5 has no measured verdict on an AVX-512 CPU"
+fi
+# No speed without a passed check: every ok gflops row's case has a check_wrong row of 0.
+awk -F, 'NR>1 && $6=="check_wrong" && $7!="0" {bad=1} END {exit bad}' "$run/cpu_gemm.csv" || fail "a GEMM check failed"
+echo "smoke run ok: ${runs[*]}"
