@@ -28,7 +28,7 @@ inline constexpr std::array<Column, 11> kResultColumns = {{
     {"value", "double", "see unit", "the measurement; empty when status is skipped or failed"},
     {"unit", "string", "-", "unit of value: GFLOP/s (1e9 flop/s), GB/s (1e9 B/s), s, count, fraction, ..."},
     {"repetition", "int", "-", "0-based repetition index; -1 for rows that belong to the whole case (checks, skips)"},
-    {"status", "enum", "-", "ok | skipped | mistrusted | failed"},
+    {"status", "enum", "-", "ok, skipped, mistrusted or failed"},
     {"note", "string", "-", "why a row is skipped, mistrusted or failed; how it was checked"},
 }};
 
