@@ -354,9 +354,10 @@ class OnednnSgemm final : public Sgemm {
 
 class OpenblasSgemm final : public Sgemm {
  public:
-  OpenblasSgemm(int64_t m, int64_t n, int64_t k, int threads) : Sgemm(m, n, k), threads_(threads) {}
+  OpenblasSgemm(int64_t m, int64_t n, int64_t k, int threads) : Sgemm(m, n, k) {
+    openblas_set_num_threads(threads);  // once: check_gemm restores it after its own dgemm
+  }
   void run() override {
-    openblas_set_num_threads(threads_);
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m_, n_, k_, 1.0f, a_.data(), k_, b_.data(), n_, 0.0f,
                 c_.data(), n_);
   }
@@ -366,9 +367,6 @@ class OpenblasSgemm final : public Sgemm {
     return {{"impl", fmt::format("openblas:{}", core ? core : "unknown")},
             {"openblas_coretype_env", env ? env : "unset"}};
   }
-
- private:
-  int threads_;
 };
 
 }  // namespace

@@ -232,3 +232,25 @@ TEST(Verdict, RulesForEachKindOfClaim) {
   fact.kind = "fact";
   EXPECT_THROW(judge(fact, 1, 2), std::logic_error);
 }
+
+#include "rigcheck/inventory.hpp"
+
+TEST(Inventory, HasTheKeysTheReportNeedsAndRoundTrips) {
+  Inventory inv = collect_inventory();
+  for (const char* key : {"cpu_model", "cpu_family", "physical_cores", "hardware_threads", "cache_l3_bytes",
+                          "cache_l3_total_bytes", "isa_avx2", "isa_avx512f", "isa_amx", "memory_total_bytes",
+                          "memory_dimm_type", "thp_enabled", "cpufreq_governor", "kernel", "compiler", "build_type",
+                          "onednn_version", "openblas_corename", "gpu_count", "suite_commit", "method_version"}) {
+    EXPECT_FALSE(inventory_get(inv, key).empty()) << key;
+  }
+  double cores = 0;
+  ASSERT_TRUE(parse_double(inventory_get(inv, "physical_cores"), cores));
+  EXPECT_GE(cores, 1);
+  std::string gpus = inventory_get(inv, "gpu_count");
+  EXPECT_TRUE(parse_double(gpus, cores)) << "gpu_count must be a number even without a driver: " << gpus;
+  std::string p = ::testing::TempDir() + "/inventory-rt.csv";
+  write_inventory_csv(inv, p);
+  auto back = read_key_value_csv(p, "key", "value");
+  ASSERT_EQ(back.size(), inv.size());
+  for (size_t i = 0; i < inv.size(); ++i) EXPECT_EQ(back[i], inv[i]);
+}

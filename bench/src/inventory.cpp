@@ -7,6 +7,7 @@
 //
 // Each section below is guarded on its own, so one failure does not stop the rest.
 #include "rigcheck/inventory.hpp"
+#include "rigcheck/csv.hpp"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -1318,38 +1319,10 @@ std::string inventory_get(const Inventory& inv, const std::string& key, const st
   return fallback;
 }
 
-namespace {
-// RFC 4180: quote a field holding a comma, quote or line break; double inner quotes.
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char ch : s) {
-    if (ch == '"') out += '"';
-    out += ch;
-  }
-  return out + "\"";
-}
-}  // namespace
-
 void write_inventory_csv(const Inventory& inv, const std::string& path) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out)
-      throw std::runtime_error(fmt::format("inventory: cannot open {} for writing: {}", tmp, errno_text(errno)));
-    out << "key,value\n";
-    for (const auto& [k, v] : inv) out << csv_field(k) << ',' << csv_field(v) << '\n';
-    out.close();
-    if (out.fail()) {
-      std::remove(tmp.c_str());
-      throw std::runtime_error(fmt::format("inventory: writing {} failed", tmp));
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    std::remove(tmp.c_str());
-    throw std::runtime_error(fmt::format("inventory: cannot rename {} to {}: {}", tmp, path, errno_text(err)));
-  }
+  std::string text = "key,value\n";
+  for (const auto& [k, v] : inv) text += csv_line({k, v}) + "\n";
+  write_file_atomic(path, text);
 }
 
 }  // namespace rigcheck
