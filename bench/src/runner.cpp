@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
 
@@ -208,7 +209,10 @@ int run_suite(const RunOptions& opt) {
     NeedsResult needs = evaluate_needs(b.needs, facts);
     if (!is_file(exe)) {
       m.status = "not_built";
-      m.reason = fmt::format("{} was not built (configure found no library it needs: see the configure summary)", b.binary);
+      std::ifstream why(exe + ".not-built");
+      std::string text((std::istreambuf_iterator<char>(why)), std::istreambuf_iterator<char>());
+      m.reason = fmt::format("{} was not built: {}", b.binary,
+                             text.empty() ? "it is missing from " + bin_dir + " (see the configure summary)" : text);
       m.output.clear();
     } else if (!needs.met) {
       m.status = "skipped";
