@@ -190,13 +190,13 @@ std::vector<std::string> warnings(const RunData& run) {
   return w;
 }
 
-// f32 FMA peak per thread count: the best repetition of the best ISA, from cpu_peak.
+// f32 FMA peak per thread count: the median of the best ISA, from cpu_peak (medians on both sides).
 std::map<std::string, double> peaks(const RunData& run) {
   std::map<std::string, double> p;
   for (auto& [t, rows] : group_by_param(run.select("fma_peak_f32", "gflops"), "threads")) {
     std::map<std::string, std::vector<const ResultRow*>> by_isa;
     for (const ResultRow* r : rows) by_isa[param_value(r->params, "isa")].push_back(r);
-    for (auto& [isa, rs] : by_isa) p[t] = std::max(p[t], measure(rs).high);  // a peak is the best seen
+    for (auto& [isa, rs] : by_isa) p[t] = std::max(p[t], measure(rs).value);
   }
   return p;
 }
