@@ -66,8 +66,8 @@ struct BenchmarkDef {
 // Registers a benchmark; use at namespace scope: static const bool r = register_benchmark({...});
 bool register_benchmark(BenchmarkDef def);
 
-// Default thread list for a profile: 1..physical cores (tiny and quick: 1 and max only when
-// there are more than 4 cores; full: 1-max*2 plus max).
+// Default thread list (--threads overrides): every count 1..physical cores up to 4 cores (8 in
+// the full profile); beyond that powers of two plus the core count (1,2,4,8,...,max).
 std::vector<int64_t> default_threads(const CommonOptions& o);
 
 // The harness's main(). Exit status: 0 all cases ran (ok or mistrusted), 1 a case failed,
