@@ -11,25 +11,6 @@ namespace {
 using Reader13 = io::CSVReader<13, io::trim_chars<>, io::double_quote_escape<',', '"'>>;
 using Reader8 = io::CSVReader<8, io::trim_chars<>, io::double_quote_escape<',', '"'>>;
 
-// Wraps fccp's errors into InputError (file, line, reason).
-template <typename F>
-void guarded(const std::string& path, F body) {
-  try {
-    body();
-  } catch (const InputError&) {
-    throw;
-  } catch (const io::error::can_not_open_file&) {
-    throw InputError(path, 0, "cannot open file");
-  } catch (const io::error::base& e) {
-    long line = 0;
-    if (auto* wl = dynamic_cast<const io::error::with_file_line*>(&e)) line = wl->file_line;
-    std::string why = e.what();
-    if (dynamic_cast<const io::error::too_few_columns*>(&e)) why = "too few columns";
-    if (dynamic_cast<const io::error::too_many_columns*>(&e)) why = "too many columns";
-    throw InputError(path, line ? line : 1, why);
-  }
-}
-
 double optional_number(const std::string& path, long line, const std::string& col, const std::string& s) {
   if (s.empty()) return kNaN;
   double v;
@@ -40,7 +21,7 @@ double optional_number(const std::string& path, long line, const std::string& co
 
 std::vector<Claim> read_claims(const std::string& path) {
   std::vector<Claim> out;
-  guarded(path, [&] {
+  with_csv_errors(path, [&] {
     Reader13 in(path);
     in.read_header(io::ignore_no_column, "id", "section", "text_zh", "text_en", "guide_figure", "kind", "low",
                    "high", "unit", "tolerance", "needs", "needs_text", "guide_error");
@@ -75,7 +56,7 @@ std::string format_manifest(const std::vector<ManifestRow>& rows) {
 
 std::vector<ManifestRow> read_manifest(const std::string& path) {
   std::vector<ManifestRow> out;
-  guarded(path, [&] {
+  with_csv_errors(path, [&] {
     Reader8 in(path);
     in.read_header(io::ignore_no_column, "benchmark", "area", "command", "exit_code", "status", "duration_s",
                    "output", "reason");

@@ -72,18 +72,12 @@ std::vector<std::pair<std::string, std::string>> read_key_value_csv(const std::s
                                                                     const char* key_col,
                                                                     const char* value_col) {
   std::vector<std::pair<std::string, std::string>> out;
-  try {
+  with_csv_errors(path, [&] {
     io::CSVReader<2, io::trim_chars<>, io::double_quote_escape<',', '"'>> in(path);
     in.read_header(io::ignore_no_column, key_col, value_col);
     std::string k, v;
     while (in.read_row(k, v)) out.emplace_back(k, v);
-  } catch (const io::error::can_not_open_file&) {
-    throw InputError(path, 0, "cannot open file");
-  } catch (const io::error::base& e) {
-    long line = 0;
-    if (auto* wl = dynamic_cast<const io::error::with_file_line*>(&e)) line = wl->file_line;
-    throw InputError(path, line, e.what());
-  }
+  });
   return out;
 }
 

@@ -66,16 +66,12 @@ std::string manifest_status(const RunData& run, const std::string& benchmark) {
 
 std::vector<DatasheetRow> read_datasheets(const std::string& path) {
   std::vector<DatasheetRow> out;
-  try {
+  with_csv_errors(path, [&] {
     io::CSVReader<4, io::trim_chars<>, io::double_quote_escape<',', '"'>> in(path);
     in.read_header(io::ignore_no_column, "product", "property", "value", "source");
     DatasheetRow r;
     while (in.read_row(r.product, r.property, r.value, r.source)) out.push_back(r);
-  } catch (const io::error::base& e) {
-    long line = 0;
-    if (auto* wl = dynamic_cast<const io::error::with_file_line*>(&e)) line = wl->file_line;
-    throw InputError(path, line, e.what());
-  }
+  });
   return out;
 }
 

@@ -87,7 +87,7 @@ void on_tick(double elapsed, void* ctx) {
 
 std::vector<BenchmarkEntry> read_benchmark_registry(const std::string& path) {
   std::vector<BenchmarkEntry> out;
-  try {
+  with_csv_errors(path, [&] {
     io::CSVReader<10, io::trim_chars<>, io::double_quote_escape<',', '"'>> in(path);
     in.read_header(io::ignore_no_column, "name", "area", "binary", "args", "env", "needs", "timeout_tiny_s",
                    "timeout_quick_s", "timeout_full_s", "description");
@@ -102,11 +102,7 @@ std::vector<BenchmarkEntry> read_benchmark_registry(const std::string& path) {
         if (o.name == e.name) throw InputError(path, line, fmt::format("benchmark {} appears twice", e.name));
       out.push_back(e);
     }
-  } catch (const io::error::base& ex) {
-    long line = 0;
-    if (auto* wl = dynamic_cast<const io::error::with_file_line*>(&ex)) line = wl->file_line;
-    throw InputError(path, line, ex.what());
-  }
+  });
   return out;
 }
 

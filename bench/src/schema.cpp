@@ -99,21 +99,8 @@ std::vector<ResultRow> read_results(const std::string& path) {
     }
   } catch (const InputError&) {
     throw;
-  } catch (const io::error::can_not_open_file&) {
-    throw InputError(path, 0, "cannot open file");
   } catch (const io::error::base& e) {
-    long l = line + 1;
-    if (auto* wl = dynamic_cast<const io::error::with_file_line*>(&e)) l = wl->file_line;
-    if (dynamic_cast<const io::error::header_missing*>(&e) ||
-        dynamic_cast<const io::error::missing_column_in_header*>(&e) ||
-        dynamic_cast<const io::error::extra_column_in_header*>(&e) ||
-        dynamic_cast<const io::error::duplicated_column_in_header*>(&e))
-      l = 1;
-    std::string why = e.what();
-    if (dynamic_cast<const io::error::too_few_columns*>(&e)) why = "too few columns";
-    if (dynamic_cast<const io::error::too_many_columns*>(&e)) why = "too many columns";
-    throw InputError(path, l,
-                     fmt::format("{} (expected {} columns: {})", why, kResultColumns.size(), result_header()));
+    throw_csv_error(path, e, fmt::format("(expected {} columns: {})", kResultColumns.size(), result_header()));
   }
   return rows;
 }
