@@ -34,6 +34,9 @@ std::unique_ptr<Kernel> make_onednn_inner_product(int64_t batch, int64_t ic, int
 // 2-D convolution, 3x3, stride 1, padding 1, NCHW, forward inference; checked on a random
 // sample of outputs against a direct double-precision convolution.
 std::unique_ptr<Kernel> make_onednn_conv(int64_t n, int64_t c, int64_t k, int64_t hw, DType t);
+// Fully connected layer f32 (batch x ic -> oc) with no second copy of its weights: for working
+// sets up to and past the last-level cache (cpu_cache_fc); checked on a random sample of outputs.
+std::unique_ptr<Kernel> make_onednn_fc_sweep(int64_t batch, int64_t ic, int64_t oc);
 std::unique_ptr<Kernel> make_onednn_sgemm(int64_t m, int64_t n, int64_t k);
 std::unique_ptr<Kernel> make_openblas_sgemm(int64_t m, int64_t n, int64_t k, int threads);
 

@@ -11,6 +11,7 @@ PACKAGES=(
   libfccp-dev libcli11-dev nlohmann-json3-dev libfmt-dev
   libopenmpi-dev openmpi-bin
   fio util-linux procps
+  libhwloc-dev libcpuinfo-dev  # cache sizes where sysfs is silent (VMs)
 )
 
 missing=()

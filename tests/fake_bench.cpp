@@ -45,7 +45,10 @@ const bool reg = rigcheck::register_benchmark(
        const bool skip_all = std::getenv("RIGCHECK_TEST_SKIP_ALL") != nullptr;
        rigcheck::Case c;
        c.name = "n4096";
-       c.params = {{"n", "4096"}, {"threads", "1"}};
+       // RIGCHECK_TEST_THREADS=N: the case claims N threads (the usable-cores rule is tested with it).
+       const char* th = std::getenv("RIGCHECK_TEST_THREADS");
+       c.threads = th ? std::atoi(th) : 1;
+       c.params = {{"n", "4096"}, {"threads", std::to_string(c.threads)}};
        c.work = {2.0 * 4096, 12.0 * 4096};
        c.make = [wrong, skip_all]() -> std::unique_ptr<rigcheck::Kernel> {
          if (skip_all) throw rigcheck::Skip("test: no such hardware");

@@ -64,11 +64,12 @@ TEST(Report, RealTinyRunGivesOneVerdictPerClaim) {
   EXPECT_NE(find(vs, "CPU-5").reason.find("isa_avx512f=yes (this machine: no)"), std::string::npos);
   EXPECT_EQ(find(vs, "GPU-1").verdict, "not_measurable");
   EXPECT_NE(find(vs, "GPU-1").reason.find("gpu_count>=1 (this machine: 0)"), std::string::npos);
-  EXPECT_EQ(find(vs, "CPU-3").verdict, "no_benchmark");
+  EXPECT_EQ(find(vs, "CPU-3").verdict, "not_measurable");  // no working-set sweep in this fixture
+  EXPECT_NE(find(vs, "CPU-3").reason.find("cpu_cache_fc"), std::string::npos);
 
   std::string csv = slurp(dir + "/verdicts.csv");
   EXPECT_EQ(csv.rfind("claim_id,section,claim,verdict,guide_value,measured_value,measured_low,measured_high,reps,"
-                      "predicted_value,unit,evidence,reason,guide_error\n", 0), 0u);
+                      "predicted_value,unit,evidence,reason,guide_error,basis\n", 0), 0u);
   std::string md = slurp(dir + "/report.md");
   EXPECT_NE(md.find("对于中等规模模型"), std::string::npos);  // the guide's own words beside each claim
   EXPECT_NE(md.find("% of measured f32 peak"), std::string::npos);
@@ -87,6 +88,21 @@ TEST(Report, SyntheticAvx512EightCoreRunGivesMeasuredVerdicts) {
   EXPECT_EQ(cpu1.verdict, "confirmed");
   EXPECT_NEAR(cpu1.measured.value, 100 * 72.0 / 80, 1e-9);
   EXPECT_TRUE(std::isnan(cpu1.predicted));
+}
+
+// Rows of two registry entries (the same benchmark and case names, an ISA cap apart) never share a
+// line of the Measurements table: seen once, a median mixing both ISAs beside one implementation name.
+TEST(Report, RowsOfDifferentRegistryEntriesAreNeverMerged) {
+  std::string dir = copy_fixture("avx512_synthetic");
+  make_report(dir, quiet());
+  std::string md = slurp(dir + "/report.md");
+  EXPECT_NE(md.find("### isa_primitives (`cpu_isa_avx2.csv`)"), std::string::npos) << md;
+  EXPECT_NE(md.find("### isa_primitives (`cpu_isa_native.csv`)"), std::string::npos) << md;
+  // Each table has 3 repetitions per case, not the 6 of both files.
+  EXPECT_NE(md.find("| matmul_f32/m2048n2048k2048/t8 | brg:avx2 | 100.0 GFLOP/s | 98.00 to 102.0 | 3 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| matmul_f32/m2048n2048k2048/t8 | brg:avx512_core | 125.0 GFLOP/s | 124.0 to 126.0 | 3 |"), std::string::npos) << md;
+  // A case skipped under one cap says so; the other file's bf16 median is not beside it.
+  EXPECT_NE(md.find("| matmul_bf16/m2048n2048k2048/t8 | - | - | - | 0 | - | - | 1 skipped:"), std::string::npos) << md;
 }
 
 TEST(Report, ClaimFiguresFlipTheVerdict) {

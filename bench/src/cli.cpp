@@ -133,11 +133,12 @@ void add_common_options(CLI::App& app, CommonOptions& o) {
   app.add_flag("--list", o.list, "list the cases with their parameters and work model, run nothing");
 }
 
-void finish_common_options(CommonOptions& o, int physical_cores, int hardware_threads) {
+void finish_common_options(CommonOptions& o, int physical_cores, int hardware_threads, int usable_cores) {
   if (o.quick) o.profile_name = "quick";
   o.profile = profile_from_string(o.profile_name);
   o.physical_cores = std::max(1, physical_cores);
   o.hardware_threads = std::max(1, hardware_threads);
+  o.usable_cores = usable_cores > 0 ? std::min(usable_cores, o.physical_cores) : o.physical_cores;
   if (!o.threads_spec.empty()) o.threads = parse_int_list(o.threads_spec, o.hardware_threads);
   if (!o.sizes_spec.empty()) o.sizes = parse_size_list(o.sizes_spec);
   if (o.reps == 0) o.reps = o.profile == Profile::tiny ? 3 : o.profile == Profile::quick ? 5 : 10;

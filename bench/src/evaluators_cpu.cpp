@@ -3,7 +3,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "rigcheck/cache_model.hpp"
 #include "rigcheck/csv.hpp"
+#include "rigcheck/fccp.hpp"
 #include "rigcheck/report.hpp"
 #include "rigcheck/report_util.hpp"
 #include "rigcheck/stats.hpp"
@@ -62,6 +66,78 @@ int physical_cores(const RunData& run) {
   return it == run.facts.end() ? 0 : std::atoi(it->second.c_str());
 }
 
+// Cores this run's processes could use (affinity mask, cgroup quota); physical cores when the
+// inventory predates that fact.
+int usable_cores(const RunData& run) {
+  auto it = run.facts.find("usable_cores");
+  return it == run.facts.end() ? physical_cores(run) : std::atoi(it->second.c_str());
+}
+
+std::string fact(const RunData& run, const std::string& key) {
+  auto it = run.facts.find(key);
+  return it == run.facts.end() ? "unknown: not in inventory" : it->second;
+}
+
+std::string cpu_budget_text(const RunData& run) {
+  return fmt::format("affinity {}, cgroup CPU quota {}", fact(run, "cpu_affinity"), fact(run, "cgroup_cpu_quota"));
+}
+
+// ------------------------------------------------------------------ the L3 working-set sweep
+std::string mib_text(double bytes) { return fmt_num(bytes / 1048576.0) + " MiB"; }
+
+// Rate curve (GFLOP/s) of fc_working_set_f32 at one batch, x = working set in bytes.
+std::vector<CurvePoint> fc_curve(const RunData& run, const std::string& batch, const char* metric = "gflops") {
+  std::vector<CurvePoint> curve;
+  for (auto& [ws, rows] : group_by_param(run.select("fc_working_set_f32", metric, {{"batch", batch}}), "working_set_bytes")) {
+    Measured m = measure(rows);
+    if (!m.ok()) continue;
+    curve.push_back({std::atof(ws.c_str()), m.value, m.low, m.high});
+  }
+  std::sort(curve.begin(), curve.end(), [](const CurvePoint& a, const CurvePoint& b) { return a.bytes < b.bytes; });
+  return curve;
+}
+
+// The measured effective L3: the knee of the batch-1 FC curve (it streams its weights once a call).
+Knee effective_l3(const RunData& run) {
+  auto curve = fc_curve(run, "1", "gbps");
+  if (curve.empty()) {
+    Knee k;
+    k.why = "no fc_working_set_f32 batch-1 results (" + manifest_status(run, "cpu_cache_fc") + ")";
+    return k;
+  }
+  return find_knee(curve);
+}
+
+// The latency curve's L3 level, when the memory area measured one (latency_levels, case L3).
+std::string latency_l3_text(const RunData& run) {
+  auto size = run.select("latency_levels", "level_size_bytes");
+  for (auto& [c, rows] : size)
+    if (c.find("L3") != std::string::npos && !rows.empty())
+      return fmt::format("; the latency curve's L3 plateau ends near {}", mib_text(rows.front()->value));
+  return "";
+}
+
+struct FcLayer {
+  std::string model, layer, source;
+  double in = 0, out = 0;
+};
+
+std::vector<FcLayer> read_fc_layers(const std::string& path) {
+  std::vector<FcLayer> out;
+  with_csv_errors(path, [&] {
+    io::CSVReader<5, io::trim_chars<>, io::double_quote_escape<',', '"'>> in(path);
+    in.read_header(io::ignore_no_column, "model", "layer", "in", "out", "source");
+    FcLayer l;
+    std::string a, b;
+    while (in.read_row(l.model, l.layer, a, b, l.source)) {
+      if (!parse_double(a, l.in) || !parse_double(b, l.out) || l.in <= 0 || l.out <= 0)
+        throw InputError(path, static_cast<long>(in.get_file_line()), "in and out must be positive numbers");
+      out.push_back(l);
+    }
+  });
+  return out;
+}
+
 // CPU-1: 8 cores reach 85% parallel efficiency.
 const bool cpu1 = register_evaluator("CPU-1", [](const Claim& c, const RunData& run) {
   Verdict v;
@@ -84,8 +160,9 @@ const bool cpu1 = register_evaluator("CPU-1", [](const Claim& c, const RunData& 
   v.measured = gemm.efficiency.at(tmax);
   if (tmax < 2) {
     v.verdict = "not_measurable";
-    v.reason = fmt::format("needs at least 2 threads measured to fit a scaling model; this machine has {} physical core(s)",
-                           physical_cores(run));
+    v.reason = fmt::format("needs at least 2 threads measured to fit a scaling model; this process could use {} core(s) "
+                           "of the machine's {} physical ({})",
+                           usable_cores(run), physical_cores(run), cpu_budget_text(run));
     return v;
   }
   std::vector<std::pair<double, double>> pts, lo_pts, hi_pts;
@@ -106,30 +183,113 @@ const bool cpu1 = register_evaluator("CPU-1", [](const Claim& c, const RunData& 
 });
 
 // CPU-4: L3 recommendation, consumer >= 16 MB, server >= 25 MB (MB read as MiB, as vendors do).
+// A recommendation about the part: judged on the nominal L3 from the best source the inventory
+// had (sysfs, hwloc, cpuinfo, datasheet), with the measured effective L3 beside it.
 const bool cpu4 = register_evaluator("CPU-4", [](const Claim& c, const RunData& run) {
   Verdict v;
   double total = 0, one = 0;
-  auto it = run.facts.find("cache_l3_total_bytes");
-  auto it1 = run.facts.find("cache_l3_bytes");
-  if (it == run.facts.end() || !parse_double(it->second, total) || it1 == run.facts.end() ||
-      !parse_double(it1->second, one)) {
+  const bool have_total = parse_double(fact(run, "cache_l3_total_bytes"), total);
+  const bool have_one = parse_double(fact(run, "cache_l3_bytes"), one);
+  Knee eff = effective_l3(run);
+  const std::string eff_text =
+      eff.found ? fmt::format("measured effective L3 {} to {} (knee of the batch-1 FC working-set curve: {}){}",
+                              mib_text(eff.below), mib_text(eff.above), eff.why, latency_l3_text(run))
+                : "measured effective L3: not found (" + eff.why + ")" + latency_l3_text(run);
+  if (!have_total && !have_one) {
     v.verdict = "not_measurable";
-    v.reason = "the inventory has no L3 size (cache_l3_total_bytes)";
+    v.reason = "the inventory has no plausible L3 size from any source (" + fact(run, "cache_l3_candidates") + "); " + eff_text;
     return v;
   }
-  const bool server = run.facts.count("cpu_server_class") && run.facts.at("cpu_server_class") == "yes";
+  const bool server = fact(run, "cpu_server_class") == "yes";
   const double need = server ? c.high : c.low;
-  v.measured.value = v.measured.low = v.measured.high = total / 1048576.0;
+  const double nominal = have_total ? total : one;
+  v.measured.value = v.measured.low = v.measured.high = nominal / 1048576.0;
   v.measured.reps = 1;
   v.unit = "MiB";
-  v.evidence = fmt::format("inventory: L3 {} MiB in total ({} instance(s) of {} MiB), {} class CPU ({})",
-                           fmt_num(total / 1048576.0), run.facts.count("cache_l3_instances") ? run.facts.at("cache_l3_instances") : "?",
-                           fmt_num(one / 1048576.0), server ? "server" : "consumer",
-                           run.facts.count("cpu_model") ? run.facts.at("cpu_model") : "?");
+  v.basis = "inventory";
+  v.evidence = fmt::format("nominal L3 {} {} (source: {}; instances: {}), {} class CPU ({}); {}",
+                           mib_text(nominal), have_total ? "in total" : "in one instance (a lower bound on the part's total)",
+                           fact(run, "cache_l3_source"), fact(run, "cache_l3_instances"), server ? "server" : "consumer",
+                           fact(run, "cpu_model"), eff_text);
   v.verdict = v.measured.value >= need ? "confirmed" : "refuted";
-  v.reason = fmt::format("a recommendation: this machine {} it ({} MiB {} {} MiB for a {} CPU)",
+  v.reason = fmt::format("a recommendation about the part: it {} it ({} MiB {} {} MiB for a {} CPU)",
                          v.verdict == "confirmed" ? "meets" : "falls short of", fmt_num(v.measured.value),
                          v.verdict == "confirmed" ? ">=" : "<", fmt_num(need), server ? "server" : "consumer");
+  if (eff.found && eff.above < nominal)
+    v.reason += fmt::format(". Warning: these cores effectively get only about {} to {} of it (shared with, or "
+                            "partitioned from, other tenants or cores)",
+                            mib_text(eff.below), mib_text(eff.above));
+  return v;
+});
+
+// CPU-3: L3 from 16 MB to 32 MB makes FC layers 18% faster. Where Linux resctrl cache allocation
+// exists the two L3 sizes could be set and measured; where it does not, the gain is EMULATED from
+// the working-set curve (docs/methodology.md): a cache of C running working set W behaves as the
+// measured effective cache C_eff running W x C_eff / C. Evaluated for the FC layers of the guide's
+// models (bench/data/fc_layers.csv) at batch 1, 16 and 64.
+const bool cpu3 = register_evaluator("CPU-3", [](const Claim& c, const RunData& run) {
+  Verdict v;
+  Knee eff = effective_l3(run);
+  if (!eff.found) {
+    v.verdict = "not_measurable";
+    v.reason = "Linux resctrl cache allocation is not used by this suite yet, and the emulation needs the measured "
+               "effective L3, which was not found: " + eff.why;
+    return v;
+  }
+  const double c_small = 16.0 * 1048576, c_big = 32.0 * 1048576;
+  const double l2_total = std::atof(fact(run, "cache_l2_bytes").c_str()) * std::max(1, usable_cores(run));
+  double lsum = 0, lsum_lo = 0, lsum_hi = 0;
+  int n = 0, reps = 1 << 30, l2_points = 0, out_of_range = 0;
+  std::string detail;
+  std::vector<FcLayer> layers = read_fc_layers(default_data_dir() + "/fc_layers.csv");
+  for (const char* batch : {"1", "16", "64"}) {
+    auto curve = fc_curve(run, batch);
+    if (curve.size() < 2) continue;
+    std::string per;
+    for (const FcLayer& l : layers) {
+      const double w = 4 * l.in * l.out;
+      EmulatedGain mid = emulate_cache_gain(curve, w, std::sqrt(eff.below * eff.above), c_small, c_big, 0, 0);
+      if (!mid.in_range) {
+        ++out_of_range;
+        continue;
+      }
+      double lo = INFINITY, hi = -INFINITY;
+      for (double ce : {eff.below, eff.above}) {
+        lo = std::min(lo, emulate_cache_gain(curve, w, ce, c_small, c_big, +1, -1).gain);
+        hi = std::max(hi, emulate_cache_gain(curve, w, ce, c_small, c_big, -1, +1).gain);
+      }
+      if (l2_total > 0 && mid.w_big < l2_total) ++l2_points;
+      lsum += std::log1p(mid.gain);
+      lsum_lo += std::log1p(lo);
+      lsum_hi += std::log1p(hi);
+      ++n;
+      per += fmt::format("{}{} {} {:+.0f}%", per.empty() ? "" : ", ", l.model, l.layer, 100 * mid.gain);
+    }
+    for (auto& [ws, rows] : group_by_param(run.select("fc_working_set_f32", "gflops", {{"batch", batch}}), "working_set_bytes"))
+      reps = std::min(reps, static_cast<int>(rows.size()));
+    if (!per.empty()) detail += fmt::format("{}batch {}: {}", detail.empty() ? "" : "; ", batch, per);
+  }
+  if (n == 0) {
+    v.verdict = "not_measurable";
+    v.reason = "the FC working-set curve does not cover the scaled working sets of any layer of bench/data/fc_layers.csv";
+    return v;
+  }
+  v.measured.value = 100 * std::expm1(lsum / n);
+  v.measured.low = 100 * std::expm1(lsum_lo / n);
+  v.measured.high = 100 * std::expm1(lsum_hi / n);
+  v.measured.reps = reps;
+  v.verdict = judge(c, v.measured.low, v.measured.high);
+  v.basis = "emulated";
+  v.evidence = fmt::format("EMULATED, not measured: no resctrl cache allocation here. Measured effective L3 {} to {} "
+                           "(knee of the batch-1 FC curve); a 16 MiB and a 32 MiB L3 emulated by reading the measured "
+                           "curve at W x C_eff / 16 MiB and W x C_eff / 32 MiB. Per layer (median): {}",
+                           mib_text(eff.below), mib_text(eff.above), detail);
+  v.reason = fmt::format("geometric mean over {} layer x batch points; the interval spans the effective L3's interval "
+                         "and the repetitions' min and max. Confounders: the effective L3 is known only to within its "
+                         "interval (included); L1/L2 and TLB reach do not scale with the emulated L3 ({} point(s) read the "
+                         "curve below the cores' {} of L2, where the emulation overstates the gain); {} point(s) fell "
+                         "outside the measured curve and were left out",
+                         n, l2_points, mib_text(l2_total), out_of_range);
   return v;
 });
 
@@ -192,6 +352,7 @@ const bool cpu6 = register_evaluator("CPU-6", [](const Claim&, const RunData& ru
                            f("cpu_model_number"), f("cpu_microarch"), f("isa_avx512f"));
   if (is_7003 && f("isa_avx512f") == "no") {
     v.verdict = "refuted";
+    v.basis = "inventory";
     v.reason = "measured: this machine is an AMD EPYC of the Zen 3 generation (the 7003 series) and its CPUID "
                "reports no AVX-512";
     return v;
@@ -199,6 +360,7 @@ const bool cpu6 = register_evaluator("CPU-6", [](const Claim&, const RunData& ru
   for (const DatasheetRow& d : read_datasheets(default_data_dir() + "/datasheets.csv"))
     if (d.product.find("EPYC 7003") != std::string::npos && d.property == "avx512") {
       v.verdict = d.value == "no" ? "refuted" : "confirmed";
+      v.basis = "datasheet";
       v.reason = fmt::format("datasheet (bench/data/datasheets.csv): {}: avx512 = {} ({})", d.product, d.value, d.source);
       return v;
     }

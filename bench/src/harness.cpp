@@ -1,9 +1,13 @@
 #include "rigcheck/harness.hpp"
 
 #include <omp.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -28,8 +32,10 @@ std::vector<BenchmarkDef>& registry() {
   return defs;
 }
 
-// Below this share of its threads' CPU time a repetition is mistrusted: something else ran.
-constexpr double kMinCpuUtilization = 0.5;
+// Below this share of its threads' CPU time a repetition is mistrusted: something else ran. Two
+// threads sharing one CPU get at most 0.5, so 0.75 catches oversubscription with a margin while a
+// quiet machine gives 0.95 and more.
+constexpr double kMinCpuUtilization = 0.75;
 
 // Appends rows to <stem>.csv.partial (flushed per row, so a killed run keeps what it
 // measured) and renames it to <stem>.csv when the run completes.
@@ -80,6 +86,9 @@ class Harness {
     s.params = format_params(e.c.params);
     omp_set_num_threads(e.c.threads);
     try {
+      if (e.c.threads > opt_.usable_cores)
+        throw Skip(fmt::format("needs {} usable cores; this process may use {}: {}", e.c.threads, opt_.usable_cores,
+                               opt_.cpu_budget));
       kernel_ = e.c.make();
       Params all = e.c.params;
       for (auto& f : kernel_->facts()) all.push_back(f);
@@ -237,13 +246,38 @@ bool register_benchmark(BenchmarkDef def) {
 
 std::vector<int64_t> default_threads(const CommonOptions& o) {
   if (!o.threads.empty()) return o.threads;
-  int64_t n = o.physical_cores;
+  int64_t n = std::max(1, std::min(o.physical_cores, o.usable_cores));
   if (o.profile != Profile::full && n > 4) return parse_int_list("1-max*2,max", n);
   if (o.profile == Profile::full && n > 8) return parse_int_list("1-max*2,max", n);
   return parse_int_list("1-max", n);
 }
 
+namespace {
+// Variables that cap a library's thread pool when the process starts (OpenBLAS sizes its pool
+// from them at load time, before main): exported on many HPC login nodes, they would make a
+// "2 threads" case run 1. The harness clears them and starts itself again, once, before any
+// library creates its pool; what the user had set is printed and kept in RIGCHECK_USER_THREAD_ENV.
+constexpr const char* kThreadCapVars[] = {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS",
+                                          "MKL_NUM_THREADS", "OMP_THREAD_LIMIT", "DNNL_MAX_THREADS"};
+
+void clear_thread_caps(char** argv) {
+  if (std::getenv("RIGCHECK_THREAD_ENV_CLEARED")) return;
+  std::string user;
+  for (const char* v : kThreadCapVars)
+    if (const char* x = std::getenv(v)) user += fmt::format("{}{}={}", user.empty() ? "" : " ", v, x);
+  if (user.empty()) return;
+  for (const char* v : kThreadCapVars) unsetenv(v);
+  setenv("RIGCHECK_THREAD_ENV_CLEARED", "1", 1);
+  setenv("RIGCHECK_USER_THREAD_ENV", user.c_str(), 1);
+  std::fprintf(stderr, "%s: cleared %s so that every thread count swept can run; starting again\n", argv[0], user.c_str());
+  execv("/proc/self/exe", argv);
+  std::fprintf(stderr, "%s: could not start again (%s); thread counts may be capped by %s\n", argv[0],
+               std::strerror(errno), user.c_str());
+}
+}  // namespace
+
 int harness_main(int argc, char** argv) {
+  clear_thread_caps(argv);
   std::string prog = argv[0];
   if (auto slash = prog.rfind('/'); slash != std::string::npos) prog = prog.substr(slash + 1);
   CLI::App app{fmt::format("{}: a rigcheck benchmark binary", prog)};
@@ -251,7 +285,9 @@ int harness_main(int argc, char** argv) {
   add_common_options(app, opt);
   try {
     app.parse(argc, argv);
-    finish_common_options(opt, physical_core_count(), hardware_thread_count());
+    CpuBudget budget = cpu_budget();
+    finish_common_options(opt, physical_core_count(), hardware_thread_count(), budget.usable_cores);
+    opt.cpu_budget = budget.explain();
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   } catch (const std::invalid_argument& e) {

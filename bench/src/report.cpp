@@ -119,6 +119,7 @@ RunData read_run(const std::string& dir) {
   std::sort(files.begin(), files.end());
   for (const std::string& f : files) {
     auto rows = read_results(dir + "/" + f);
+    for (ResultRow& r : rows) r.source = f.substr(0, f.size() - 4);
     run.results.insert(run.results.end(), rows.begin(), rows.end());
     run.result_files.push_back(f);
   }
@@ -200,35 +201,54 @@ std::map<std::string, double> peaks(const RunData& run) {
 std::string measurements_md(const RunData& run) {
   std::string md;
   auto peak = peaks(run);
-  std::set<std::string> benches;
-  for (const ResultRow& r : run.results) benches.insert(r.benchmark);
   double best = 0, best_peak = 0;
   std::string best_what, best_threads;
   int max_threads = 0;
   for (auto& [t, v] : peak) max_threads = std::max(max_threads, std::atoi(t.c_str()));
-  for (const std::string& b : benches) {
-    md += fmt::format("\n### {}\n\n| case | implementation | median | [min to max] | reps | spread | % of measured f32 peak | status |\n|---|---|---|---|---|---|---|---|\n", b);
-    std::map<std::string, std::vector<const ResultRow*>> rate;
+  // One table per (result file, benchmark): rows of different registry entries (an ISA cap, another
+  // environment) never share a line, even when their benchmark and case names are the same.
+  std::set<std::pair<std::string, std::string>> tables;
+  for (const ResultRow& r : run.results) tables.insert({r.source, r.benchmark});
+  for (const auto& [src, b] : tables) {
+    md += fmt::format("\n### {}{}\n\n| case | implementation | median | [min to max] | reps | spread | % of measured f32 peak | status |\n|---|---|---|---|---|---|---|---|\n",
+                      b, src.empty() || src == b ? "" : fmt::format(" (`{}.csv`)", src));
     std::string unit = "GFLOP/s";
-    rate = run.select(b, "gflops");
+    std::string metric = "gflops";
+    auto of_table = [&](const std::string& m) {
+      std::map<std::string, std::vector<const ResultRow*>> out;
+      for (auto& [c, rows] : run.select(b, m))
+        for (const ResultRow* r : rows)
+          if (r->source == src) out[c].push_back(r);
+      return out;
+    };
+    auto rate = of_table("gflops");
     if (rate.empty()) {
-      rate = run.select(b, "gbps");
+      rate = of_table("gbps");
       unit = "GB/s";
     }
-    std::set<std::string> cases;
+    std::vector<std::string> cases;  // in file order
     for (const ResultRow& r : run.results)
-      if (r.benchmark == b) cases.insert(r.case_name);
+      if (r.benchmark == b && r.source == src && std::find(cases.begin(), cases.end(), r.case_name) == cases.end())
+        cases.push_back(r.case_name);
     for (const std::string& c : cases) {
       const ResultRow* any = nullptr;
-      std::string status = "ok", note;
+      std::map<std::string, int> counts;
+      std::string note;
       for (const ResultRow& r : run.results)
-        if (r.benchmark == b && r.case_name == c) {
+        if (r.benchmark == b && r.case_name == c && r.source == src) {
           if (!any) any = &r;
-          if (r.status != Status::ok && status == "ok") {
-            status = to_string(r.status);
-            note = r.note;
+          if (r.repetition >= 0 && (r.metric == metric || r.metric == "gbps" || r.metric == "time_per_iter")) {
+            if (r.metric == "time_per_iter") ++counts[to_string(r.status)];
+          } else if (r.repetition < 0 && r.status != Status::ok) {
+            ++counts[to_string(r.status)];
           }
+          if (r.status != Status::ok && note.empty()) note = r.note;
         }
+      std::string status;
+      for (auto& [st, n] : counts) status += fmt::format("{}{} {}", status.empty() ? "" : ", ", n, st);
+      if (status.empty()) status = "ok";
+      else if (counts.size() == 1 && counts.count("ok")) status = "ok";
+      if (!note.empty() && !(counts.size() == 1 && counts.count("ok"))) status += ": " + note;
       auto it = rate.find(c);
       Measured m = it == rate.end() ? Measured{} : measure(it->second);
       std::string pct = "-";
@@ -248,7 +268,7 @@ std::string measurements_md(const RunData& run) {
                         m.ok() ? fmt_num(m.value) + " " + unit : "-",
                         m.ok() ? fmt::format("{} to {}", fmt_num(m.low), fmt_num(m.high)) : "-", m.reps,
                         m.ok() ? fmt::format("{:.1f}%", 100 * (m.high - m.low) / m.value) : "-", pct,
-                        md_escape(status == "ok" ? "ok" : status + ": " + note));
+                        md_escape(status));
     }
   }
   std::string head;
@@ -261,13 +281,13 @@ std::string measurements_md(const RunData& run) {
 
 std::string verdicts_csv(const std::vector<Claim>& claims, const std::vector<Verdict>& vs) {
   std::string s = "claim_id,section,claim,verdict,guide_value,measured_value,measured_low,measured_high,reps,"
-                  "predicted_value,unit,evidence,reason,guide_error\n";
+                  "predicted_value,unit,evidence,reason,guide_error,basis\n";
   for (size_t i = 0; i < vs.size(); ++i) {
     const Claim& c = claims[i];
     const Verdict& v = vs[i];
     s += csv_line({c.id, c.section, c.text_en, v.verdict, c.guide_figure, format_double(v.measured.value),
                    format_double(v.measured.low), format_double(v.measured.high), std::to_string(v.measured.reps),
-                   format_double(v.predicted), v.unit, v.evidence, v.reason, c.guide_error}) +
+                   format_double(v.predicted), v.unit, v.evidence, v.reason, c.guide_error, v.basis}) +
          "\n";
   }
   return s;
@@ -319,13 +339,18 @@ std::vector<Verdict> make_report(const std::string& run_dir, const ReportOptions
     std::string why = v.evidence;
     if (!v.reason.empty()) why += (why.empty() ? "" : ". ") + v.reason;
     if (!c.guide_error.empty()) why += (why.empty() ? "" : ". ") + std::string("**Guide error:** ") + c.guide_error;
-    md += fmt::format("| {} | {} | {} | {} | {} | **{}** | {} |\n", c.id, c.section, md_escape(c.text_zh),
-                      md_escape(c.guide_figure), md_escape(measured), v.verdict, md_escape(why));
+    std::string label = v.basis == "emulated" || v.basis == "datasheet" || v.basis == "inventory"
+                            ? fmt::format("**{}** ({})", v.verdict, v.basis)
+                            : fmt::format("**{}**", v.verdict);
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", c.id, c.section, md_escape(c.text_zh),
+                      md_escape(c.guide_figure), md_escape(measured), label, md_escape(why));
   }
   md += "\nVerdicts: confirmed / refuted (the measured interval lies inside / outside the guide's figure widened by "
         "its tolerance), inconclusive (it straddles the boundary), not_measurable (this machine lacks what the "
         "claim needs, named), predicted (a fitted model's extrapolation, never a measurement), no_benchmark (not "
-        "built yet). Intervals are the min and max over repetitions.\n";
+        "built yet). A verdict marked (emulated) rests on a model of hardware this machine lacks, built from this "
+        "run's measurements (docs/methodology.md): it is not a measurement. (inventory) and (datasheet) mark "
+        "verdicts on facts rather than timings. Intervals are the min and max over repetitions.\n";
 
   md += "\n## Measurements\n" + measurements_md(run);
 

@@ -48,6 +48,7 @@ bool unmet_needs(const Claim& c, const RunData& run, Verdict& out) {
   out.verdict = "not_measurable";
   out.unit = c.unit;
   out.reason = fmt::format("needs {}: {}", c.needs_text.empty() ? c.needs : c.needs_text, n.missing);
+  out.basis = "none";
   return true;
 }
 
@@ -57,6 +58,11 @@ Verdict evaluate_claim(const Claim& c, const RunData& run) {
     Verdict v = it->second(c, run);
     v.claim_id = c.id;
     if (v.unit.empty()) v.unit = c.unit;
+    if (v.basis.empty()) {
+      if (v.verdict == "predicted") v.basis = "predicted";
+      else if (v.verdict == "confirmed" || v.verdict == "refuted" || v.verdict == "inconclusive") v.basis = "measured";
+      else v.basis = "none";
+    }
     return v;
   }
   Verdict v;
@@ -65,6 +71,7 @@ Verdict evaluate_claim(const Claim& c, const RunData& run) {
   v.verdict = "no_benchmark";
   v.unit = c.unit;
   v.reason = "no benchmark for this claim is built yet";
+  v.basis = "none";
   return v;
 }
 

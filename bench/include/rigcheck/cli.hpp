@@ -41,10 +41,12 @@ struct CommonOptions {
   bool list = false;
   int hardware_threads = 1;  // filled by the harness
   int physical_cores = 1;    // filled by the harness
+  int usable_cores = 1;      // filled by the harness: cores this process may use (affinity, cgroup quota)
+  std::string cpu_budget;    // filled by the harness: how usable_cores was found
 };
 
 void add_common_options(CLI::App& app, CommonOptions& o);
 // After parsing: expands specs, applies --quick, fills defaults. Throws std::invalid_argument.
-void finish_common_options(CommonOptions& o, int physical_cores, int hardware_threads);
+void finish_common_options(CommonOptions& o, int physical_cores, int hardware_threads, int usable_cores = 0);
 
 }  // namespace rigcheck

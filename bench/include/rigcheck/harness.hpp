@@ -66,8 +66,10 @@ struct BenchmarkDef {
 // Registers a benchmark; use at namespace scope: static const bool r = register_benchmark({...});
 bool register_benchmark(BenchmarkDef def);
 
-// Default thread list (--threads overrides): every count 1..physical cores up to 4 cores (8 in
-// the full profile); beyond that powers of two plus the core count (1,2,4,8,...,max).
+// Default thread list (--threads overrides): every count 1..usable cores up to 4 cores (8 in the
+// full profile); beyond that powers of two plus the core count (1,2,4,8,...,max). Usable cores are
+// the physical cores this process may run on (affinity mask and cgroup CPU quota, topology.hpp):
+// a case with more threads than that is skipped with the reason, never run oversubscribed.
 std::vector<int64_t> default_threads(const CommonOptions& o);
 
 // The harness's main(). Exit status: 0 all cases ran (ok or mistrusted), 1 a case failed,

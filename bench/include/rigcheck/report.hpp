@@ -63,6 +63,10 @@ struct Verdict {
   Measured measured;
   double predicted = kNaN;
   std::string unit, evidence, reason;
+  // What the verdict rests on: measured (this run), emulated (a model of hardware this machine
+  // lacks, built from this run's measurements: never a measurement), predicted (an extrapolation),
+  // inventory (facts of this machine), datasheet (vendor figures), none.
+  std::string basis;
 };
 
 // confirmed / refuted / inconclusive for a measured interval against the claim's figure

@@ -49,6 +49,7 @@ struct ResultRow {
   int repetition = -1;
   Status status = Status::ok;
   std::string note;
+  std::string source;  // not a column: the file's stem (registry entry) the row was read from
 };
 
 // The header line, derived from kResultColumns.

@@ -1,10 +1,40 @@
-// Core counts from sysfs, cheap enough for every binary to call at start.
+// Core counts from sysfs, cheap enough for every binary to call at start, and the share of them
+// that this process may use (affinity mask, cgroup CPU quota): containers and batch schedulers
+// hand out CPU sets and quotas, and a sweep past them measures oversubscription, not scaling.
 #pragma once
 #include <string>
+#include <vector>
 
 namespace rigcheck {
 int physical_core_count();    // distinct (package, core) pairs among online CPUs
 int hardware_thread_count();  // online CPUs
 std::string host_name();
 std::string utc_timestamp_compact();  // 20261202T114501Z
+
+// "0-3,8,10-11" -> {0,1,2,3,8,10,11}; empty on a malformed list.
+std::vector<int> parse_cpu_list_text(const std::string& text);
+// {0,1,2,3,8} -> "0-3,8"
+std::string format_cpu_list(const std::vector<int>& cpus);
+
+// cgroup CPU quota in CPUs (cpu.max of cgroup v2, cpu.cfs_quota_us / cpu.cfs_period_us of v1):
+// the smallest quota on the path from this process's cgroup to the root; <= 0 when none.
+struct CgroupQuota {
+  double cpus = 0;
+  std::string text;  // "none (cgroup v1 cpu.cfs_quota_us = -1)" or "1.50 CPUs (cpu.max: 150000 100000 in /sys/...)"
+};
+// Parses the two forms: "max 100000" / "150000 100000" (v2) and quota, period (v1). Returns cpus (<=0: none).
+double parse_cpu_max(const std::string& cpu_max);
+CgroupQuota cgroup_cpu_quota(const std::string& proc_self_cgroup = "/proc/self/cgroup",
+                             const std::string& cgroup_root = "/sys/fs/cgroup");
+
+// What this process may use.
+struct CpuBudget {
+  std::vector<int> allowed_cpus;  // sched_getaffinity
+  int allowed_cores = 0;          // distinct physical cores among allowed_cpus
+  CgroupQuota quota;
+  int usable_cores = 1;           // min(allowed_cores, floor(quota)), at least 1
+  std::string explain() const;    // "affinity 0-1 (2 cores), cgroup quota none"
+};
+CpuBudget cpu_budget();
+int usable_core_count();
 }  // namespace rigcheck

@@ -1,0 +1,62 @@
+// Machine inventory: the facts that every result row points to (DESIGN.md convention 5).
+// Each section is guarded on its own, so one failure does not stop the rest; the sections live
+// in the subject files beside this one.
+#include "internal.hpp"
+
+namespace rigcheck {
+
+using namespace inventory_detail;
+
+Inventory collect_inventory() {
+  try {
+    Collector c;
+    add_provenance(c);
+    CpuId cpu;
+    c.section("cpuinfo", [&] { cpu = read_cpuinfo(); });
+    c.section("cpu", [&] { add_cpu_identity(c, cpu); });
+    c.section("topology", [&] { add_topology(c); });
+    c.section("affinity", [&] { add_affinity(c); });
+    c.section("caches", [&] { add_caches(c, cpu); });
+    c.section("isa", [&] { add_isa(c, cpu); });
+    c.section("clock", [&] { add_clock(c); });
+    c.section("memory", [&] { add_memory(c); });
+    c.section("thp", [&] { add_thp(c); });
+    c.section("platform", [&] { add_platform(c, cpu); });
+    c.section("os", [&] { add_os(c); });
+    c.section("build", [&] { add_build(c); });
+    c.section("libraries", [&] { add_libraries(c); });
+    c.section("tools", [&] { add_tools(c); });
+    c.section("gpu", [&] { add_cuda_devices(c); });
+    add_cuda_libraries(c);
+    c.section("env", [&] { add_environment(c); });
+    return c.take();
+  } catch (...) {
+    return {};  // only reachable when memory runs out
+  }
+}
+
+Inventory collect_cache_inventory() {
+  try {
+    Collector c;
+    CpuId cpu;
+    c.section("cpuinfo", [&] { cpu = read_cpuinfo(); });
+    c.section("caches", [&] { add_caches(c, cpu); });
+    return c.take();
+  } catch (...) {
+    return {};
+  }
+}
+
+std::string inventory_get(const Inventory& inv, const std::string& key, const std::string& fallback) {
+  for (const auto& [k, v] : inv)
+    if (k == key) return v;
+  return fallback;
+}
+
+void write_inventory_csv(const Inventory& inv, const std::string& path) {
+  std::string text = "key,value\n";
+  for (const auto& [k, v] : inv) text += csv_line({k, v}) + "\n";
+  write_file_atomic(path, text);
+}
+
+}  // namespace rigcheck

@@ -1,0 +1,76 @@
+// cpu_cache_fc: the L3 working-set sweep (claims CPU-3, CPU-4). A fully connected layer (oneDNN
+// inner product, f32, in = 2048 features) whose weights grow from 1 MiB to well past the
+// last-level cache (8x the nominal L3, or 1 GiB when it is unknown), at batch 1, 16 and 64, all
+// usable cores. Batch 1 streams the weights once per call (a GEMV): its GB/s falls where the
+// weights stop fitting in the cache, and the report finds that knee, the measured effective L3.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "kernels.hpp"
+#include "rigcheck/inventory.hpp"
+
+namespace rigcheck::cpu {
+namespace {
+
+constexpr int64_t kIn = 2048;  // input features: weights of W bytes have W / (4 kIn) outputs
+constexpr int64_t kMiB = 1 << 20;
+
+std::vector<int64_t> sweep_sizes(const CommonOptions& o, std::string& basis) {
+  if (!o.sizes.empty()) {
+    basis = "--sizes";
+    return o.sizes;
+  }
+  Inventory inv = collect_cache_inventory();
+  std::string l3 = inventory_get(inv, "cache_l3_bytes");
+  char* end = nullptr;
+  double l3b = std::strtod(l3.c_str(), &end);
+  int64_t top = 1024 * kMiB;
+  if (end != l3.c_str() && l3b > 0) {
+    top = std::min<int64_t>(1024 * kMiB, std::max<int64_t>(64 * kMiB, static_cast<int64_t>(8 * l3b)));
+    basis = fmt::format("8x the nominal L3 of {} MiB ({})", l3b / kMiB, inventory_get(inv, "cache_l3_source"));
+  } else {
+    basis = "1 GiB: the L3 size is unknown";
+  }
+  if (o.profile == Profile::tiny) return {1 * kMiB, 4 * kMiB, 16 * kMiB};
+  // Steps of about sqrt(2) up to 64 MiB (fine enough to place the knee), then doubling.
+  std::vector<int64_t> s = {1, 2, 3, 4, 6, 8, 10, 12, 16, 24, 32, 48, 64};
+  for (auto& x : s) x *= kMiB;
+  for (int64_t x = 128 * kMiB; x <= top; x *= 2) s.push_back(x);
+  if (o.profile == Profile::full && s.back() < top) s.push_back(top);
+  return s;
+}
+
+const bool sweep = register_benchmark(
+    {"fc_working_set_f32", "fully connected layer f32, weights 1 MiB to past the L3, batch 1/16/64, all usable cores",
+     [](const CommonOptions& o) {
+       std::vector<Case> cs;
+       std::string basis;
+       const std::vector<int64_t> sizes = sweep_sizes(o, basis);
+       const int threads = std::max(1, std::min(o.physical_cores, o.usable_cores));
+       for (int64_t batch : {int64_t{1}, int64_t{16}, int64_t{64}})
+         for (int64_t bytes : sizes) {
+           const int64_t oc = std::max<int64_t>(1, bytes / (4 * kIn));
+           const double wbytes = 4.0 * kIn * oc;
+           Case c;
+           c.name = fmt::format("b{}/w{}KiB/t{}", batch, static_cast<int64_t>(wbytes) / 1024, threads);
+           c.params = {{"batch", std::to_string(batch)},
+                       {"in", std::to_string(kIn)},
+                       {"out", std::to_string(oc)},
+                       {"weights_bytes", fmt::format("{:.0f}", wbytes)},
+                       {"working_set_bytes", fmt::format("{:.0f}", wbytes + 4.0 * (batch * kIn + batch * oc + oc))},
+                       {"dtype", "f32"},
+                       {"threads", std::to_string(threads)},
+                       {"sizes_basis", basis}};
+           c.work.flops = 2.0 * batch * kIn * oc;
+           c.work.bytes = wbytes + 4.0 * (batch * kIn + batch * oc + oc);  // weights, input, output, bias once
+           c.threads = threads;
+           c.make = [=] { return make_onednn_fc_sweep(batch, kIn, oc); };
+           cs.push_back(std::move(c));
+         }
+       return cs;
+     }});
+
+}  // namespace
+}  // namespace rigcheck::cpu
