@@ -280,10 +280,10 @@ const bool cpu3 = register_evaluator("CPU-3", [](const Claim& c, const RunData& 
   v.measured.reps = reps;
   v.verdict = judge(c, v.measured.low, v.measured.high);
   v.basis = "emulated";
-  v.evidence = fmt::format("EMULATED, not measured: no resctrl cache allocation here. Measured effective L3 {} to {} "
+  v.evidence = fmt::format("EMULATED, not measured (resctrl L3 allocation: {}). Measured effective L3 {} to {} "
                            "(knee of the batch-1 FC curve); a 16 MiB and a 32 MiB L3 emulated by reading the measured "
                            "curve at W x C_eff / 16 MiB and W x C_eff / 32 MiB. Per layer (median): {}",
-                           mib_text(eff.below), mib_text(eff.above), detail);
+                           fact(run, "resctrl_l3"), mib_text(eff.below), mib_text(eff.above), detail);
   v.reason = fmt::format("geometric mean over {} layer x batch points; the interval spans the effective L3's interval "
                          "and the repetitions' min and max. Confounders: the effective L3 is known only to within its "
                          "interval (included); L1/L2 and TLB reach do not scale with the emulated L3 ({} point(s) read the "

@@ -334,6 +334,18 @@ void add_caches(Collector& c, const CpuId& cpu) {
   }
 }
 
+// Linux resctrl L3 cache allocation (Intel RDT CAT, AMD L3 QoS): what CPU-3 would need to set the
+// L3 to 16 and 32 MB for real. Only read, never mounted or written.
+void add_resctrl(Collector& c) {
+  std::string cbm;
+  if (read_first_line("/sys/fs/resctrl/info/L3/cbm_mask", cbm))
+    c.add("resctrl_l3", "yes (cbm_mask " + cbm + ")");
+  else if (is_dir("/sys/fs/resctrl"))
+    c.add("resctrl_l3", "no: /sys/fs/resctrl has no info/L3 (not mounted, or no L3 allocation)");
+  else
+    c.add("resctrl_l3", "no: /sys/fs/resctrl absent");
+}
+
 // What this process may use: affinity mask, cgroup CPU quota, and the usable cores that follow.
 void add_affinity(Collector& c) {
   CpuBudget b = cpu_budget();

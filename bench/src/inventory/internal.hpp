@@ -433,6 +433,7 @@ inline std::vector<int> online_cpus() {
 void add_cpu_identity(Collector& c, const CpuId& cpu);
 void add_topology(Collector& c);
 void add_affinity(Collector& c);
+void add_resctrl(Collector& c);
 void add_caches(Collector& c, const CpuId& cpu);
 void add_isa(Collector& c, const CpuId& cpu);
 void add_clock(Collector& c);

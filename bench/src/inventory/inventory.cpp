@@ -17,6 +17,7 @@ Inventory collect_inventory() {
     c.section("topology", [&] { add_topology(c); });
     c.section("affinity", [&] { add_affinity(c); });
     c.section("caches", [&] { add_caches(c, cpu); });
+    c.section("resctrl", [&] { add_resctrl(c); });
     c.section("isa", [&] { add_isa(c, cpu); });
     c.section("clock", [&] { add_clock(c); });
     c.section("memory", [&] { add_memory(c); });
