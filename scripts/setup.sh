@@ -11,7 +11,11 @@ PACKAGES=(
   libfccp-dev libcli11-dev nlohmann-json3-dev libfmt-dev
   libopenmpi-dev openmpi-bin
   fio util-linux procps
+  gnuplot-nox  # draws the plots of report.html, compare.html, history.html (SVG terminal)
 )
+# Headless Chromium for the report.html browser test (tests/html_chromium.sh), about 350 MB:
+# installed only when asked, RIGCHECK_BROWSER=1; without it that test skips and says why.
+if [[ "${RIGCHECK_BROWSER:-0}" == 1 ]]; then PACKAGES+=(chromium); fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do
