@@ -44,6 +44,11 @@ check() {  # page, name
   [[ -s "$out/$name.png" ]] || fail "$name: no screenshot: $(tail -3 "$out/$name.shot.log")"
   echo "ok: $name: $rendered of $figures plots rendered, no console message, screenshot $out/$name.png"
 }
+# Control: a page that logs an error must show in the console log, or the check above is blind.
+printf '<!DOCTYPE html><html><body><script>console.error("control-error")</script></body></html>\n' >"$out/control.html"
+chrome --dump-dom "file://$out/control.html" >/dev/null 2>"$out/control.console"
+grep -q "CONSOLE.*control-error" "$out/control.console" ||
+  fail "this Chromium does not log console messages on stderr: the console check would see nothing"
 check "$out/run/report.html" report
 check "$out/compare/compare.html" compare
 check "$out/history/history.html" history

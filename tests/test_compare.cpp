@@ -242,3 +242,45 @@ TEST(Compare, IncompatibleRunsAreRefused) {
   EXPECT_NE(incompatibility(a, b).find("method_version"), std::string::npos);
   EXPECT_THROW(load_run(kRuns + "does_not_exist"), InputError);
 }
+
+TEST(Compare, GpuGenerationClaimsJudgedAcrossTuringAndAmpere) {
+  // In-memory runs: a Turing and an Ampere GPU, f16 tensor-core GEMM rows (names as plots.csv
+  // guesses them until the gpu area lands), and datasheet peaks in a temporary file.
+  auto make = [](const std::string& label, const std::string& cc, const std::string& name, double tflops) {
+    LoadedRun r;
+    r.label = label;
+    r.data.inventory = {{"method_version", "1"}, {"gpu0_compute_capability", cc}, {"gpu0_name", name}};
+    for (int rep = 0; rep < 5; ++rep) {
+      ResultRow row;
+      row.benchmark = "gpu_gemm_tc";
+      row.case_name = "m8192/f16";
+      row.params = "m=8192;dtype=f16;impl=cublasLt";
+      row.metric = "tflops";
+      row.unit = "TFLOP/s";
+      row.repetition = rep;
+      row.value = tflops * (1 + 0.002 * rep);
+      r.data.results.push_back(row);
+    }
+    r.area_of["gpu_gemm_tc"] = "gpu";
+    return r;
+  };
+  LoadedRun turing = make("t4", "7.5", "Tesla T4", 40), ampere = make("a100", "8.0", "NVIDIA A100-SXM4-40GB", 200);
+  std::string sheet = write_tmp("sheet.csv",
+                                "product,property,value,source\nT4,peak_tflops_f16,65,test\nA100,peak_tflops_f16,312,test\n");
+  auto claims = read_claims(default_data_dir() + "/claims.csv");
+  int judged = 0;
+  for (auto& [c, v] : cross_run_claims({&ampere, &turing}, claims, sheet)) {
+    if (c.id == "GPU-3") {
+      EXPECT_NEAR(v.measured.value, 5.0, 1e-9);  // 200 / 40
+      EXPECT_EQ(v.verdict, "refuted");           // the guide says 3x +- 0.3
+      ++judged;
+    }
+    if (c.id == "GPU-4") {
+      // utilisation 200/312 vs 40/65: +4.2%
+      EXPECT_NEAR(v.measured.value, 100 * ((200.0 / 312) / (40.0 / 65) - 1), 1e-6);
+      EXPECT_EQ(v.verdict, "refuted");
+      ++judged;
+    }
+  }
+  EXPECT_EQ(judged, 2);
+}

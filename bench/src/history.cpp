@@ -141,6 +141,19 @@ int run_history(const std::vector<std::string>& dirs, const CompareOptions& opt)
   for (const LoadedRun& r : runs) pruns.push_back({r.label, &r.data});
   std::string note;
   body += plots_section(render_plots(specs, pruns, data_file(opt.datasheets_path, "datasheets.csv"), &note), note);
+  body += "<section id=\"series\"><h2>Series (median per run)</h2><table><tr><th>benchmark</th><th>case</th><th>metric</th>";
+  for (const LoadedRun& r : runs) body += "<th>" + html_escape(r.label) + "</th>";
+  body += "</tr>\n";
+  for (auto& [k, s] : series) {
+    body += "<tr><td>" + html_escape(s.benchmark) + "</td><td>" + html_escape(s.case_name) + "</td><td>" +
+            html_escape(s.metric) + "</td>";
+    for (const LoadedRun& r : runs) {
+      auto it = s.by_run.find(r.label);
+      body += "<td>" + (it == s.by_run.end() ? std::string("-") : html_escape(fmt_num(it->second.value) + " " + s.unit)) + "</td>";
+    }
+    body += "</tr>\n";
+  }
+  body += "</table></section>\n";
   body += "<section><h2>Every step</h2>" + html_rows(rows, true) + "</section>\n";
 
   if (!opt.out_dir.empty()) {

@@ -166,9 +166,8 @@ std::string plot_script(const PlotSpec& spec, const std::vector<PlotRun>& runs, 
   if (data.empty()) return "";
 
   std::string s;
-  s += "set terminal svg size 760,480 dynamic noenhanced font 'sans,11' background '#ffffff'\n";
   s += "set encoding utf8\nset grid lc rgb '#dddddd'\nset border lc rgb '#444444'\n";
-  s += "set key outside bottom center horizontal maxcols 2 noreverse Left samplen 2\n";
+  s += "set key outside bottom center horizontal maxcols 1 noreverse Left samplen 2\n";
   s += "set xlabel " + gq(spec.x_label) + "\nset ylabel " + gq(spec.y_label.empty() ? unit : spec.y_label) + "\n";
   if (spec.y_log) s += "set logscale y 10\n";
   else s += "set yrange [0:*]\n";
@@ -229,7 +228,8 @@ std::string plot_script(const PlotSpec& spec, const std::vector<PlotRun>& runs, 
   }
 
   // Data blocks and plot clauses.
-  std::string blocks, plots;
+  std::string blocks, plots, fits;
+  int entries = 0;  // legend lines
   size_t si = 0;
   const double width = categorical ? 0.7 : 0;
   for (const std::string& label : order) {
@@ -247,6 +247,7 @@ std::string plot_script(const PlotSpec& spec, const std::vector<PlotRun>& runs, 
     blocks += "EOD\n";
     plots += fmt::format("{}$d{} using 1:2:3:4 with {} lw 2 pt 7 ps 0.8 lc rgb '{}' title {}", plots.empty() ? "" : ", ",
                          si, categorical ? "yerrorbars" : "yerrorlines", color, gq(label));
+    ++entries;
     if (amdahl && !categorical) {
       double x1 = kNaN;
       std::vector<std::pair<double, double>> speedup;
@@ -271,8 +272,8 @@ std::string plot_script(const PlotSpec& spec, const std::vector<PlotRun>& runs, 
         plots += fmt::format(", $f{} using 1:2 with lines dt 2 lw 1.5 lc rgb '{}' title {}", si, color,
                              gq(fmt::format("{}: Amdahl fit p={:.3f}{}", label, p, any_pred ? ", open circles PREDICTED by the fit, not measured" : "")));
         if (any_pred) plots += fmt::format(", $p{} using 1:2 with points pt 6 ps 1.6 lc rgb '{}' notitle", si, color);
-        cap += fmt::format("; {}: Amdahl fit p = {:.4f} (dashed), open circles are predictions, not measurements", label,
-                           p);
+        fits += fmt::format("{}{} p = {:.4f}", fits.empty() ? "" : ", ", label, p);
+        ++entries;
       }
     }
     ++si;
@@ -306,10 +307,17 @@ std::string plot_script(const PlotSpec& spec, const std::vector<PlotRun>& runs, 
     if (block.empty()) continue;
     blocks += fmt::format("$r{} << EOD\n{}EOD\n", si, block);
     plots += fmt::format(", $r{} using 1:2 with points pt 5 ps 1.4 lc rgb '#000000' title {}", si, gq(parts[2]));
+    ++entries;
     ++si;
   }
+  if (!fits.empty())
+    cap += "; Amdahl fits S(n) = 1/((1-p) + p/n) of the medians, dashed, with open circles at thread counts not "
+           "measured: PREDICTIONS, not measurements: " + fits;
+  // Room for the legend below the plot: one line per entry.
+  const std::string term = fmt::format("set terminal svg size 760,{} dynamic noenhanced font 'sans,11' background '#ffffff'\n",
+                                       std::min(1400, 400 + 17 * entries));
   if (caption) *caption = cap;
-  return s + blocks + "plot " + plots + "\n";
+  return term + s + blocks + "plot " + plots + "\n";
 }
 
 namespace {
@@ -460,7 +468,7 @@ std::string html_page(const std::string& title, const std::string& body) {
   static const char* css = R"(
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:1.5em auto;max-width:1200px;padding:0 1em;color:#222}
 h1{font-size:1.6em}h2{font-size:1.25em;margin-top:1.6em;border-bottom:1px solid #ccc}
-table{border-collapse:collapse;margin:.6em 0;font-size:.88em}
+table{border-collapse:collapse;margin:.6em 0;font-size:.88em;display:block;overflow-x:auto;max-width:100%}
 th,td{border:1px solid #ccc;padding:.25em .5em;vertical-align:top;text-align:left}th{background:#f3f3f3}
 .v-confirmed{background:#c9efc9}.v-refuted{background:#f6c6c6}.v-inconclusive{background:#fbefb8}
 .v-not_measurable{background:#e4e4e4}.v-predicted{background:#cfe0fb}.v-no_benchmark{background:#f1f1f1;color:#666}
