@@ -58,7 +58,8 @@ expect_error() {  # name, expected message, run folders...
   echo "ok: $name: $(grep -m1 -- "$msg" "$out/$name.log")"
 }
 mk schema2 && sed -i '3s/^1,/2,/' "$out/schema2/cpu_gemm.csv"
-expect_error schema "cpu_gemm.csv:3: unknown schema_version 2" "$runs/compare_a" "$out/schema2"
+expect_error schema "cpu_gemm.csv:3: unknown schema_version 2" "$runs/compare_a" "$out/schema2" --out "$out/not_written"
+[[ ! -e "$out/not_written" ]] || fail "schema: an output folder was created for a refused comparison"
 mk noinv && rm "$out/noinv/inventory.csv"
 expect_error inventory "noinv/inventory.csv: missing" "$runs/compare_a" "$out/noinv"
 mk method2 && sed -i 's/^method_version,1$/method_version,2/' "$out/method2/inventory.csv"

@@ -770,11 +770,11 @@ std::vector<LoadedRun> load_runs_for(const std::vector<std::string>& dirs, const
   return runs;
 }
 
-void prepare_out_dir(const std::string& dir, const std::string& stem) {
+void prepare_out_dir(const std::string& dir, const std::string& stem, bool create) {
   if (dir.empty()) return;
   struct stat sb;
   if (::stat(dir.c_str(), &sb) != 0) {
-    if (::mkdir(dir.c_str(), 0755) != 0) throw std::runtime_error(fmt::format("{}: cannot create the folder", dir));
+    if (create && ::mkdir(dir.c_str(), 0755) != 0) throw std::runtime_error(fmt::format("{}: cannot create the folder", dir));
   } else if (!S_ISDIR(sb.st_mode)) {
     throw std::runtime_error(fmt::format("{}: not a folder", dir));
   }
@@ -948,6 +948,7 @@ int run_compare(const std::vector<std::string>& dirs, const CompareOptions& opt)
           "</section>\n<section><h2>All rows</h2>" + html_rows(rows, false) + "</section>\n";
 
   if (!opt.out_dir.empty()) {
+    prepare_out_dir(opt.out_dir, "compare", true);
     write_file_atomic(opt.out_dir + "/compare.md", md);
     write_file_atomic(opt.out_dir + "/compare.csv", rows_csv(rows));
     write_file_atomic(opt.out_dir + "/compare.html", html_page("rigcheck compare", body));

@@ -157,6 +157,7 @@ int run_history(const std::vector<std::string>& dirs, const CompareOptions& opt)
   body += "<section><h2>Every step</h2>" + html_rows(rows, true) + "</section>\n";
 
   if (!opt.out_dir.empty()) {
+    prepare_out_dir(opt.out_dir, "history", true);
     write_file_atomic(opt.out_dir + "/history.md", md);
     write_file_atomic(opt.out_dir + "/history.csv", rows_csv(rows));
     write_file_atomic(opt.out_dir + "/history.html", html_page("rigcheck history", body));

@@ -106,7 +106,8 @@ std::string md_cell(std::string s);
 // Shared by compare and history (compare.cpp).
 std::vector<LoadedRun> load_runs_for(const std::vector<std::string>& dirs, const CompareOptions& opt,
                                      std::vector<std::string>& exclusions, const char* what);
-void prepare_out_dir(const std::string& dir, const std::string& stem);  // refuses to overwrite
+// Refuses to overwrite an earlier output; creates the folder only when `create` (just before writing).
+void prepare_out_dir(const std::string& dir, const std::string& stem, bool create = false);
 std::string confounders_md(const std::vector<FieldDiff>& diffs, const std::vector<std::string>& unrecorded);
 std::string confounders_html(const std::vector<FieldDiff>& diffs, const std::vector<std::string>& unrecorded);
 std::string exclusions_md(const std::vector<std::string>& exclusions);
