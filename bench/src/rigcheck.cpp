@@ -56,13 +56,13 @@ int main(int argc, char** argv) {
     c->add_option("--plots", o.plots_path, "plot descriptions CSV (default: bench/data/plots.csv)");
   };
   auto* compare_cmd = app.add_subcommand("compare", "runs side by side (vendors, machines): the first run is the baseline");
-  compare_cmd->add_option("runs", compare_dirs, "run folders, baseline first")->required()->expected(2, 1000);
+  compare_cmd->add_option("runs", compare_dirs, "two or more run folders, baseline first")->required()->expected(2, 1000);
   compare_cmd->add_option("--prices", co.prices_path, "CSV run,price,power_w (run: folder name or hostname): "
                                                       "adds performance per price and per watt");
   compare_cmd->add_option("--claims", co.claims_path, "claims registry CSV (default: bench/data/claims.csv)");
   add_common(compare_cmd, co);
   auto* history_cmd = app.add_subcommand("history", "one machine's runs in time order: regressions and what changed");
-  history_cmd->add_option("runs", history_dirs, "run folders of one machine, any order")->required()->expected(2, 1000);
+  history_cmd->add_option("runs", history_dirs, "two or more run folders of one machine, any order")->required()->expected(2, 1000);
   add_common(history_cmd, ho);
 
   CLI11_PARSE(app, argc, argv);
