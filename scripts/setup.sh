@@ -12,7 +12,11 @@ PACKAGES=(
   libopenmpi-dev openmpi-bin
   fio util-linux procps
   libhwloc-dev libcpuinfo-dev  # cache sizes where sysfs is silent (VMs)
+  gnuplot-nox  # draws the plots of report.html, compare.html, history.html (SVG terminal)
 )
+# Headless Chromium for the report.html browser test (tests/html_chromium.sh), about 350 MB:
+# installed only when asked, RIGCHECK_BROWSER=1; without it that test skips and says why.
+if [[ "${RIGCHECK_BROWSER:-0}" == 1 ]]; then PACKAGES+=(chromium); fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do

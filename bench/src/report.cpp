@@ -12,6 +12,7 @@
 #include "rigcheck/fccp.hpp"
 
 #include "rigcheck/csv.hpp"
+#include "rigcheck/html.hpp"
 #include "rigcheck/report_util.hpp"
 #include "rigcheck/stats.hpp"
 
@@ -363,6 +364,7 @@ std::vector<Verdict> make_report(const std::string& run_dir, const ReportOptions
 
   write_file_atomic(run_dir + "/verdicts.csv", verdicts_csv(claims, vs));
   write_file_atomic(run_dir + "/report.md", md);
+  write_run_html(run_dir, run, claims, vs);  // report.html beside it (html.cpp)
 
   if (!opt.quiet) {
     std::printf("%-6s %-16s %-34s %s\n", "claim", "verdict", "measured", "guide says");

@@ -1,10 +1,12 @@
 // rigcheck: the suite's command. `rigcheck run`, `rigcheck report RUN_DIR`, `rigcheck inventory`,
-// `rigcheck schema` (the result CSV schema as Markdown, for docs/csv-schema.md).
+// `rigcheck schema` (the result CSV schema as Markdown, for docs/csv-schema.md),
+// `rigcheck compare RUN...` and `rigcheck history RUN...` (compare.cpp, history.cpp).
 #include <cstdio>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "rigcheck/compare.hpp"
 #include "rigcheck/csv.hpp"
 #include "rigcheck/inventory.hpp"
 #include "rigcheck/report.hpp"
@@ -41,6 +43,28 @@ int main(int argc, char** argv) {
 
   auto* schema_cmd = app.add_subcommand("schema", "print the result CSV schema as Markdown");
 
+  std::vector<std::string> compare_dirs, history_dirs;
+  CompareOptions co, ho;
+  auto add_common = [](CLI::App* c, CompareOptions& o) {
+    c->add_option("--threshold", o.threshold_pct, "flag only changes of at least this many percent")->capture_default_str();
+    c->add_option("--alpha", o.alpha, "significance level of the two-sided Mann-Whitney U test")->capture_default_str();
+    c->add_option("--fail-on-regression", o.fail_pct, "exit 1 when a flagged regression exceeds PCT percent");
+    c->add_option("--out", o.out_dir, "folder for the .md, .csv and .html (files there are never overwritten); "
+                                      "without it the Markdown goes to stdout");
+    c->add_flag("--exclude-broken", o.exclude_broken, "leave out broken or incompatible runs, saying why, instead of stopping");
+    c->add_option("--confounders", o.confounders_path, "confounders CSV (default: bench/data/confounders.csv)");
+    c->add_option("--plots", o.plots_path, "plot descriptions CSV (default: bench/data/plots.csv)");
+  };
+  auto* compare_cmd = app.add_subcommand("compare", "runs side by side (vendors, machines): the first run is the baseline");
+  compare_cmd->add_option("runs", compare_dirs, "two or more run folders, baseline first")->required()->expected(2, 1000);
+  compare_cmd->add_option("--prices", co.prices_path, "CSV run,price,power_w (run: folder name or hostname): "
+                                                      "adds performance per price and per watt");
+  compare_cmd->add_option("--claims", co.claims_path, "claims registry CSV (default: bench/data/claims.csv)");
+  add_common(compare_cmd, co);
+  auto* history_cmd = app.add_subcommand("history", "one machine's runs in time order: regressions and what changed");
+  history_cmd->add_option("runs", history_dirs, "two or more run folders of one machine, any order")->required()->expected(2, 1000);
+  add_common(history_cmd, ho);
+
   CLI11_PARSE(app, argc, argv);
   try {
     if (*run_cmd) {
@@ -67,6 +91,8 @@ int main(int argc, char** argv) {
       for (auto& [k, v] : inv) std::printf("%s = %s\n", k.c_str(), v.c_str());
       return 0;
     }
+    if (*compare_cmd) return run_compare(compare_dirs, co);
+    if (*history_cmd) return run_history(history_dirs, ho);
     if (*schema_cmd) {
       std::printf("| column | type | unit | meaning |\n|---|---|---|---|\n");
       for (const Column& c : kResultColumns) std::printf("| `%s` | %s | %s | %s |\n", c.name, c.type, c.unit, c.meaning);
