@@ -88,18 +88,18 @@ int dataloader_main(int argc, char** argv) {
                  "existing directory for the sample files (default: a new temporary directory under $TMPDIR or "
                  "/var/tmp); only files created by this program are touched, and removed at the end");
   app.add_option("--fio-binary", fio_binary, "fio executable for the peer runs")->capture_default_str();
-  app.add_option("--samples", samples, "sample files (default: tiny 48, quick 1024, full 4096)");
+  app.add_option("--samples", samples, "sample files (default: tiny 48, quick 512, full 4096)");
   app.add_option("--sample-size", sample_size_s, "bytes per sample file (default 110592 = 108 KiB, ImageNet-like; a "
                                                  "multiple of 4096 reads with O_DIRECT)")->capture_default_str();
   app.add_option("--batch", batch, "samples per batch (default 64; tiny 8)");
-  app.add_option("--steps", steps, "training steps per repetition (default: tiny 4, quick 20, full 60)");
+  app.add_option("--steps", steps, "training steps per repetition (default: tiny 4, quick 8, full 40)");
   app.add_option("--prefetch", prefetch, "prefetch factor of the worker cases")->capture_default_str();
   app.add_option("--ratios", ratios_s, "compute:I/O ratios, compute time = ratio x one batch's single-thread load time "
-                                       "(default: tiny 1, quick 0.5,1,2, full 0.25,0.5,1,2,4)");
+                                       "(default: tiny 1, quick 0.1,0.25,0.5,1, full 0.1,0.25,0.5,1,2,4)");
   app.add_option("--workers", workers_s, "worker counts swept at ratio 1 (default: tiny 0,4, quick 0,1,2,4, full 0,1,2,4,8)");
   app.add_option("--peer-workers", peer_workers_s, "worker counts of the fio comparison (default: tiny 2, quick 1,4, "
                                                    "full 1,2,4,8)");
-  app.add_option("--peer-runtime", peer_runtime, "seconds per fio peer run (default: tiny 0.3, quick 1.5, full 4)");
+  app.add_option("--peer-runtime", peer_runtime, "seconds per fio peer run (default: tiny 0.3, quick 0.6, full 4)");
   app.add_option("--compute", compute_mode, "sleep (the host waits on an accelerator) or spin (CPU busy)")
       ->capture_default_str();
   app.add_flag("--no-peer", no_peer, "skip the fio comparison");
@@ -112,11 +112,11 @@ int dataloader_main(int argc, char** argv) {
     const bool tiny = opt.profile == Profile::tiny, quick = opt.profile == Profile::quick;
     if (app.count("--reps") == 0) opt.reps = tiny ? 2 : quick ? 3 : 5;
     sample_bytes = parse_size(sample_size_s);
-    if (samples == 0) samples = tiny ? 48 : quick ? 1024 : 4096;
+    if (samples == 0) samples = tiny ? 48 : quick ? 512 : 4096;
     if (batch == 0) batch = tiny ? 8 : 64;
-    if (steps == 0) steps = tiny ? 4 : quick ? 20 : 60;
-    if (peer_runtime == 0) peer_runtime = tiny ? 0.3 : quick ? 1.5 : 4;
-    ratios = parse_doubles(ratios_s.empty() ? (tiny ? "1" : quick ? "0.5,1,2" : "0.25,0.5,1,2,4") : ratios_s);
+    if (steps == 0) steps = tiny ? 4 : quick ? 8 : 40;
+    if (peer_runtime == 0) peer_runtime = tiny ? 0.3 : quick ? 0.6 : 4;
+    ratios = parse_doubles(ratios_s.empty() ? (tiny ? "1" : quick ? "0.1,0.25,0.5,1" : "0.1,0.25,0.5,1,2,4") : ratios_s);
     workers = parse_workers(workers_s.empty() ? (tiny ? "0,4" : quick ? "0,1,2,4" : "0,1,2,4,8") : workers_s);
     peer_workers = parse_int_list(peer_workers_s.empty() ? (tiny ? "2" : quick ? "1,4" : "1,2,4,8") : peer_workers_s, 256);
     if (samples < 1 || batch < 1 || steps < 2 || prefetch < 1) throw std::invalid_argument("--samples, --batch >= 1, --steps >= 2, --prefetch >= 1");
@@ -312,12 +312,14 @@ int dataloader_main(int argc, char** argv) {
         row("io_wait_fraction", r.wait_s / r.wall_s, "fraction");
         row("step_rate", 1 / step_time, "steps/s");
         row("samples_per_s", static_cast<double>(batch) * r.steps / r.wall_s, "samples/s");
-        // Over the measured steps: reads issued (pread calls) and reads the device completed
+        // Over the whole run (warm-up included: prefetched reads fall before the measured
+        // steps): steps per second, reads issued (pread calls) and reads the device completed
         // (its whole count: other processes' reads on the same device are included).
-        row("iops_issued", r.reads_window / r.wall_s, "IOPS");
+        row("step_rate_run", (r.steps + warmup) / r.run_s, "steps/s");
+        row("iops_issued", r.reads / r.run_s, "IOPS");
         row("reads_per_sample", static_cast<double>(r.reads) / r.samples, "count");
-        if (r.device_reads_window >= 0) {
-          row("device_iops", r.device_reads_window / r.wall_s, "IOPS");
+        if (r.device_reads >= 0) {
+          row("device_iops", r.device_reads / r.run_s, "IOPS");
           row("device_reads_per_sample", static_cast<double>(r.device_reads) / r.samples, "count");
         }
         std::fprintf(stderr, "  dataloader_io_wait/%s rep %d: wait %.2f ms/step of %.2f ms, %.0f samples/s\n",
@@ -325,7 +327,10 @@ int dataloader_main(int argc, char** argv) {
       }
       for (auto& s : ps) {
         // A then B in every repetition: pipeline, then fio on the same files.
-        const int tsteps = static_cast<int>(std::clamp(peer_runtime / std::max(1e-6, t_io / s.w), 6.0, 5000.0));
+        // About peer_runtime seconds: one batch takes t_io on one thread; assume at most 2x from
+        // parallel reads (a guess for the step count only, not a figure).
+        const int tsteps = static_cast<int>(
+            std::clamp(peer_runtime / std::max(1e-6, t_io / static_cast<double>(std::min<int64_t>(s.w, 2))), 6.0, 5000.0));
         PipelineConfig pc{batch, static_cast<int>(s.w), prefetch, tsteps, std::min(2, tsteps / 3), 0, false,
                           2000u + static_cast<uint64_t>(rep)};
         PipelineResult r = run_pipeline(d, pc, block);

@@ -84,8 +84,12 @@ signal_test() {
   grep -q "scratch files removed" "$work/sig-$sig-$what.log" || fail "$what did not report the clean-up"
   echo "ok: SIG$sig mid-run of $what: exit $rc, nothing left in $scr"
 }
-signal_test INT io_fio "$io_fio" --profile tiny --runtime 30 --reps 1
-signal_test TERM io_fio "$io_fio" --profile tiny --runtime 30 --reps 1
+if command -v fio >/dev/null; then
+  signal_test INT io_fio "$io_fio" --profile tiny --runtime 30 --reps 1
+  signal_test TERM io_fio "$io_fio" --profile tiny --runtime 30 --reps 1
+else
+  echo "note: no fio on PATH: the SIGINT/SIGTERM tests of io_fio need it (scripts/setup.sh installs it)"
+fi
 signal_test TERM io_dataloader "$io_dl" --profile tiny --samples 64 --steps 100000 --reps 1 --no-peer
 signal_test INT io_dataloader "$io_dl" --profile tiny --samples 64 --steps 100000 --reps 1 --no-peer
 
