@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Smoke run of the storage area: `rigcheck run --profile tiny --only io`.
+# Checks the manifest, measured verdicts for IO-1, IO-2 (tmpfs = RAM disk row) and IO-3, and
+# that no scratch file is left behind.
+set -euo pipefail
+rigcheck="$1"
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+before_shm="$(ls /dev/shm | grep -c '^rigcheck-' || true)"
+"$rigcheck" run --profile tiny --only io --out "$out" >"$out/run.log" 2>&1 || { cat "$out/run.log"; fail "run exited $?"; }
+run="$(find "$out" -mindepth 1 -maxdepth 1 -type d | head -1)"
+cat "$run/manifest.csv"
+if ! command -v fio >/dev/null; then
+  grep -q '^io_fio_disk,io,.*,77,skipped,.*fio not found' "$run/manifest.csv" || fail "io_fio_disk should be skipped without fio"
+  grep -qE '^IO-3,.*,(confirmed|refuted|inconclusive),' "$run/verdicts.csv" || fail "IO-3 has no measured verdict"
+  echo "smoke io ok without fio (skipped with the reason)"; exit 0
+fi
+for b in io_fio_disk io_fio_tmpfs io_dataloader; do
+  grep -q "^$b,io,.*,0,ok," "$run/manifest.csv" || fail "$b did not run ok"
+  [[ -s "$run/$b.csv" ]] || fail "$b.csv missing"
+done
+[[ -s "$run/io_fio_disk.jobs/seqread_1m_qd32.fio" ]] || fail "the job files are not kept beside the results"
+for c in IO-1 IO-3; do
+  grep -qE "^$c,.*,(confirmed|refuted|inconclusive)," "$run/verdicts.csv" || fail "$c has no measured verdict"
+done
+if [[ "$(stat -f -c %T /dev/shm)" == tmpfs ]]; then
+  grep -qE '^IO-2,.*,(confirmed|refuted|inconclusive),' "$run/verdicts.csv" || fail "IO-2 has no measured verdict on tmpfs"
+fi
+# No speed without a passed check.
+for f in "$run"/io_*.csv; do
+  awk -F, 'NR>1 && $6=="check_wrong" && $7!="0" {bad=1} END {exit bad}' "$f" || fail "a check failed in $f"
+done
+after_shm="$(ls /dev/shm | grep -c '^rigcheck-' || true)"
+[[ "$before_shm" == "$after_shm" ]] || fail "scratch files left in /dev/shm"
+echo "smoke io ok: $run"

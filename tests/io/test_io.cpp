@@ -1,0 +1,182 @@
+// Unit tests of the storage area's pieces: fio's JSON, the job file's safety lines, path
+// refusals, device classes, the checksum and the pipeline's answer.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "device.hpp"
+#include "fio.hpp"
+#include "pipeline.hpp"
+#include "scratch.hpp"
+
+using namespace rigcheck::io;
+
+namespace {
+std::string write_tmp(const std::string& text) {
+  char tmpl[] = "/tmp/rigcheck-io-test.XXXXXX";
+  int fd = mkstemp(tmpl);
+  EXPECT_GE(fd, 0);
+  EXPECT_EQ(write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  close(fd);
+  return tmpl;
+}
+}  // namespace
+
+TEST(FioJson, RealFioOutput) {
+  FioResult r = parse_fio_json(std::string(RIGCHECK_IO_FIXTURES) + "/fio-3.33-randread-qd32x2.json", "read");
+  EXPECT_EQ(r.fio_version, "fio-3.33");
+  EXPECT_EQ(r.jobs, 1);
+  EXPECT_EQ(r.error, 0);
+  EXPECT_NEAR(r.iops, 72003.289474, 1e-6);
+  EXPECT_DOUBLE_EQ(r.bw_bytes, 294925473);
+  EXPECT_DOUBLE_EQ(r.io_bytes, 89657344);
+  EXPECT_GT(r.clat_p50_ns, 0);
+  EXPECT_GE(r.clat_p99_ns, r.clat_p50_ns);
+  EXPECT_GE(r.clat_p999_ns, r.clat_p99_ns);
+}
+
+TEST(FioJson, BrokenJsonNamesTheFile) {
+  std::string p = write_tmp("{ \"jobs\" : [ { \"jobname\" : ");
+  try {
+    parse_fio_json(p, "read");
+    FAIL() << "no error";
+  } catch (const FioError& e) {
+    EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("not valid JSON"), std::string::npos) << e.what();
+  }
+  unlink(p.c_str());
+}
+
+TEST(FioJson, FioNoticesBeforeJson) {
+  // fio writes notices into the --output file before the JSON (opendir, psync with iodepth > 1):
+  // lines starting "fio: " or "note: " are skipped, anything else is an error.
+  std::ifstream in(std::string(RIGCHECK_IO_FIXTURES) + "/fio-3.33-randread-qd32x2.json");
+  std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string p = write_tmp("fio: opendir added 48 files\nnote: both iodepth >= 1 and synchronous I/O engine are "
+                            "selected, queue depth will be capped at 1\n" + json);
+  EXPECT_NEAR(parse_fio_json(p, "read").iops, 72003.289474, 1e-6);
+  unlink(p.c_str());
+  p = write_tmp("something else\n" + json);
+  EXPECT_THROW(parse_fio_json(p, "read"), FioError);
+  unlink(p.c_str());
+}
+
+TEST(FioJson, MissingFields) {
+  std::string p = write_tmp(R"({"fio version":"fio-3.33","jobs":[{"jobname":"x","error":0,"read":{"iops":1}}]})");
+  try {
+    parse_fio_json(p, "read");
+    FAIL() << "no error";
+  } catch (const FioError& e) {
+    EXPECT_NE(std::string(e.what()).find("bw_bytes"), std::string::npos) << e.what();
+  }
+  unlink(p.c_str());
+  p = write_tmp(R"({"jobs":[]})");
+  EXPECT_THROW(parse_fio_json(p, "read"), FioError);
+  unlink(p.c_str());
+}
+
+TEST(FioJob, NeverCreatesOrDeletes) {
+  FioJob j{"seqread", "read", 1 << 20, 32, 1, "io_uring", "/scratch/f.dat", "", 1 << 28, 1.5, 0.5, true, {}};
+  std::string t = job_file_text(j);
+  for (const char* line : {"allow_file_create=0\n", "create_on_open=0\n", "unlink=0\n", "filename=/scratch/f.dat\n",
+                           "direct=1\n", "iodepth=32\n", "runtime=1500ms\n", "ramp_time=500ms\n", "time_based=1\n"})
+    EXPECT_NE(t.find(line), std::string::npos) << line;
+}
+
+TEST(FioBinary, MissingIsNamed) {
+  try {
+    Fio f("/no/such/dir/fio");
+    FAIL();
+  } catch (const FioError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("fio not found", 0), 0u) << e.what();
+  }
+}
+
+TEST(Scratch, Refusals) {
+  Scratch s("");  // a new temporary directory
+  const std::string root = s.root();
+  ASSERT_TRUE(s.created_root());
+  EXPECT_THROW(check_name_syntax("a/../b"), Refusal);
+  EXPECT_THROW(check_name_syntax(".."), Refusal);
+  EXPECT_NO_THROW(check_name_syntax("a..b/c"));  // only a ".." component is refused
+  EXPECT_THROW(s.check_new_path("/dev/null"), Refusal);
+  EXPECT_THROW(s.check_new_path("/etc/elsewhere.dat"), Refusal);
+  std::string f = s.create_file("x.dat", 4096, 1);
+  EXPECT_THROW(s.check_new_path("x.dat"), Refusal);                   // exists
+  EXPECT_THROW(s.create_file("x.dat", 4096, 1), Refusal);             // never overwritten
+  ASSERT_EQ(symlink("/etc/passwd", (root + "/l").c_str()), 0);
+  try {
+    s.check_new_path("l");
+    FAIL();
+  } catch (const Refusal& e) {
+    EXPECT_NE(e.reason().find("symbolic link to /etc/passwd, outside"), std::string::npos) << e.what();
+  }
+  unlink((root + "/l").c_str());
+  EXPECT_THROW(s.check_free_space(int64_t{1} << 60, "huge"), Refusal);
+  EXPECT_EQ(s.check_new_path("new.dat"), root + "/new.dat");
+  s.remove_all();
+  struct stat sb;
+  EXPECT_NE(stat(f.c_str(), &sb), 0);
+  EXPECT_NE(stat(root.c_str(), &sb), 0) << "the temporary directory is removed too";
+}
+
+TEST(Scratch, FileContentIsRandomAndChecksummed) {
+  Scratch s("");
+  uint64_t sum = 0;
+  std::string f = s.create_file("c.dat", 3 * 4096 + 8, 42, &sum);
+  std::ifstream in(f, std::ios::binary);
+  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_EQ(data.size(), 3u * 4096 + 8);
+  EXPECT_EQ(checksum64(data.data(), data.size()), sum);
+  size_t zeros = 0;
+  for (size_t i = 0; i + 8 <= data.size(); i += 8) zeros += data.compare(i, 8, std::string(8, '\0')) == 0;
+  EXPECT_EQ(zeros, 0u);
+}
+
+TEST(Device, TmpfsIsTheRamDisk) {
+  DeviceInfo d = device_of("/dev/shm");
+  if (d.fstype != "tmpfs") GTEST_SKIP() << "/dev/shm is not tmpfs here";
+  EXPECT_EQ(d.dev_class, "tmpfs");
+  EXPECT_EQ(guide_class_of(d.dev_class), "RAM disk");
+}
+
+TEST(Device, RootHasAClass) {
+  DeviceInfo d = device_of("/");
+  EXPECT_FALSE(d.dev_class.empty());
+  EXPECT_FALSE(d.how.empty());
+  if (d.device.rfind("vd", 0) == 0) {
+    EXPECT_EQ(d.dev_class, "virtio");
+  }
+}
+
+TEST(Pipeline, EverySampleChecked) {
+  Scratch s("");
+  Dataset d;
+  d.sample_bytes = 8192;
+  d.dir = s.create_dir("samples");
+  for (int i = 0; i < 20; ++i) {
+    uint64_t sum = 0;
+    d.paths.push_back(s.create_file("samples/s" + std::to_string(i), d.sample_bytes, 100 + i, &sum, false));
+    d.sums.push_back(sum);
+  }
+  s.sync_and_drop(d.paths);
+  d.direct = direct_io_works(d.paths[0], d.sample_bytes);
+  for (int w : {0, 1, 3}) {
+    PipelineConfig c{4, w, 2, 10, 2, 0.0005, false, 9};
+    PipelineResult r = run_pipeline(d, c, "");
+    EXPECT_EQ(r.wrong, 0) << w;
+    EXPECT_EQ(r.samples, 40) << w;
+    EXPECT_EQ(r.steps, 8);
+    EXPECT_GE(r.wall_s, 8 * 0.0005);
+  }
+  // A corrupted sample is caught.
+  d.sums[3] ^= 1;
+  PipelineResult r = run_pipeline(d, PipelineConfig{20, 2, 2, 2, 0, 0, false, 1}, "");
+  EXPECT_EQ(r.wrong, 2);  // sample 3 read once in each of the 2 steps
+}
