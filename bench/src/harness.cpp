@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "rigcheck/csv.hpp"
+#include "rigcheck/result_writer.hpp"
 #include "rigcheck/schema.hpp"
 #include "rigcheck/stats.hpp"
 #include "rigcheck/topology.hpp"
@@ -30,27 +31,6 @@ std::vector<BenchmarkDef>& registry() {
 
 // Below this share of its threads' CPU time a repetition is mistrusted: something else ran.
 constexpr double kMinCpuUtilization = 0.5;
-
-// Appends rows to <stem>.csv.partial (flushed per row, so a killed run keeps what it
-// measured) and renames it to <stem>.csv when the run completes.
-class ResultWriter {
- public:
-  ResultWriter(std::string final_path) : final_(std::move(final_path)), partial_(final_ + ".partial") {
-    out_.open(partial_, std::ios::trunc);
-    if (!out_) throw std::runtime_error(fmt::format("{}: cannot write", partial_));
-    out_ << result_header() << '\n' << std::flush;
-  }
-  void write(const ResultRow& r) { out_ << format_result_row(r) << '\n' << std::flush; }
-  void finish() {
-    out_.close();
-    if (std::rename(partial_.c_str(), final_.c_str()) != 0)
-      throw std::runtime_error(fmt::format("{}: cannot rename to {}", partial_, final_));
-  }
-
- private:
-  std::string final_, partial_;
-  std::ofstream out_;
-};
 
 struct Entry {
   const BenchmarkDef* def;
