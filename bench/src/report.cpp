@@ -279,6 +279,7 @@ std::vector<Verdict> make_report(const std::string& run_dir, const ReportOptions
   const std::string claims_path = opt.claims_path.empty() ? default_data_dir() + "/claims.csv" : opt.claims_path;
   std::vector<Claim> claims = read_claims(claims_path);
   RunData run = read_run(run_dir);  // everything is read and checked before anything is written
+  if (opt.step_budget_s > 0) run.facts["step_budget_s"] = format_double(opt.step_budget_s);
 
   std::vector<Verdict> vs;
   for (const Claim& c : claims) vs.push_back(evaluate_claim(c, run));
