@@ -66,7 +66,7 @@ bool file_exists(const std::string& p) {
 // then broadcast), out of place only: on small VMs the default's large-message algorithms, and
 // every algorithm in place, allocate a message-sized buffer per call whose first touch dominates
 // (PITFALLS.md; 64 MiB in place took 1-2 s per call with every algorithm here). Full: the
-// default from 8 B to 1 GiB (x2 steps) and every tuned algorithm from 8 B to 256 MiB (x4 steps),
+// default from 8 B to 1 GiB (x2 steps) and every tuned algorithm at 8 B and 16 B to 256 MiB (x4),
 // both places, so the report can name the best one.
 std::vector<Plan> profile_plan(Profile p) {
   std::vector<Plan> plan;
@@ -83,7 +83,7 @@ std::vector<Plan> profile_plan(Profile p) {
     add(2, parse_size_list("16M,64M"), true, false);
   } else {
     add(0, parse_size_list("8-1G*2"), true, true);
-    for (int alg = 1; alg <= 5; ++alg) add(alg, parse_size_list("8-256M*4"), true, true);
+    for (int alg = 1; alg <= 5; ++alg) add(alg, parse_size_list("8,16-256M*4"), true, true);
   }
   return plan;
 }
@@ -131,16 +131,20 @@ struct AlgorithmControl {
   }
 };
 
-// A page-aligned buffer, huge pages asked for (first touch is slow in VMs: PITFALLS.md).
+// A page-aligned buffer, touched before anything is timed (first touch is slow in VMs:
+// PITFALLS.md). Plain pages by default, as an application's malloc gives (THP is usually in
+// madvise mode); --huge-pages asks for transparent huge pages, which makes Open MPI's
+// shared-memory copies of large messages faster on some machines (the rows say which).
 struct Buffer {
   float* p = nullptr;
   size_t bytes = 0;
-  explicit Buffer(size_t b) : bytes(std::max<size_t>(b, 4096)) {
-    size_t rounded = (bytes + (2u << 20) - 1) / (2u << 20) * (2u << 20);
-    p = static_cast<float*>(std::aligned_alloc(2u << 20, rounded));
+  Buffer(size_t b, bool huge) : bytes(std::max<size_t>(b, 4096)) {
+    const size_t align = huge ? (2u << 20) : 4096;
+    size_t rounded = (bytes + align - 1) / align * align;
+    p = static_cast<float*>(std::aligned_alloc(align, rounded));
     if (!p) throw std::bad_alloc();
-    madvise(p, rounded, MADV_HUGEPAGE);
-    std::memset(p, 0, rounded);  // touch every page before anything is timed
+    if (huge) madvise(p, rounded, MADV_HUGEPAGE);
+    std::memset(p, 0, rounded);
   }
   ~Buffer() { std::free(p); }
 };
@@ -152,6 +156,7 @@ struct Options {
   std::string transport = "auto";
   int warmup = 2;
   bool net1 = true;
+  bool huge_pages = false;
   bool min_time_given = false;
 };
 
@@ -195,6 +200,7 @@ int run(int argc, char** argv) {
                  "auto (the MPI's choice), shm (vader,self: one node), tcp (tcp,self over the ob1 PML)")
       ->capture_default_str();
   app.add_option("--warmup", o.warmup, "untimed calls before timing")->capture_default_str();
+  app.add_flag("--huge-pages", o.huge_pages, "buffers on transparent huge pages (MADV_HUGEPAGE) instead of plain pages");
   app.add_flag("--net1,!--no-net1", o.net1, "add the 100M-float32 case of claim NET-1 (quick and full)");
   int world_rank_env = std::getenv("OMPI_COMM_WORLD_RANK") ? std::atoi(std::getenv("OMPI_COMM_WORLD_RANK"))
                        : std::getenv("PMI_RANK")           ? std::atoi(std::getenv("PMI_RANK"))
@@ -384,8 +390,8 @@ int run(int argc, char** argv) {
   }
   std::unique_ptr<Buffer> send, recv;
   try {
-    recv = std::make_unique<Buffer>(max_bytes);
-    if (any_out) send = std::make_unique<Buffer>(max_bytes);
+    recv = std::make_unique<Buffer>(max_bytes, o.huge_pages);
+    if (any_out) send = std::make_unique<Buffer>(max_bytes, o.huge_pages);
   } catch (const std::bad_alloc&) {
     if (rank == 0) std::fprintf(stderr, "%s: cannot allocate %lld bytes per buffer\n", prog.c_str(), static_cast<long long>(max_bytes));
     MPI_Abort(MPI_COMM_WORLD, 2);
@@ -402,11 +408,11 @@ int run(int argc, char** argv) {
     const int64_t count = p.bytes / 4;
     std::string params = fmt::format(
         "size_bytes={};count={};type=float32;redop=sum;place={};ranks={};nodes={};algorithm={};algorithm_id={};"
-        "algorithm_choice={};transport={};mpi={}",
+        "algorithm_choice={};transport={};pages={};mpi={}",
         p.bytes, count, p.inplace ? "in" : "out", nranks, nodes, ompi_allreduce_algorithm_name(p.algorithm),
         p.algorithm, p.algorithm == 0 ? "the MPI's own decision rules (it does not say which algorithm they pick)"
                                       : "forced through MPI_T coll_tuned_allreduce_algorithm",
-        o.transport, mpi_lib);
+        o.transport, o.huge_pages ? "huge" : "4k", mpi_lib);
     const std::string bench = "mpi_allreduce_f32";
     const std::string cname = p.name();
     if (p.algorithm != current_alg) {
@@ -457,8 +463,9 @@ int run(int argc, char** argv) {
     double t = MPI_Wtime();
     call();
     double one = MPI_Wtime() - t;
-    for (int w = 1; w < o.warmup && one < 0.1; ++w) call();
+    // Every rank must make the same calls: decide from the slowest rank's time.
     MPI_Allreduce(MPI_IN_PLACE, &one, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    for (int w = 1; w < o.warmup && one < 0.1; ++w) call();
     const long iters = std::clamp<long>(static_cast<long>(std::ceil(opt.min_time / std::max(one, 1e-7))), 1, 1000000);
 
     // Quick and tiny: a case whose one call takes over half a second runs 3 repetitions at most.
