@@ -409,7 +409,8 @@ int run(int argc, char** argv) {
           auto rep = [&](const std::string& key, const std::string& val) {
             for (size_t at; (at = f.find(key)) != std::string::npos;) f.replace(at, key.size(), val);
           };
-          rep("%h", host_name());
+          std::string h = host_name();  // NCCL names the file after the host name cut at its first dot
+          rep("%h", h.substr(0, h.find('.')));
           rep("%p", std::to_string(getpid()));
           text = read_file(f);
         }

@@ -35,4 +35,14 @@ check() {  # $1 launcher, $2 text the manifest reason must hold
 check "$out/no-such-dir/mpirun -np 2" "cannot execute $out/no-such-dir/mpirun" missing
 check "$out/failing-launcher -np 2" "ORTE was unable to reliably start one or more daemons" failing
 grep -h '^comm_allreduce_mpi,' "$out"/runs-*/*/manifest.csv | cut -d, -f5-
+
+# And the default launcher (mpirun -np 2, --allow-run-as-root as root) runs it: ok, 2 ranks.
+if command -v mpirun >/dev/null; then
+  sed -i 's|^comm_allreduce_mpi,comm,comm_allreduce_mpi,@launcher,|comm_allreduce_mpi,comm,comm_allreduce_mpi,@launcher --sizes 8-4K*8 --reps 1,|' "$out/registry.csv"
+  "$rigcheck" run --profile tiny --benchmarks "$out/registry.csv" --out "$out/runs-default" >"$out/log-default" 2>&1 ||
+    { cat "$out/log-default"; fail "run with the default launcher failed"; }
+  run=$(find "$out/runs-default" -mindepth 1 -maxdepth 1 -type d | head -1)
+  grep -q '^comm_allreduce_mpi,comm,mpirun -np 2 .*,0,ok,' "$run/manifest.csv" || fail "default launcher: $(cat "$run/manifest.csv")"
+  grep -q 'ranks=2;' "$run/comm_allreduce_mpi.csv" || fail "default launcher did not start 2 ranks"
+fi
 echo "launcher failures reported with the launcher's own message; run and report completed"
