@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -109,4 +110,53 @@ TEST(CommAlgorithms, OpenMpiNames) {
   EXPECT_STREQ(ompi_allreduce_algorithm_name(0), "default");
   EXPECT_STREQ(ompi_allreduce_algorithm_name(2), "nonoverlapping");
   EXPECT_STREQ(ompi_allreduce_algorithm_name(5), "segmented_ring");
+}
+
+// ---- the comm verdicts over a recorded quick run of 2 ranks on one machine (tests/fixtures/runs/comm_2ranks:
+// comm_allreduce_mpi and comm_allreduce_mpi_tcp, no GPU, no InfiniBand).
+#include <filesystem>
+
+#include "rigcheck/report.hpp"
+
+namespace {
+std::string copy_comm_fixture() {
+  namespace fs = std::filesystem;
+  static int n = 0;
+  fs::path dst = fs::path(::testing::TempDir()) / ("comm-run-" + std::to_string(getpid()) + "-" + std::to_string(n++));
+  fs::remove_all(dst);
+  fs::copy(fs::path(RIGCHECK_FIXTURES) / "runs" / "comm_2ranks", dst, fs::copy_options::recursive);
+  return dst.string();
+}
+const rigcheck::Verdict& verdict(const std::vector<rigcheck::Verdict>& vs, const std::string& id) {
+  for (const auto& v : vs)
+    if (v.claim_id == id) return v;
+  throw std::runtime_error("no verdict for " + id);
+}
+}  // namespace
+
+TEST(CommVerdicts, Net1MeasuredOnTwoRanksWithTheRingFormula) {
+  rigcheck::ReportOptions o;
+  o.quiet = true;
+  auto vs = rigcheck::make_report(copy_comm_fixture(), o);
+  const auto& net1 = verdict(vs, "NET-1");
+  EXPECT_EQ(net1.verdict, "refuted");  // 0.8 GB measured in all vs 1.6 GB by the guide's formula at 2 ranks
+  EXPECT_EQ(net1.unit, "GB");
+  EXPECT_NEAR(net1.measured.value, 0.8, 0.05);
+  EXPECT_GE(net1.measured.reps, 3);
+  EXPECT_NE(net1.reason.find("2(n-1)/n"), std::string::npos);
+  EXPECT_NE(net1.reason.find("step budget of 1 s"), std::string::npos);
+  EXPECT_NE(net1.reason.find("4.8 Gbps"), std::string::npos);  // 0.6 GB x 8 / 1 s on the guide's 4 nodes
+
+  o.step_budget_s = 0.5;
+  auto vs2 = rigcheck::make_report(copy_comm_fixture(), o);
+  EXPECT_NE(verdict(vs2, "NET-1").reason.find("9.6 Gbps"), std::string::npos);
+
+  const auto& net2 = verdict(vs, "NET-2");
+  EXPECT_EQ(net2.verdict, "not_measurable");
+  EXPECT_NE(net2.reason.find("InfiniBand"), std::string::npos);
+  EXPECT_NE(net2.evidence.find("TCP"), std::string::npos);
+  EXPECT_NE(net2.evidence.find("shared memory"), std::string::npos);
+  EXPECT_EQ(verdict(vs, "GPU-6").verdict, "not_measurable");
+  EXPECT_EQ(verdict(vs, "GPU-7").verdict, "not_measurable");
+  EXPECT_NE(verdict(vs, "GPU-7").reason.find("2 nodes"), std::string::npos);
 }
