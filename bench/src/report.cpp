@@ -227,6 +227,16 @@ std::string measurements_md(const RunData& run) {
       rate = of_table("gbps");
       unit = "GB/s";
     }
+    if (rate.empty()) {  // another rate (busbw, IOPS, images/s...): the first timed metric of the file in /s
+      for (const ResultRow& r : run.results)
+        if (r.benchmark == b && r.source == src && r.repetition >= 0 && r.status == Status::ok &&
+            r.unit.size() > 2 && r.unit.compare(r.unit.size() - 2, 2, "/s") == 0) {
+          metric = r.metric;
+          unit = r.unit + " (" + r.metric + ")";
+          rate = of_table(r.metric);
+          break;
+        }
+    }
     std::vector<std::string> cases;  // in file order
     for (const ResultRow& r : run.results)
       if (r.benchmark == b && r.source == src && std::find(cases.begin(), cases.end(), r.case_name) == cases.end())
@@ -300,6 +310,7 @@ std::vector<Verdict> make_report(const std::string& run_dir, const ReportOptions
   const std::string claims_path = opt.claims_path.empty() ? default_data_dir() + "/claims.csv" : opt.claims_path;
   std::vector<Claim> claims = read_claims(claims_path);
   RunData run = read_run(run_dir);  // everything is read and checked before anything is written
+  if (opt.step_budget_s > 0) run.facts["step_budget_s"] = format_double(opt.step_budget_s);
 
   std::vector<Verdict> vs;
   for (const Claim& c : claims) vs.push_back(evaluate_claim(c, run));

@@ -29,6 +29,11 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--benchmarks", run.registry_path, "benchmark registry CSV (default: bench/data/benchmarks.csv)");
   run_cmd->add_option("--claims", run.claims_path, "claims registry CSV (default: bench/data/claims.csv)");
   run_cmd->add_option("--timeout-scale", run.timeout_scale, "multiply every benchmark's timeout");
+  run_cmd->add_option("--launcher", run.launcher,
+                      "command that starts the comm benchmarks, one process per rank, e.g. \"mpirun -np 8 --hostfile hosts\" "
+                      "or \"srun -N 2 --ntasks-per-node 4\" (default: " + default_launcher() + ")");
+  run_cmd->add_option("--step-budget", run.step_budget_s,
+                      "NET-1: seconds of each training step the gradient all-reduce may take (default 1)");
 
   std::string report_dir;
   ReportOptions ro;
@@ -36,6 +41,8 @@ int main(int argc, char** argv) {
   report_cmd->add_option("run_dir", report_dir, "results/<run-id>")->required();
   report_cmd->add_option("--claims", ro.claims_path, "claims registry CSV (default: bench/data/claims.csv)");
   report_cmd->add_flag("--quiet", ro.quiet, "do not print the table");
+  report_cmd->add_option("--step-budget", ro.step_budget_s,
+                         "NET-1: seconds of each training step the gradient all-reduce may take (default 1)");
 
   std::string inv_out = "inventory.csv";
   auto* inv_cmd = app.add_subcommand("inventory", "write this machine's inventory");

@@ -74,6 +74,19 @@ std::string reason_from_output(const std::string& tail, const char* prefix) {
   return found.empty() ? last : found;
 }
 
+// Why a launched benchmark failed: its own FAILED lines, else the launcher's last words (mpirun
+// missing, a host it cannot reach, a rank that died), with the launcher named.
+std::string launcher_failure(const std::string& launcher, int exit_code, const std::string& tail) {
+  if (tail.find("FAILED: ") != std::string::npos) return reason_from_output(tail, "FAILED: ");
+  std::istringstream in(tail);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);)
+    if (line.find_first_not_of(" \t-=*") != std::string::npos) lines.push_back(line);
+  std::string said;
+  for (size_t i = lines.size() > 3 ? lines.size() - 3 : 0; i < lines.size(); ++i) said += (said.empty() ? "" : " | ") + lines[i];
+  return fmt::format("launcher '{}' exited {}: {}", launcher, exit_code, said.empty() ? "(no output)" : said);
+}
+
 struct Tick {
   std::string label;
   bool tty;
@@ -84,6 +97,13 @@ void on_tick(double elapsed, void* ctx) {
   if (t->tty) std::fprintf(stderr, "\r%s %.0fs", t->label.c_str(), elapsed);
 }
 }  // namespace
+
+std::string default_launcher() {
+  std::string l = "mpirun -np 2";
+  if (::geteuid() == 0) l += " --allow-run-as-root";  // Open MPI refuses to start as root without it
+  if (hardware_thread_count() < 2) l += " --oversubscribe";
+  return l;
+}
 
 std::vector<BenchmarkEntry> read_benchmark_registry(const std::string& path) {
   std::vector<BenchmarkEntry> out;
@@ -178,6 +198,7 @@ int run_suite(const RunOptions& opt) {
   std::map<std::string, std::string> facts(invent.begin(), invent.end());
 
   const std::string bin_dir = opt.bin_dir.empty() ? self_dir() : opt.bin_dir;
+  const std::string launcher = opt.launcher.empty() ? default_launcher() : opt.launcher;
   std::vector<ManifestRow> manifest;
   bool failed = false;
   const bool tty = isatty(STDERR_FILENO);
@@ -197,7 +218,17 @@ int run_suite(const RunOptions& opt) {
     }
     const std::string exe = bin_dir + "/" + b.binary;
     std::vector<std::string> argv = {exe, "--profile", opt.profile, "--out", dir, "--stem", b.name, "--run-id", run_id};
-    for (auto& a : split_ws(b.args)) argv.push_back(a);
+    // Args holding the token @launcher: the benchmark runs one process per rank, started by the
+    // launcher (mpirun, srun), never by a launcher of ours.
+    bool launched = false;
+    for (auto& a : split_ws(b.args)) {
+      if (a == "@launcher") launched = true;
+      else argv.push_back(a);
+    }
+    if (launched) {
+      std::vector<std::string> l = split_ws(launcher);
+      argv.insert(argv.begin(), l.begin(), l.end());
+    }
     std::vector<std::string> env = split_ws(b.env);
     for (const auto& e : env) m.command += e + " ";
     for (size_t i = 0; i < argv.size(); ++i) m.command += (i ? " " : "") + shell_quote(argv[i]);
@@ -240,7 +271,9 @@ int run_suite(const RunOptions& opt) {
         m.reason = reason_from_output(r.output_tail, "SKIP: ");
       } else {
         m.status = "failed";
-        m.reason = reason_from_output(r.output_tail, "FAILED: ") + kept_note;
+        m.reason = launched ? launcher_failure(launcher, r.exit_code, r.output_tail)
+                            : reason_from_output(r.output_tail, "FAILED: ");
+        m.reason += kept_note;
         failed = true;
       }
       if (!is_file(csv)) m.output.clear();
@@ -257,6 +290,7 @@ int run_suite(const RunOptions& opt) {
   try {
     ReportOptions ro;
     ro.claims_path = opt.claims_path;
+    ro.step_budget_s = opt.step_budget_s;
     make_report(dir, ro);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rigcheck run: the report failed: %s\n", e.what());

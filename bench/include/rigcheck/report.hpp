@@ -82,6 +82,7 @@ bool unmet_needs(const Claim& c, const RunData& run, Verdict& out);
 struct ReportOptions {
   std::string claims_path;  // default: the registry in bench/data
   bool quiet = false;       // do not print the table
+  double step_budget_s = 0; // NET-1: seconds per step the all-reduce may take (0: the evaluator's stated default)
 };
 // Writes report.md and verdicts.csv into the run folder (each written whole, then renamed).
 // Returns the verdicts. Throws InputError (bad input: nothing is written).

@@ -21,7 +21,16 @@ struct RunOptions {
   std::string registry_path;      // default: bench/data/benchmarks.csv
   std::string claims_path;
   double timeout_scale = 1.0;
+  // Command that starts the benchmarks whose registry args hold the token @launcher (the comm
+  // area: one process per rank), e.g. "mpirun -np 8 --hostfile hosts" or "srun -N 2".
+  // Empty: default_launcher().
+  std::string launcher;
+  double step_budget_s = 0;  // NET-1: seconds per training step the all-reduce may take (0: the report's default)
 };
+
+// "mpirun -np 2", with --allow-run-as-root when run as root (Open MPI refuses root otherwise) and
+// --oversubscribe on a machine with fewer than 2 hardware threads.
+std::string default_launcher();
 
 // Creates a fresh results/<host>-<UTC time>[-N]/ (never an existing folder). Returns its path.
 std::string create_run_dir(const std::string& root, const std::string& host, const std::string& stamp);

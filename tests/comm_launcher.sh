@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# `rigcheck run --launcher`: a launcher that cannot start (missing) or that exits non-zero marks
+# the launched comm benchmark failed with the launcher's own words; the other benchmarks and
+# the report still complete. Local stand-ins only: no remote address is ever contacted.
+set -euo pipefail
+rigcheck="$1"
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+cat >"$out/registry.csv" <<'CSV'
+name,area,binary,args,env,needs,timeout_tiny_s,timeout_quick_s,timeout_full_s,description
+fake_ok,fake,fake_bench,--filter n4096,,,60,60,60,"a benchmark that is not launched"
+comm_allreduce_mpi,comm,comm_allreduce_mpi,@launcher,,,60,60,60,"launched through --launcher"
+CSV
+# A stand-in for a launcher that fails the way mpirun does when it cannot reach a node.
+cat >"$out/failing-launcher" <<'SH'
+#!/bin/sh
+echo "stand-in launcher: ORTE was unable to reliably start one or more daemons (stand-in, nothing contacted)" >&2
+exit 213
+SH
+chmod +x "$out/failing-launcher"
+
+check() {  # $1 launcher, $2 text the manifest reason must hold
+  local root="$out/runs-$3"
+  "$rigcheck" run --profile tiny --benchmarks "$out/registry.csv" --launcher "$1" --out "$root" >"$out/log-$3" 2>&1 &&
+    fail "rigcheck run should exit non-zero when a benchmark failed"
+  local run
+  run=$(find "$root" -mindepth 1 -maxdepth 1 -type d | head -1)
+  [[ -s $run/report.md && -s $run/verdicts.csv ]] || { cat "$out/log-$3"; fail "no report after a failed launcher"; }
+  grep -q '^fake_ok,fake,.*,0,ok,' "$run/manifest.csv" || fail "the other benchmark did not complete: $(cat "$run/manifest.csv")"
+  grep '^comm_allreduce_mpi,' "$run/manifest.csv" | grep -q ',failed,' || fail "comm not marked failed: $(cat "$run/manifest.csv")"
+  grep '^comm_allreduce_mpi,' "$run/manifest.csv" | grep -qF "$2" || fail "reason lacks '$2': $(cat "$run/manifest.csv")"
+  grep -q "^NET-1," "$run/verdicts.csv" || fail "no NET-1 verdict"
+}
+check "$out/no-such-dir/mpirun -np 2" "cannot execute $out/no-such-dir/mpirun" missing
+check "$out/failing-launcher -np 2" "ORTE was unable to reliably start one or more daemons" failing
+grep -h '^comm_allreduce_mpi,' "$out"/runs-*/*/manifest.csv | cut -d, -f5-
+
+# And the default launcher (mpirun -np 2, --allow-run-as-root as root) runs it: ok, 2 ranks.
+if command -v mpirun >/dev/null; then
+  sed -i 's|^comm_allreduce_mpi,comm,comm_allreduce_mpi,@launcher,|comm_allreduce_mpi,comm,comm_allreduce_mpi,@launcher --sizes 8-4K*8 --reps 1,|' "$out/registry.csv"
+  "$rigcheck" run --profile tiny --benchmarks "$out/registry.csv" --out "$out/runs-default" >"$out/log-default" 2>&1 ||
+    { cat "$out/log-default"; fail "run with the default launcher failed"; }
+  run=$(find "$out/runs-default" -mindepth 1 -maxdepth 1 -type d | head -1)
+  grep -q '^comm_allreduce_mpi,comm,mpirun -np 2 .*,0,ok,' "$run/manifest.csv" || fail "default launcher: $(cat "$run/manifest.csv")"
+  grep -q 'ranks=2;' "$run/comm_allreduce_mpi.csv" || fail "default launcher did not start 2 ranks"
+fi
+echo "launcher failures reported with the launcher's own message; run and report completed"
