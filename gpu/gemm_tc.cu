@@ -148,10 +148,35 @@ class LtGemm final : public Kernel {
     size_t ws = kWorkspace;
     RIGCHECK_LT(cublasLtMatmulPreferenceSetAttribute(pref_, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
     int found = 0;
-    cublasStatus_t hs = cublasLtMatmulAlgoGetHeuristic(lt_, op_, la_, lb_, ld_, ld_, pref_, 1, &heur_, &found);
+    cublasLtMatmulHeuristicResult_t cand[kCandidates] = {};
+    cublasStatus_t hs = cublasLtMatmulAlgoGetHeuristic(lt_, op_, la_, lb_, ld_, ld_, pref_, kCandidates, cand, &found);
     if (hs != CUBLAS_STATUS_SUCCESS || found == 0)
       throw Skip(fmt::format("cuBLASLt offers no algorithm for {} x {} (status {}) on {}", d_.name, d_.out_name,
                              static_cast<int>(hs), dev_.name));
+    // The fastest of cuBLASLt's first candidates, each timed over 3 launches after one (as a
+    // framework's autotuner picks); the check then runs on the one chosen.
+    double best = INFINITY;
+    for (int i = 0; i < found; ++i) {
+      heur_ = cand[i];
+      if (!try_launch()) continue;
+      timer_->start(stream_);
+      const bool ok = try_launch() && try_launch() && try_launch();
+      const double t = timer_->stop(stream_);
+      if (ok && t < best) {
+        best = t;
+        chosen_ = i;
+      }
+    }
+    cudaGetLastError();
+    if (chosen_ < 0) throw std::runtime_error("none of cuBLASLt's candidate algorithms ran");
+    heur_ = cand[chosen_];
+    candidates_ = found;
+  }
+
+  bool try_launch() {
+    const float alpha = 1, beta = 0;
+    return cublasLtMatmul(lt_, op_, &alpha, a_->p, la_, b_->p, lb_, &beta, dd_->p, ld_, dd_->p, ld_, &heur_.algo,
+                          ws_->p, kWorkspace, stream_) == CUBLAS_STATUS_SUCCESS;
   }
 
   ~LtGemm() override {
@@ -252,7 +277,7 @@ class LtGemm final : public Kernel {
     Params p = device_facts(dev_);
     if (sustained_s_ > 0) p.push_back({"dtype", d_.name});
     p.push_back({"out_dtype", d_.out_name});
-    p.push_back({"impl", "cublasLt heuristic #0 TN f32-accumulate"});
+    p.push_back({"impl", fmt::format("cublasLt TN f32-accumulate: fastest of its first {} heuristic candidates (#{})", candidates_, chosen_)});
     p.push_back({"workspace_bytes", std::to_string(kWorkspace)});
     if (!nvml_->ok()) p.push_back({"power_sampling", "none: " + nvml_->why()});
     for (auto& f : nvml_->facts())
@@ -279,6 +304,8 @@ class LtGemm final : public Kernel {
  private:
   static constexpr size_t kWorkspace = 32u << 20;  // cuBLAS' advice for Hopper
   static constexpr int kSamples = 252;
+  static constexpr int kCandidates = 8;
+  int chosen_ = -1, candidates_ = 0;
   const DtypeInfo& d_;
   int64_t M_, N_, K_;
   double sustained_s_;
@@ -319,6 +346,7 @@ const bool gemm = register_benchmark(
            c.work.flops = 2.0 * n * n * n;
            c.work.bytes = static_cast<double>(n) * n * (2 * d.in_bytes + d.out_bytes);
            c.manual_time = true;
+           c.threads = o.physical_cores;  // OpenMP fills the inputs; the timing is the GPU's
            c.make = [dt, n]() -> std::unique_ptr<Kernel> { return std::make_unique<LtGemm>(dt, n, 0); };
            cs.push_back(std::move(c));
          }

@@ -7,6 +7,7 @@
 // Built against any LibTorch; without CUDA in it (Debian's CPU LibTorch) every case skips.
 #include <torch/torch.h>
 
+#include <chrono>
 #include <cmath>
 #include <memory>
 
@@ -68,6 +69,12 @@ class TrainStep final : public Kernel {
     // CUDA runtime call from this file, LibTorch owns the runtime it ships).
     if (prec_ == zoo::Precision::amp_bf16 && nvml_->ok() && nvml_->cuda_cc_major() > 0 && nvml_->cuda_cc_major() < 8)
       prec_ = zoo::Precision::amp_fp16;
+    // Far beyond the device by the estimate: skip before building the model (a GPT-2 XL
+    // takes a while to initialise); near it, try, and let an out-of-memory error decide.
+    const RawSample mem = nvml_->ok() ? nvml_->read() : RawSample{};
+    if (mem.mem_ok && estimate_ > 1.5 * static_cast<double>(mem.mem_total))
+      throw Skip(fmt::format("{} at batch {} ({}) does not fit: the estimate {:.1f} GB is over 1.5x the device's {:.1f} GB",
+                             cfg.name, kBatch, zoo::to_string(prec_), estimate_ / 1e9, mem.mem_total / 1e9));
     reset_peaks();
     try {
       model_ = zoo::build_model(cfg, torch::kCUDA, torch::kFloat32, 1);
@@ -117,9 +124,16 @@ class TrainStep final : public Kernel {
       throw;
     }
   }
+  // One step to the device's completion, by the wall clock (the host waits in synchronize).
+  double run_timed() override {
+    const auto t0 = std::chrono::steady_clock::now();
+    run();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
 
   Params facts() const override {
     return {{"optimizer", zoo::to_string(optimizer())},
+            {"autocast_used", zoo::to_string(prec_)},
             {"seq_len", std::to_string(cfg_.seq_len)},
             {"image_size", cfg_.arch == zoo::Arch::gpt2 || cfg_.arch == zoo::Arch::bert ? "-" : std::to_string(cfg_.image_size)}};
   }
@@ -189,6 +203,8 @@ const bool memory = register_benchmark(
            c.params = {{"model", name}, {"precision", prec == zoo::Precision::fp32 ? "fp32" : "amp"},
                        {"autocast", zoo::to_string(prec)}, {"batch", std::to_string(kBatch)}};
            c.work.flops = zoo::training_flops_per_step(cfg, kBatch);
+           c.manual_time = true;           // a step and a device synchronisation, wall clock
+           c.threads = o.physical_cores;  // LibTorch's CPU threads (model initialisation)
            c.make = [cfg, prec]() -> std::unique_ptr<Kernel> { return std::make_unique<TrainStep>(cfg, prec); };
            cs.push_back(std::move(c));
          }

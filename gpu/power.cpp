@@ -224,6 +224,7 @@ RawSample Nvml::read() const {
   NvmlMemory m{};
   r.mem_ok = mem && mem(dev_, &m) == 0;
   r.mem_used = m.used;
+  r.mem_total = m.total;
   return r;
 }
 

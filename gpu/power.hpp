@@ -25,6 +25,7 @@ struct RawSample {
   unsigned long long reasons = 0;    // nvmlDeviceGetCurrentClocksEventReasons bitmask
   bool reasons_ok = false;
   unsigned long long mem_used = 0;   // nvmlDeviceGetMemoryInfo: bytes in use on the device
+  unsigned long long mem_total = 0;  // and its total
   bool mem_ok = false;
   double cpu_energy_j = -1;          // RAPL packages' energy counter, summed (J); < 0 unreadable
 };
