@@ -268,7 +268,7 @@ const bool gpu2 = register_evaluator("GPU-2", [](const Claim&, const RunData& ru
     v.verdict = "refuted";
     v.reason = fmt::format("from the datasheets, not measured: no NVIDIA T100 exists, and the RTX 3080's {} GB "
                            "cannot hold the 12 GB the guide says BERT-base needs",
-                           fmt_num(mem3080));
+                           fmt::format("{:g}", mem3080));
   } else {
     v.verdict = "not_measurable";
     v.reason = "the datasheet table lacks the rows to judge this (an RTX 3080 memory row)";
