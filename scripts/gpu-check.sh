@@ -173,7 +173,10 @@ say "side by side ($run/peers/summary.csv):"
 column -s, -t <"$run/peers/summary.csv" >&2 2>/dev/null || cat "$run/peers/summary.csv" >&2
 
 if [[ -n $copy_to ]]; then
-  mkdir -p "$copy_to" && cp -a "$run" "$copy_to/" && say "copied to $copy_to/$(basename "$run")"
+  # The copy is named after the GPU too (e.g. vm-20261202T150000Z-NVIDIA-H200).
+  gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | tr -c 'A-Za-z0-9\n' - | tr -s - | sed 's/-$//')
+  dest="$copy_to/$(basename "$run")${gpu:+-$gpu}"
+  mkdir -p "$copy_to" && cp -a "$run" "$dest" && say "copied to $dest"
 fi
 say "done: $run (exit $rc)"
 exit $((rc == 0 ? 0 : 1))
