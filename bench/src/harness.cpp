@@ -105,7 +105,11 @@ class Harness {
       return;
     }
     omp_set_num_threads(entries_[idx].c.threads);
-    for (auto _ : st) kernel_->run();
+    if (entries_[idx].c.manual_time) {
+      for (auto _ : st) st.SetIterationTime(kernel_->run_timed());
+    } else {
+      for (auto _ : st) kernel_->run();
+    }
   }
 
   // One repetition reported by Google Benchmark.
@@ -122,7 +126,7 @@ class Harness {
     double util = real > 0 ? cpu / (real * e.c.threads) : 0;
     Status st = Status::ok;
     std::string note;
-    if (util < kMinCpuUtilization) {
+    if (!e.c.manual_time && util < kMinCpuUtilization) {
       st = Status::mistrusted;
       note = fmt::format("the process had {:.0f}% of its {} threads' CPU time: something else competed",
                          100 * util, e.c.threads);
@@ -141,7 +145,11 @@ class Harness {
     }
     row(e, "cpu_utilization", util, "fraction", rep, st, note);
     row(e, "iterations", iters, "count", rep, st, "");
-    if (s.reps_reported == opt_.reps) progress(idx);
+    if (s.reps_reported == opt_.reps) {
+      if (kernel_ && current_ == static_cast<long>(idx))
+        for (const Kernel::Observed& o : kernel_->observed()) row(e, o.metric, o.value, o.unit, -1, Status::ok, o.note);
+      progress(idx);
+    }
   }
 
   void index(const std::string& gb_name, size_t idx) { index_[gb_name] = idx; }
@@ -323,10 +331,14 @@ int harness_main(int argc, char** argv) {
     const Entry& e = h.entries()[i];
     std::string name = e.def->name + "/" + e.c.name;
     h.index(name, i);
-    benchmark::RegisterBenchmark(name.c_str(), [&h, i](benchmark::State& st) { h.run(i, st); })
+    auto* b = benchmark::RegisterBenchmark(name.c_str(), [&h, i](benchmark::State& st) { h.run(i, st); });
+    if (e.c.manual_time)
+      b->UseManualTime();
+    else
+      b->UseRealTime();
+    b
         ->Repetitions(opt.reps)
         ->MinTime(opt.min_time)
-        ->UseRealTime()
         ->MeasureProcessCPUTime()
         ->ReportAggregatesOnly(false);
   }

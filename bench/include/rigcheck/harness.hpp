@@ -41,6 +41,20 @@ class Kernel {
   virtual void run() = 0;
   // Facts found at set-up (the implementation dispatched, the ISA in effect...), added to params.
   virtual Params facts() const { return {}; }
+  // Cases with Case::manual_time: one timed iteration, returning its duration in seconds as the
+  // kernel measured it (CUDA events on the GPU). The harness uses it instead of the wall clock.
+  virtual double run_timed() {
+    run();
+    return 0;
+  }
+  // Quantities observed over the whole case (power, temperature, clocks sampled while it ran),
+  // written once after its last repetition as rows with repetition -1.
+  struct Observed {
+    std::string metric, unit;
+    double value = 0;
+    std::string note;
+  };
+  virtual std::vector<Observed> observed() { return {}; }
 };
 
 // Thrown by Case::make when this machine cannot run the case (missing ISA, unsupported type).
@@ -53,6 +67,9 @@ struct Case {
   Params params;         // parameters as key=value
   Work work;             // per iteration
   int threads = 1;       // worker threads the case uses (OpenMP pool size is set to it)
+  // Timed by the kernel itself (Kernel::run_timed, e.g. CUDA events) instead of the wall clock;
+  // the CPU-share mistrust rule does not apply (the host only waits for the device).
+  bool manual_time = false;
   std::function<std::unique_ptr<Kernel>()> make;
 };
 

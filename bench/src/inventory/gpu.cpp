@@ -148,6 +148,26 @@ void add_cuda_libraries(Collector& c) {
     const int rc = version(buf, sizeof buf - 1);
     c.add("nvidia_driver_version",
           rc == 0 ? std::string(buf) : unknown(fmt::format("nvmlSystemGetDriverVersion returned {}", rc)));
+    // PCIe link and power limit per NVML device (NVML numbers devices by PCI bus order, which
+    // CUDA follows only with CUDA_DEVICE_ORDER=PCI_BUS_ID: hence the nvml_gpuN_ prefix).
+    auto count = symbol<int (*)(unsigned*)>(lib, "nvmlDeviceGetCount_v2");
+    auto handle = symbol<int (*)(unsigned, void**)>(lib, "nvmlDeviceGetHandleByIndex_v2");
+    unsigned n = 0;
+    if (count != nullptr && handle != nullptr && count(&n) == 0)
+      for (unsigned i = 0; i < n; ++i) {
+        void* dev = nullptr;
+        if (handle(i, &dev) != 0) continue;
+        for (auto [fn, key] : {std::pair{"nvmlDeviceGetCurrPcieLinkGeneration", "pcie_gen"},
+                               std::pair{"nvmlDeviceGetCurrPcieLinkWidth", "pcie_width"},
+                               std::pair{"nvmlDeviceGetMaxPcieLinkGeneration", "pcie_gen_max"},
+                               std::pair{"nvmlDeviceGetMaxPcieLinkWidth", "pcie_width_max"},
+                               std::pair{"nvmlDeviceGetEnforcedPowerLimit", "power_limit_mw"}}) {
+          auto get = symbol<int (*)(void*, unsigned*)>(lib, fn);
+          unsigned v = 0;
+          const int r = get != nullptr ? get(dev, &v) : -1;
+          c.add(fmt::format("nvml_gpu{}_{}", i, key), r == 0 ? std::to_string(v) : unknown(fmt::format("{} returned {}", fn, r)));
+        }
+      }
     if (shutdown != nullptr) shutdown();
   });
 

@@ -1,0 +1,153 @@
+// gpu_torch_peer: the peer the GPU figures are set beside (docs/performance.md, section gpu):
+// LibTorch's own matmul (what torch.matmul calls) and tensor copy, timed exactly as gpu_gemm and
+// gpu_transfer time theirs (CUDA events around one call on the current stream, through ATen's
+// CUDAEvent), in the suite's harness and CSV. Not a registered suite benchmark: scripts/gpu-check.sh
+// runs it into the run folder's peers/ subfolder. Without CUDA in LibTorch every case skips.
+#include <torch/torch.h>
+
+#include <cmath>
+#include <memory>
+#include <random>
+
+#include <fmt/format.h>
+
+#if RIGCHECK_TORCH_CUDA
+#include <ATen/cuda/CUDAEvent.h>
+#endif
+
+#include "numerics.hpp"
+#include "rigcheck/harness.hpp"
+
+namespace rigcheck::gpu {
+namespace {
+
+void require_cuda() {
+#if !RIGCHECK_TORCH_CUDA
+  throw Skip("this LibTorch was built without CUDA (e.g. Debian's CPU LibTorch)");
+#else
+  if (!torch::cuda::is_available()) throw Skip("LibTorch finds no CUDA device");
+#endif
+}
+
+// Seconds of `f` on the current stream, between two CUDA events.
+template <class F>
+double event_seconds(F&& f) {
+#if RIGCHECK_TORCH_CUDA
+  at::cuda::CUDAEvent a(0), b(0);  // flags 0: timing enabled
+  a.record();
+  f();
+  b.record();
+  b.synchronize();
+  return a.elapsed_time(b) * 1e-3;
+#else
+  f();
+  return NAN;
+#endif
+}
+
+class Matmul final : public Kernel {
+ public:
+  Matmul(torch::Dtype dt, int64_t n) : dt_(dt), n_(n) {
+    require_cuda();
+    torch::manual_seed(3);
+    auto o = torch::TensorOptions().device(torch::kCUDA);
+    a_ = (torch::rand({n, n}, o) * 2 - 1).to(dt);
+    b_ = (torch::rand({n, n}, o) * 2 - 1).to(dt);
+    c_ = torch::empty({n, n}, o.dtype(dt));
+  }
+  CheckResult check() override {
+    torch::matmul_out(c_, a_, b_);
+    torch::cuda::synchronize();
+    CheckResult r;
+    const DtypeInfo& d = info(dt_ == torch::kBFloat16 ? Dtype::bf16 : Dtype::f16);
+    std::mt19937_64 gen(5);
+    auto a = a_.to(torch::kCPU, torch::kDouble), b = b_.to(torch::kCPU, torch::kDouble), c = c_.to(torch::kCPU, torch::kDouble);
+    auto pa = a.accessor<double, 2>(), pb = b.accessor<double, 2>(), pc = c.accessor<double, 2>();
+    for (int s = 0; s < 64; ++s) {
+      int64_t i = gen() % n_, j = gen() % n_;
+      double exact = 0, sum_abs = 0;
+      for (int64_t k = 0; k < n_; ++k) {
+        exact += pa[i][k] * pb[k][j];
+        sum_abs += std::fabs(pa[i][k] * pb[k][j]);
+      }
+      // LibTorch lets cuBLAS reduce split-K partial sums in the 16-bit type by default: up to
+      // a few more output roundings of partial sums, each <= u_out sum|a||b|.
+      const double bound = gemm_error_bound(d, n_, sum_abs, exact) + 4 * d.u_out * sum_abs;
+      const double rel = std::fabs(pc[i][j] - exact) / bound;
+      ++r.checked;
+      if (!(rel <= 1)) ++r.wrong;
+      r.worst = std::max(r.worst, rel);
+    }
+    r.method = "64 outputs against double on the host; 16-bit bound plus 4 u_out sum|a||b| (reduced-precision split-K)";
+    return r;
+  }
+  double run_timed() override {
+    return event_seconds([&] { torch::matmul_out(c_, a_, b_); });
+  }
+  void run() override { torch::matmul_out(c_, a_, b_); }
+  Params facts() const override { return {{"impl", "torch::matmul_out (LibTorch " TORCH_VERSION ")"}}; }
+
+ private:
+  torch::Dtype dt_;
+  int64_t n_;
+  torch::Tensor a_, b_, c_;
+};
+
+class Copy final : public Kernel {
+ public:
+  explicit Copy(int64_t bytes) {
+    require_cuda();
+    auto o = torch::TensorOptions().device(torch::kCUDA).dtype(torch::kUInt8);
+    src_ = torch::randint(0, 256, {bytes}, o);
+    dst_ = torch::empty({bytes}, o);
+  }
+  CheckResult check() override {
+    dst_.copy_(src_);
+    CheckResult r;
+    r.checked = src_.numel();
+    r.wrong = src_.ne(dst_).sum().item<int64_t>();
+    r.worst = r.wrong ? INFINITY : 0;
+    r.method = "every byte compared on the device";
+    return r;
+  }
+  double run_timed() override {
+    return event_seconds([&] { dst_.copy_(src_); });
+  }
+  void run() override { dst_.copy_(src_); }
+  Params facts() const override { return {{"impl", "Tensor::copy_ (LibTorch " TORCH_VERSION ")"}}; }
+
+ private:
+  torch::Tensor src_, dst_;
+};
+
+const bool peer = register_benchmark(
+    {"torch_peer", "LibTorch matmul (bf16, f16) and device-to-device copy, timed like the suite's own",
+     [](const CommonOptions& o) {
+       std::vector<Case> cs;
+       const int64_t n = o.profile == Profile::tiny ? 256 : 8192;
+       for (auto [dt, name] : {std::pair{torch::kBFloat16, "bf16"}, std::pair{torch::kHalf, "f16"}}) {
+         Case c;
+         c.name = fmt::format("matmul_{}/n{}", name, n);
+         c.params = {{"op", "matmul"}, {"dtype", name}, {"m", std::to_string(n)}, {"n", std::to_string(n)}, {"k", std::to_string(n)}};
+         c.work.flops = 2.0 * n * n * n;
+         c.manual_time = true;
+         auto d = dt;
+         c.make = [d, n]() -> std::unique_ptr<Kernel> { return std::make_unique<Matmul>(d, n); };
+         cs.push_back(std::move(c));
+       }
+       std::vector<int64_t> sizes = o.sizes;
+       if (sizes.empty()) sizes = {o.profile == Profile::tiny ? (int64_t{1} << 20) : (int64_t{256} << 20), int64_t{1} << 30};
+       for (int64_t bytes : sizes) {
+         Case c;
+         c.name = fmt::format("copy/{}MiB", bytes >> 20);
+         c.params = {{"op", "copy"}, {"bytes", std::to_string(bytes)}, {"bytes_counted", "read+written"}};
+         c.work.bytes = 2.0 * bytes;
+         c.manual_time = true;
+         c.make = [bytes]() -> std::unique_ptr<Kernel> { return std::make_unique<Copy>(bytes); };
+         cs.push_back(std::move(c));
+       }
+       return cs;
+     }});
+
+}  // namespace
+}  // namespace rigcheck::gpu
