@@ -151,13 +151,13 @@ const bool cpu1 = register_evaluator("CPU-1", [](const Claim& c, const RunData& 
   const Scaling& lead = have_resnet ? resnet : gemm;
   if (lead.rate.empty()) {
     v.verdict = "not_measurable";
-    v.reason = "no ResNet-50 training-step results (" + manifest_status(run, "cpu_resnet") +
+    v.reason = "no usable ResNet-50 training-step results at batch 16, 224x224 (tiny-profile rows are smaller and never judged; mistrusted rows are left out) (" + manifest_status(run, "cpu_resnet") +
                ") and no gemm_matmul_f32 results at 1 thread (" + manifest_status(run, "cpu_gemm") + ")";
     return v;
   }
   v.evidence = have_resnet ? describe_items(resnet, "images/s") + (gemm_ev.empty() ? "" : ". " + gemm_ev)
                            : describe(gemm) + (fc.rate.empty() ? "" : "; " + describe(fc)) +
-                                 ". The guide speaks of a ResNet-50 training step, which gave no usable result here (" +
+                                 ". The guide speaks of a ResNet-50 training step, which gave no usable result at batch 16, 224x224 here (tiny-profile rows are smaller and never judged; mistrusted rows are left out) (" +
                                  manifest_status(run, "cpu_resnet") + "), so this is GEMM alone";
   const std::string lead_name = have_resnet ? "ResNet-50 training step" : "GEMM (oneDNN matmul)";
   const int tmax = lead.rate.rbegin()->first;
@@ -195,7 +195,7 @@ const bool cpu2 = register_evaluator("CPU-2", [](const Claim& c, const RunData& 
   Scaling resnet = resnet_scaling(run);
   if (resnet.rate.empty()) {
     v.verdict = "not_measurable";
-    v.reason = "no ResNet-50 training-step results at 1 thread, batch 16, 224x224 (" + manifest_status(run, "cpu_resnet") + ")";
+    v.reason = "no usable ResNet-50 training-step results at 1 thread, batch 16, 224x224 (tiny-profile rows are smaller and never judged; mistrusted rows are left out) (" + manifest_status(run, "cpu_resnet") + ")";
     return v;
   }
   v.evidence = describe_items(resnet, "images/s");
