@@ -143,6 +143,8 @@ class Harness {
       row(e, "gbps", r, "GB/s", rep, st, note);
       if (e.c.work.flops <= 0) s.rates.push_back(r);
     }
+    if (e.c.work.items > 0)
+      row(e, "items_per_s", e.c.work.items / real, e.c.work.items_unit + "/s", rep, st, note);
     row(e, "cpu_utilization", util, "fraction", rep, st, note);
     row(e, "iterations", iters, "count", rep, st, "");
     if (s.reps_reported == opt_.reps) {

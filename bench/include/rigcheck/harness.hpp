@@ -21,6 +21,8 @@ std::string format_params(const Params& p);
 struct Work {
   double flops = 0;  // floating-point operations (an FMA counts 2)
   double bytes = 0;  // bytes moved to or from memory
+  double items = 0;  // items processed (images, tokens...): adds an `items_per_s` row, unit "<items_unit>/s"
+  std::string items_unit;
 };
 
 // Outcome of comparing a kernel's output with a reference on random inputs.
