@@ -28,6 +28,11 @@ std::vector<BenchmarkDef>& registry() {
   return defs;
 }
 
+std::vector<std::pair<std::string, DeriveRows>>& derivers() {
+  static std::vector<std::pair<std::string, DeriveRows>> d;
+  return d;
+}
+
 // Below this share of its threads' CPU time a repetition is mistrusted: something else ran.
 constexpr double kMinCpuUtilization = 0.5;
 
@@ -40,7 +45,11 @@ class ResultWriter {
     if (!out_) throw std::runtime_error(fmt::format("{}: cannot write", partial_));
     out_ << result_header() << '\n' << std::flush;
   }
-  void write(const ResultRow& r) { out_ << format_result_row(r) << '\n' << std::flush; }
+  void write(const ResultRow& r) {
+    out_ << format_result_row(r) << '\n' << std::flush;
+    written_.push_back(r);
+  }
+  const std::vector<ResultRow>& written() const { return written_; }
   void finish() {
     out_.close();
     if (std::rename(partial_.c_str(), final_.c_str()) != 0)
@@ -50,6 +59,7 @@ class ResultWriter {
  private:
   std::string final_, partial_;
   std::ofstream out_;
+  std::vector<ResultRow> written_;  // kept for register_derived_rows
 };
 
 struct Entry {
@@ -235,6 +245,11 @@ bool register_benchmark(BenchmarkDef def) {
   return true;
 }
 
+bool register_derived_rows(const std::string& benchmark, DeriveRows derive) {
+  derivers().emplace_back(benchmark, std::move(derive));
+  return true;
+}
+
 std::vector<int64_t> default_threads(const CommonOptions& o) {
   if (!o.threads.empty()) return o.threads;
   int64_t n = o.physical_cores;
@@ -319,6 +334,16 @@ int harness_main(int argc, char** argv) {
   CsvReporter reporter(h);
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
+  for (auto& [name, derive] : derivers()) {
+    std::vector<ResultRow> own;
+    for (const ResultRow& r : writer->written())
+      if (r.benchmark == name) own.push_back(r);
+    if (own.empty()) continue;
+    for (ResultRow& r : derive(own)) {
+      if (r.run_id.empty()) r.run_id = opt.run_id;
+      writer->write(r);
+    }
+  }
   writer->finish();
 
   size_t failed = 0, skipped = 0;
