@@ -188,24 +188,29 @@ std::vector<Level> find_levels(const std::vector<CurvePoint>& curve, const Plate
       runs.push_back({i, i, {y}});
     }
   }
-  // Neighbouring runs closer than level_ratio are one level (a slow rise, e.g. TLB misses
-  // growing with the buffer); runs too short to be a plateau are transitions between levels.
-  std::vector<Run> merged;
-  for (Run& r : runs) {
-    if (!merged.empty()) {
-      const double a = merged.back().ns.back(), b = r.median();  // last point of the level vs the new run
-      if (b < opt.level_ratio * a && a < opt.level_ratio * b) {
-        merged.back().last = r.last;
-        merged.back().ns.insert(merged.back().ns.end(), r.ns.begin(), r.ns.end());
-        continue;
-      }
-    }
-    merged.push_back(r);
+  auto close = [&opt](double a, double b) { return b < opt.level_ratio * a && a < opt.level_ratio * b; };
+  // Runs too short to be a plateau are transitions between levels: dropped (the last run is kept
+  // when it continues the one before it: the largest buffer belongs to the curve's last level).
+  std::vector<Run> longer;
+  for (size_t k = 0; k < runs.size(); ++k) {
+    const bool last = k + 1 == runs.size();
+    if (static_cast<int>(runs[k].ns.size()) >= opt.min_points ||
+        (last && !longer.empty() && close(longer.back().median(), runs[k].median())))
+      longer.push_back(runs[k]);
   }
+  // Neighbouring runs whose medians are closer than level_ratio are one level (a slow rise,
+  // e.g. TLB misses growing with the buffer).
   std::vector<Run> kept;
-  for (size_t k = 0; k < merged.size(); ++k) {
-    const bool last = k + 1 == merged.size();
-    if (static_cast<int>(merged[k].ns.size()) >= opt.min_points || (last && !kept.empty())) kept.push_back(merged[k]);
+  double last_median = 0;
+  for (const Run& r : longer) {
+    const double m = r.median();
+    if (!kept.empty() && close(last_median, m)) {
+      kept.back().last = r.last;
+      kept.back().ns.insert(kept.back().ns.end(), r.ns.begin(), r.ns.end());
+    } else {
+      kept.push_back(r);
+    }
+    last_median = m;
   }
   std::vector<Level> levels;
   const bool dram = kept.size() >= 2 && curve.back().bytes >= opt.dram_from_bytes;
