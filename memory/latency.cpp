@@ -225,18 +225,25 @@ std::string nominal(const std::string& level) {
 
 const bool lat_rows = register_derived_rows("memory_latency", [](const std::vector<ResultRow>& rows) {
   std::vector<ResultRow> out = ns_rows(rows);
-  // One curve per page kind: median ns per load of each size (ok repetitions only).
-  std::map<std::string, std::map<double, std::vector<double>>> curves;
-  std::map<std::string, std::string> params_of;
-  for (const ResultRow& r : out)
-    if (r.status == Status::ok) {
-      const std::string pg = param_value(r.params, "pages");
-      curves[pg][std::atof(param_value(r.params, "bytes").c_str())].push_back(r.value);
-      params_of[pg] = r.params;
-    }
+  // One curve per page kind: median ns per load of each size over its ok repetitions; a size
+  // with none ok (another process took the CPU) uses its mistrusted ones, and the levels found
+  // on such a curve are marked mistrusted.
+  struct Pt {
+    std::vector<double> ok, other;
+  };
+  std::map<std::string, std::map<double, Pt>> curves;
+  for (const ResultRow& r : out) {
+    if (r.status != Status::ok && r.status != Status::mistrusted) continue;
+    Pt& p = curves[param_value(r.params, "pages")][std::atof(param_value(r.params, "bytes").c_str())];
+    (r.status == Status::ok ? p.ok : p.other).push_back(r.value);
+  }
   for (auto& [pg, pts] : curves) {
     std::vector<CurvePoint> curve;
-    for (auto& [b, v] : pts) curve.push_back({b, summarize(v).median});
+    int doubtful = 0;
+    for (auto& [b, p] : pts) {
+      doubtful += p.ok.empty();
+      curve.push_back({b, summarize(p.ok.empty() ? p.other : p.ok).median});
+    }
     for (const Level& l : find_levels(curve)) {
       ResultRow base;
       base.benchmark = "latency_levels";
@@ -247,7 +254,10 @@ const bool lat_rows = register_derived_rows("memory_latency", [](const std::vect
           l.name, pg, l.first_bytes, l.last_bytes, l.points, nominal(l.name),
           l.name == "DRAM" ? "largest buffer" : "median of the plateau");
       base.repetition = -1;
-      base.note = "found by the plateau detection of docs/methodology.md on the median curve";
+      base.status = doubtful ? Status::mistrusted : Status::ok;
+      base.note = doubtful ? fmt::format("{} of {} sizes had only mistrusted repetitions (another process competed)",
+                                         doubtful, curve.size())
+                           : "found by the plateau detection of docs/methodology.md on the median curve";
       if (l.name != "DRAM") out.push_back(derived(base, "level_size_bytes", l.size_bytes, "B"));
       out.push_back(derived(base, "level_latency_ns", l.latency_ns, "ns"));
     }
