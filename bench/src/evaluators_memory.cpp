@@ -150,3 +150,78 @@ const bool mem4 = register_evaluator("MEM-4", [](const Claim& c, const RunData& 
 
 }  // namespace
 }  // namespace rigcheck
+
+namespace rigcheck {
+namespace {
+
+// MEM-1: host RAM = parameters x 4 B x batch + 8 GB. Per point measured (peak RSS of a child
+// process running two CPU training steps), the formula's process term (parameters x 4 B x
+// batch) is set beside the peak RSS: it agrees when inside +-25% of it. The claim's row carries
+// the guide's own example (BERT-large, batch 32) when measured, else the largest point measured.
+constexpr double kFormulaTolerance = 0.25;
+
+const bool mem1 = register_evaluator("MEM-1", [](const Claim&, const RunData& run) {
+  Verdict v;
+  v.unit = "GB";
+  struct Pt {
+    std::string name;
+    Measured rss;  // GB
+    double formula = 0, formula_total = 0, estimate = 0;
+    std::string parts;
+  };
+  std::vector<Pt> pts;
+  for (auto& [cs, rows] : run.select("host_memory_training", "peak_rss_bytes")) {
+    const std::string& p = rows.front()->params;
+    auto num = [&](const char* k) { return std::atof(param_value(p, k).c_str()); };
+    Pt pt;
+    pt.name = cs;
+    Measured m = measure(rows);
+    pt.rss = {m.value / 1e9, m.low / 1e9, m.high / 1e9, m.reps};
+    pt.formula = num("guide_formula_process_bytes") / 1e9;
+    pt.formula_total = num("guide_formula_bytes") / 1e9;
+    pt.estimate = num("estimate_bytes") / 1e9;
+    pt.parts = fmt::format("weights {} + gradients {} + momentum {} + activations {}",
+                           fmt_num(num("estimate_weights_bytes") / 1e9), fmt_num(num("estimate_gradients_bytes") / 1e9),
+                           fmt_num(num("estimate_optimizer_bytes") / 1e9),
+                           fmt_num(num("estimate_activations_bytes") / 1e9));
+    pts.push_back(pt);
+  }
+  std::string skipped;
+  for (const ResultRow& r : run.results)
+    if (r.benchmark == "host_memory_training" && r.status == Status::skipped)
+      skipped += fmt::format("; {} skipped: {}", r.case_name, r.note);
+  if (pts.empty()) {
+    v.verdict = "not_measurable";
+    v.reason = "no host_memory_training peak RSS rows (" + manifest_status(run, "memory_host") + ")" + skipped;
+    return v;
+  }
+  int agree = 0, disagree = 0;
+  const Pt* headline = nullptr;
+  for (const Pt& pt : pts) {
+    const double err = pt.formula / pt.rss.value - 1;
+    const double lo = pt.formula / pt.rss.high - 1, hi = pt.formula / pt.rss.low - 1;
+    if (std::fabs(lo) <= kFormulaTolerance && std::fabs(hi) <= kFormulaTolerance) ++agree;
+    if ((lo > kFormulaTolerance && hi > kFormulaTolerance) || (lo < -kFormulaTolerance && hi < -kFormulaTolerance))
+      ++disagree;
+    v.evidence += fmt::format(
+        "{}{}: peak RSS {}; guide formula {} GB ({} GB x batch term + 8 GB), formula error {:+.0f}% (its x batch term "
+        "vs the peak RSS; with the 8 GB reserve on both sides {:+.0f}%); analytic estimate {} GB ({}), error {:+.0f}%",
+        v.evidence.empty() ? "" : "; ", pt.name, format_measured(pt.rss, "GB"), fmt_num(pt.formula_total),
+        fmt_num(pt.formula), 100 * err, 100 * (pt.formula_total / (pt.rss.value + 8) - 1), fmt_num(pt.estimate), pt.parts,
+        100 * (pt.estimate / pt.rss.value - 1));
+    const bool guide_point = pt.name.rfind("bert_large/b32/", 0) == 0;
+    if (guide_point || !headline || (headline->name.rfind("bert_large/b32/", 0) != 0 && pt.estimate > headline->estimate))
+      headline = &pt;
+  }
+  v.measured = headline->rss;
+  v.verdict = disagree ? "refuted" : agree == static_cast<int>(pts.size()) ? "confirmed" : "inconclusive";
+  v.reason = fmt::format(
+      "measured: {} (the guide's own example is BERT-large batch 32{}); the formula's x batch term agrees with the "
+      "peak RSS (within +-{:.0f}%) at {} of {} points and misses beyond the noise at {}{}",
+      headline->name, headline->name.rfind("bert_large/b32/", 0) == 0 ? ", measured here" : ", not measured in this run",
+      100 * kFormulaTolerance, agree, pts.size(), disagree, skipped);
+  return v;
+});
+
+}  // namespace
+}  // namespace rigcheck
