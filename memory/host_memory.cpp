@@ -123,7 +123,7 @@ struct Point {
 std::vector<Point> points(Profile p) {
   switch (p) {
     case Profile::tiny: return {{"light_cnn", 2, 0}};
-    case Profile::quick: return {{"light_cnn", 16, 0}, {"light_cnn", 64, 0}, {"resnet50", 4, 0}, {"bert_base", 2, 128}};
+    case Profile::quick: return {{"light_cnn", 8, 0}, {"light_cnn", 32, 0}, {"resnet50", 2, 0}, {"bert_base", 2, 128}};
     case Profile::full: break;
   }
   std::vector<Point> v;

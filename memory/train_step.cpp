@@ -7,7 +7,9 @@
 // Two steps by default: the first creates the optimizer state (SGD momentum), the second runs
 // with it, so the peak holds weights + gradients + optimizer state + activations. The step is
 // checked: the loss and every parameter are finite and the parameters changed.
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <csignal>
 #include <unistd.h>
 
 #include <chrono>
@@ -57,6 +59,9 @@ int main(int argc, char** argv) {
   app.add_option("--steps", steps, "training steps")->check(CLI::PositiveNumber);
   app.add_option("--threads", threads, "LibTorch intra-op threads")->check(CLI::PositiveNumber);
   CLI11_PARSE(app, argc, argv);
+  // Die with the parent (memory_host killed by the runner's timeout must not leave us running).
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() == 1) return 3;
 
   try {
     torch::set_num_threads(threads);

@@ -29,4 +29,13 @@ for id in MEM-2 MEM-3; do
   grep -q "^$id,.*,not_measurable,.*DIMM type and speed" "$run/verdicts.csv" || fail "$id should be not_measurable naming DIMM type and speed"
 done
 grep -Eq '^MEM-4,.*,(confirmed|refuted|inconclusive|not_measurable),' "$run/verdicts.csv" || fail "MEM-4 has no verdict"
+# MEM-1: measured where LibTorch is built, else not_measurable naming the unbuilt benchmark.
+if grep -q "^memory_host,memory,.*,0,ok," "$run/manifest.csv"; then
+  grep -q ",failed," "$run/memory_host.csv" && fail "memory_host.csv has failed rows: $(grep ",failed," "$run/memory_host.csv" | head -3)"
+  grep -q ",peak_rss_bytes,[0-9.e+]*,B,[0-9]*,ok," "$run/memory_host.csv" || fail "no peak_rss_bytes rows"
+  grep -Eq "^MEM-1,.*,(confirmed|refuted|inconclusive),.*peak RSS" "$run/verdicts.csv" || fail "MEM-1 has no measured verdict"
+else
+  grep -Eq "^memory_host,memory,.*,(not_built|skipped)," "$run/manifest.csv" || fail "memory_host neither ran nor says why"
+  grep -q "^MEM-1,.*,not_measurable," "$run/verdicts.csv" || fail "MEM-1 should be not_measurable without memory_host"
+fi
 echo "memory smoke run ok: $run"

@@ -119,7 +119,11 @@ const bool mem4 = register_evaluator("MEM-4", [](const Claim& c, const RunData& 
   Measured small = one(run, "thp_alloc", "gbps", {{"pages", "4k"}});
   if (!huge.ok() || !small.ok()) {
     v.verdict = "not_measurable";
-    v.reason = "no thp_alloc rows for both advices (" + manifest_status(run, "memory_thp") + ")";
+    int mistrusted = 0;
+    for (const ResultRow& r : run.results)
+      mistrusted += r.benchmark == "thp_alloc" && r.metric == "gbps" && r.status == Status::mistrusted;
+    v.reason = fmt::format("no ok thp_alloc rows for both advices ({}; {} repetition(s) mistrusted: another process took the CPU)",
+                           manifest_status(run, "memory_thp"), mistrusted);
     return v;
   }
   v.measured = gain(huge, small);
