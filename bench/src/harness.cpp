@@ -33,6 +33,11 @@ std::vector<BenchmarkDef>& registry() {
   return defs;
 }
 
+std::vector<std::pair<std::string, DeriveRows>>& derivers() {
+  static std::vector<std::pair<std::string, DeriveRows>> d;
+  return d;
+}
+
 // Below this share of its threads' CPU time a repetition is mistrusted: something else ran. Two
 // threads sharing one CPU get at most 0.5, so 0.75 catches oversubscription with a margin while a
 // quiet machine gives 0.95 and more.
@@ -234,6 +239,11 @@ bool register_benchmark(BenchmarkDef def) {
   return true;
 }
 
+bool register_derived_rows(const std::string& benchmark, DeriveRows derive) {
+  derivers().emplace_back(benchmark, std::move(derive));
+  return true;
+}
+
 std::vector<int64_t> default_threads(const CommonOptions& o) {
   if (!o.threads.empty()) return o.threads;
   int64_t n = std::max(1, std::min(o.physical_cores, o.usable_cores));
@@ -349,6 +359,16 @@ int harness_main(int argc, char** argv) {
   CsvReporter reporter(h);
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
+  for (auto& [name, derive] : derivers()) {
+    std::vector<ResultRow> own;
+    for (const ResultRow& r : writer->written())
+      if (r.benchmark == name) own.push_back(r);
+    if (own.empty()) continue;
+    for (ResultRow& r : derive(own)) {
+      if (r.run_id.empty()) r.run_id = opt.run_id;
+      writer->write(r);
+    }
+  }
   writer->finish();
 
   size_t failed = 0, skipped = 0;

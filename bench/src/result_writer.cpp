@@ -14,7 +14,10 @@ ResultWriter::ResultWriter(std::string final_path)
   out_ << result_header() << '\n' << std::flush;
 }
 
-void ResultWriter::write(const ResultRow& r) { out_ << format_result_row(r) << '\n' << std::flush; }
+void ResultWriter::write(const ResultRow& r) {
+  out_ << format_result_row(r) << '\n' << std::flush;
+  written_.push_back(r);
+}
 
 void ResultWriter::finish() {
   out_.close();

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "rigcheck/cli.hpp"
+#include "rigcheck/schema.hpp"
 
 namespace rigcheck {
 
@@ -84,6 +85,13 @@ struct BenchmarkDef {
 
 // Registers a benchmark; use at namespace scope: static const bool r = register_benchmark({...});
 bool register_benchmark(BenchmarkDef def);
+
+// Optional, beside a benchmark: rows derived from its measured rows once all cases of the binary
+// have run (e.g. a latency curve's plateaus). `derive` gets every row the harness wrote for the
+// benchmark named (ok or not); the rows it returns are appended to the same CSV (run_id filled
+// in when empty). Use at namespace scope like register_benchmark.
+using DeriveRows = std::function<std::vector<ResultRow>(const std::vector<ResultRow>&)>;
+bool register_derived_rows(const std::string& benchmark, DeriveRows derive);
 
 // Default thread list (--threads overrides): every count 1..usable cores up to 4 cores (8 in the
 // full profile); beyond that powers of two plus the core count (1,2,4,8,...,max). Usable cores are

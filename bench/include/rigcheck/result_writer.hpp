@@ -4,6 +4,7 @@
 #pragma once
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "rigcheck/schema.hpp"
 
@@ -17,10 +18,13 @@ class ResultWriter {
   // Closes and renames .partial to the final name; throws std::runtime_error on failure.
   void finish();
   const std::string& final_path() const { return final_; }
+  // Every row written so far (for register_derived_rows, harness.hpp).
+  const std::vector<ResultRow>& written() const { return written_; }
   const std::string& partial_path() const { return partial_; }
 
  private:
   std::string final_, partial_;
+  std::vector<ResultRow> written_;
   std::ofstream out_;
 };
 

@@ -1,0 +1,268 @@
+// memory_bandwidth: STREAM's four kernels (copy, scale, add, triad) on doubles, threads
+// 1..cores, with plain stores and with non-temporal (streaming) stores, over arrays of at least
+// 4x the last-level cache. Bytes are counted as STREAM counts them (copy/scale 16 B, add/triad
+// 24 B per element); the figure with write-allocate traffic (one more read of the destination
+// for plain stores) is derived beside it (metric gbps_write_allocate). Every element of the
+// result array is compared with a scalar reference before the kernel is timed.
+#include <immintrin.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "memutil.hpp"
+#include "rigcheck/harness.hpp"
+
+namespace rigcheck::mem {
+namespace {
+
+enum class Op { copy, scale, add, triad };
+constexpr const char* kOpName[] = {"copy", "scale", "add", "triad"};
+// Arrays read + written per element (STREAM's count).
+constexpr int kStreams[] = {2, 2, 3, 3};
+constexpr double kScalar = 3.0;  // STREAM's scalar
+
+// One thread's share [b, e) of each kernel. NT: non-temporal stores (no write-allocate).
+// STREAM: copy c = a; scale b = s c; add c = a + b; triad a = b + s c.
+template <bool NT>
+__attribute__((target("avx512f"), always_inline)) inline void st(double* p, __m512d v) {
+  if constexpr (NT) _mm512_stream_pd(p, v);
+  else _mm512_store_pd(p, v);
+}
+template <bool NT>
+__attribute__((target("avx2"), always_inline)) inline void st(double* p, __m256d v) {
+  if constexpr (NT) _mm256_stream_pd(p, v);
+  else _mm256_store_pd(p, v);
+}
+
+template <bool NT>
+__attribute__((target("avx512f"))) void k512(Op op, double* a, double* b, double* c, double s, size_t i0, size_t i1) {
+  const __m512d vs = _mm512_set1_pd(s);
+  size_t i = i0;
+  const size_t vend = i0 + (i1 - i0) / 32 * 32;
+  switch (op) {
+    case Op::copy:
+      for (; i < vend; i += 32)
+        for (int u = 0; u < 32; u += 8) st<NT>(c + i + u, _mm512_load_pd(a + i + u));
+      for (; i < i1; ++i) c[i] = a[i];
+      break;
+    case Op::scale:
+      for (; i < vend; i += 32)
+        for (int u = 0; u < 32; u += 8) st<NT>(b + i + u, _mm512_mul_pd(vs, _mm512_load_pd(c + i + u)));
+      for (; i < i1; ++i) b[i] = s * c[i];
+      break;
+    case Op::add:
+      for (; i < vend; i += 32)
+        for (int u = 0; u < 32; u += 8) st<NT>(c + i + u, _mm512_add_pd(_mm512_load_pd(a + i + u), _mm512_load_pd(b + i + u)));
+      for (; i < i1; ++i) c[i] = a[i] + b[i];
+      break;
+    case Op::triad:
+      for (; i < vend; i += 32)
+        for (int u = 0; u < 32; u += 8)
+          st<NT>(a + i + u, _mm512_add_pd(_mm512_load_pd(b + i + u), _mm512_mul_pd(vs, _mm512_load_pd(c + i + u))));
+      for (; i < i1; ++i) a[i] = b[i] + s * c[i];
+      break;
+  }
+  if constexpr (NT) _mm_sfence();
+}
+
+template <bool NT>
+__attribute__((target("avx2"))) void k256(Op op, double* a, double* b, double* c, double s, size_t i0, size_t i1) {
+  const __m256d vs = _mm256_set1_pd(s);
+  size_t i = i0;
+  const size_t vend = i0 + (i1 - i0) / 16 * 16;
+  switch (op) {
+    case Op::copy:
+      for (; i < vend; i += 16)
+        for (int u = 0; u < 16; u += 4) st<NT>(c + i + u, _mm256_load_pd(a + i + u));
+      for (; i < i1; ++i) c[i] = a[i];
+      break;
+    case Op::scale:
+      for (; i < vend; i += 16)
+        for (int u = 0; u < 16; u += 4) st<NT>(b + i + u, _mm256_mul_pd(vs, _mm256_load_pd(c + i + u)));
+      for (; i < i1; ++i) b[i] = s * c[i];
+      break;
+    case Op::add:
+      for (; i < vend; i += 16)
+        for (int u = 0; u < 16; u += 4) st<NT>(c + i + u, _mm256_add_pd(_mm256_load_pd(a + i + u), _mm256_load_pd(b + i + u)));
+      for (; i < i1; ++i) c[i] = a[i] + b[i];
+      break;
+    case Op::triad:
+      for (; i < vend; i += 16)
+        for (int u = 0; u < 16; u += 4)
+          st<NT>(a + i + u, _mm256_add_pd(_mm256_load_pd(b + i + u), _mm256_mul_pd(vs, _mm256_load_pd(c + i + u))));
+      for (; i < i1; ++i) a[i] = b[i] + s * c[i];
+      break;
+  }
+  if constexpr (NT) _mm_sfence();
+}
+
+using KernelFn = void (*)(Op, double*, double*, double*, double, size_t, size_t);
+
+struct Isa {
+  const char* name;
+  KernelFn plain, nt;
+  bool (*supported)();
+};
+const Isa kIsas[] = {{"avx512", k512<false>, k512<true>, cpu_has_avx512}, {"avx2", k256<false>, k256<true>, cpu_has_avx2}};
+
+// The three arrays, kept across cases (first touch is slow on some VMs: PITFALLS.md).
+struct Arrays {
+  size_t n = 0;
+  Buffer a, b, c;
+};
+Arrays& arrays(size_t n) {
+  static Arrays arr;
+  if (arr.n != n) {
+    arr = Arrays{};
+    const size_t bytes = n * sizeof(double);
+    arr.a = Buffer(bytes, Pages::none);
+    arr.b = Buffer(bytes, Pages::none);
+    arr.c = Buffer(bytes, Pages::none);
+    arr.n = n;
+    const int t = omp_get_num_procs();
+    arr.a.touch(t);
+    arr.b.touch(t);
+    arr.c.touch(t);
+  }
+  return arr;
+}
+
+class Stream final : public Kernel {
+ public:
+  Stream(Op op, const Isa& isa, bool nt, int threads, size_t n)
+      : op_(op), fn_(nt ? isa.nt : isa.plain), threads_(threads), arr_(arrays(n)) {
+    // Fresh random inputs in [-1, 1] (never 0) for this case, written by the case's threads.
+    double* p[] = {A(), B(), C()};
+#pragma omp parallel num_threads(threads_)
+    {
+      const int t = omp_get_thread_num();
+      auto [i0, i1] = share(t);
+      SplitMix r(1234567 + 7919 * t);
+      for (double* q : p)
+        for (size_t i = i0; i < i1; ++i) {
+          double v = static_cast<double>(r.next() >> 11) * 0x1.0p-53 * 2 - 1;
+          q[i] = v == 0 ? 0.5 : v;
+        }
+    }
+  }
+  void run() override {
+#pragma omp parallel num_threads(threads_)
+    {
+      auto [i0, i1] = share(omp_get_thread_num());
+      fn_(op_, A(), B(), C(), kScalar, i0, i1);
+    }
+  }
+  CheckResult check() override {
+    run();
+    CheckResult r;
+    r.method = fmt::format("every element of the result array vs a scalar reference (STREAM {} with scalar {}), exact",
+                           kOpName[static_cast<int>(op_)], kScalar);
+    const double *a = A(), *b = B(), *c = C();
+    const size_t n = arr_.n;
+    int64_t wrong = 0;
+#pragma omp parallel for num_threads(threads_) reduction(+ : wrong)
+    for (size_t i = 0; i < n; ++i) {
+      bool ok = true;
+      switch (op_) {
+        case Op::copy: ok = c[i] == a[i]; break;
+        case Op::scale: ok = b[i] == kScalar * c[i]; break;
+        case Op::add: ok = c[i] == a[i] + b[i]; break;
+        case Op::triad: ok = a[i] == b[i] + kScalar * c[i]; break;
+      }
+      wrong += !ok;
+    }
+    r.checked = static_cast<int64_t>(n);
+    r.wrong = wrong;
+    r.worst = wrong ? INFINITY : 0;
+    return r;
+  }
+
+ private:
+  double* A() const { return static_cast<double*>(arr_.a.data()); }
+  double* B() const { return static_cast<double*>(arr_.b.data()); }
+  double* C() const { return static_cast<double*>(arr_.c.data()); }
+  // Thread t's contiguous share, in blocks of 64 doubles (512 B, aligned for vector stores).
+  std::pair<size_t, size_t> share(int t) const {
+    const size_t blocks = arr_.n / 64, per = blocks / threads_, extra = blocks % threads_;
+    const size_t b0 = t * per + std::min<size_t>(t, extra), b1 = b0 + per + (static_cast<size_t>(t) < extra);
+    return {b0 * 64, t == threads_ - 1 ? arr_.n : b1 * 64};
+  }
+  Op op_;
+  KernelFn fn_;
+  int threads_;
+  Arrays& arr_;
+};
+
+// Bytes of one array: at least 4x the last-level cache (sysfs) and never below 256 MiB, which
+// is 4x an L3 of 64 MiB for machines whose sysfs says nothing (some VMs); tiny: 16 MiB.
+std::pair<int64_t, std::string> array_bytes(const CommonOptions& o) {
+  if (!o.sizes.empty()) return {o.sizes.front(), "--sizes"};
+  if (o.profile == Profile::tiny) return {16 << 20, "tiny profile: arrays NOT 4x the last-level cache"};
+  const uint64_t l3 = sysfs_l3_total_bytes();
+  const int64_t floor = int64_t(256) << 20;
+  if (l3 == 0) return {floor, "L3 size not in sysfs: 256 MiB (4x an assumed 64 MiB L3)"};
+  const int64_t want = std::max<int64_t>(floor, 4 * static_cast<int64_t>(l3));
+  return {want, fmt::format("4x the sysfs L3 of {} MiB, at least 256 MiB", l3 >> 20)};
+}
+
+const bool bw = register_benchmark(
+    {"stream_bandwidth", "STREAM copy/scale/add/triad, plain and non-temporal stores, threads 1..cores",
+     [](const CommonOptions& o) {
+       std::vector<Case> cs;
+       auto [bytes, basis] = array_bytes(o);
+       const size_t n = static_cast<size_t>(bytes) / sizeof(double);
+       // The widest ISA the CPU has (likwid-bench's stream_avx512 or stream_avx); full: both.
+       std::vector<const Isa*> isas;
+       for (const Isa& isa : kIsas)
+         if (isa.supported() && (isas.empty() || o.profile == Profile::full)) isas.push_back(&isa);
+       if (isas.empty()) isas.push_back(&kIsas[1]);  // its make() skips with the reason
+       for (const Isa* isa : isas)
+         for (int op = 0; op < 4; ++op)
+           for (bool nt : {false, true})
+             for (int64_t t : default_threads(o)) {
+               Case c;
+               const int streams = kStreams[op];
+               c.name = fmt::format("{}/{}/{}/t{}", kOpName[op], nt ? "nt" : "plain", isa->name, t);
+               c.params = {{"kernel", kOpName[op]},
+                           {"stores", nt ? "nontemporal" : "plain"},
+                           {"isa", isa->name},
+                           {"threads", std::to_string(t)},
+                           {"array_bytes", std::to_string(n * sizeof(double))},
+                           {"array_basis", basis},
+                           {"dtype", "f64"},
+                           {"bytes_per_element", std::to_string(8 * streams)},
+                           {"bytes_per_element_write_allocate", std::to_string(8 * (streams + (nt ? 0 : 1)))}};
+               c.threads = static_cast<int>(t);
+               c.work.bytes = 8.0 * streams * static_cast<double>(n);
+               const Op opv = static_cast<Op>(op);
+               c.make = [opv, isa, nt, t, n]() -> std::unique_ptr<Kernel> {
+                 if (!isa->supported()) throw Skip(fmt::format("this CPU lacks {} (cpuid)", isa->name));
+                 return std::make_unique<Stream>(opv, *isa, nt, static_cast<int>(t), n);
+               };
+               cs.push_back(std::move(c));
+             }
+       return cs;
+     }});
+
+// gbps_write_allocate: the same repetitions with the destination's write-allocate read counted.
+const bool bw_wa = register_derived_rows("stream_bandwidth", [](const std::vector<ResultRow>& rows) {
+  std::vector<ResultRow> out;
+  for (const ResultRow& r : rows) {
+    if (r.metric != "gbps") continue;
+    const double s = std::atof(param_value(r.params, "bytes_per_element").c_str());
+    const double w = std::atof(param_value(r.params, "bytes_per_element_write_allocate").c_str());
+    if (!(s > 0 && w > 0)) continue;
+    ResultRow d = r;
+    d.metric = "gbps_write_allocate";
+    d.value = r.value * w / s;
+    if (d.note.empty()) d.note = "gbps x bytes_per_element_write_allocate / bytes_per_element";
+    out.push_back(d);
+  }
+  return out;
+});
+
+}  // namespace
+}  // namespace rigcheck::mem

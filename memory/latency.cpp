@@ -1,0 +1,270 @@
+// memory_latency: load-to-use latency by pointer chasing over ONE random cyclic permutation of
+// the cache lines of a buffer (Sattolo's algorithm: no hardware prefetcher can guess the next
+// line), sizes 4 KiB to 1 GiB, with 4 KiB pages (MADV_NOHUGEPAGE) and with 2 MiB pages
+// (MADV_HUGEPAGE, AnonHugePages read back from /proc/self/smaps to prove it took). ns per load
+// per repetition is derived (metric ns_per_load), and the curve's plateaus are written as
+// measured cache levels (benchmark latency_levels). A second curve is measured while every
+// other core streams through memory (loaded latency).
+#include <omp.h>
+
+#include <atomic>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "memutil.hpp"
+#include "rigcheck/harness.hpp"
+#include "rigcheck/stats.hpp"
+
+namespace rigcheck::mem {
+namespace {
+
+constexpr size_t kLine = 64;  // one pointer per cache line
+
+// One buffer per page kind, as large as the largest size asked for, touched once.
+Buffer& chase_buffer(Pages pages, size_t bytes) {
+  static std::map<Pages, Buffer> bufs;
+  Buffer& b = bufs[pages];
+  if (b.bytes() < bytes) {
+    b = Buffer();
+    b = Buffer(bytes, pages);
+    b.touch(omp_get_num_procs());
+  }
+  return b;
+}
+
+// Streams through memory on every core but the chasing one until stopped (loaded latency).
+class Streamers {
+ public:
+  Streamers(int n, size_t bytes_each) : bufs_(buffers(n, bytes_each)) {
+    for (int i = 0; i < n; ++i)
+      threads_.emplace_back([this, i] {
+        double* a = static_cast<double*>(bufs_[i].data());
+        const size_t n2 = bufs_[i].bytes() / sizeof(double) / 2;
+        double* b = a + n2;
+        for (size_t k = 0; k < 2 * n2; ++k) a[k] = 1.0 + static_cast<double>(k % 7);
+        while (!stop_.load(std::memory_order_relaxed)) {
+          for (size_t k = 0; k < n2; ++k) b[k] = a[k] + 0.5 * b[k];  // 2 reads, 1 write
+          passes_.fetch_add(1, std::memory_order_relaxed);
+        }
+      });
+  }
+  ~Streamers() {
+    stop_ = true;
+    for (auto& t : threads_) t.join();
+  }
+
+ private:
+  // Two arrays per streaming thread, kept across cases (first touch is slow: PITFALLS.md).
+  static std::vector<Buffer>& buffers(int n, size_t bytes_each) {
+    static std::vector<Buffer> b;
+    while (static_cast<int>(b.size()) < n) {
+      b.emplace_back(2 * bytes_each, Pages::huge);
+      b.back().touch(1);
+    }
+    return b;
+  }
+  std::vector<Buffer>& bufs_;
+  std::vector<std::thread> threads_;
+  std::atomic<bool> stop_{false};
+  std::atomic<long> passes_{0};
+};
+
+class Chase final : public Kernel {
+ public:
+  Chase(Pages pages, size_t bytes, int64_t loads, int streamers)
+      : buf_(chase_buffer(pages, bytes)), bytes_(bytes), loads_(loads), streamers_(streamers) {
+    const int64_t huge = buf_.huge_bytes();
+    huge_bytes_ = huge;
+    if (pages == Pages::huge && huge == 0)
+      throw Skip(fmt::format("MADV_HUGEPAGE took no effect: AnonHugePages 0 of {} MiB (THP {}, defrag {})",
+                             buf_.bytes() >> 20, thp_setting("enabled"), thp_setting("defrag")));
+    nodes_ = static_cast<uint32_t>(bytes / kLine);
+    next_ = random_cycle(nodes_, 0x5eed + bytes);
+    char* base = static_cast<char*>(buf_.data());
+    for (uint32_t i = 0; i < nodes_; ++i)
+      *reinterpret_cast<char**>(base + size_t(i) * kLine) = base + size_t(next_[i]) * kLine;
+    p_ = base;
+  }
+  ~Chase() override { stream_.reset(); }
+
+  void run() override {
+    if (streamers_ > 0 && !stream_) stream_ = std::make_unique<Streamers>(streamers_, stream_bytes_);
+    void* p = p_;
+    for (int64_t i = 0; i < loads_; i += 16) {
+#pragma GCC unroll 16
+      for (int u = 0; u < 16; ++u) p = *static_cast<void**>(p);
+    }
+    p_ = p;
+    sink_ = p;
+  }
+
+  // Every node's pointer is the permutation's successor (a sequential scan of the whole
+  // buffer), and a walk of the first min(nodes, 2^20) loads visits exactly the permutation's
+  // sequence, with no early return to the start (Sattolo's permutation is one cycle).
+  CheckResult check() override {
+    CheckResult r;
+    char* base = static_cast<char*>(buf_.data());
+    for (uint32_t i = 0; i < nodes_; ++i, ++r.checked)
+      if (*reinterpret_cast<char**>(base + size_t(i) * kLine) != base + size_t(next_[i]) * kLine) ++r.wrong;
+    const uint32_t walk = std::min<uint32_t>(nodes_, 1u << 20);
+    void* p = base;
+    uint32_t idx = 0;
+    for (uint32_t k = 1; k <= walk; ++k, ++r.checked) {
+      p = *static_cast<void**>(p);
+      idx = next_[idx];
+      const bool back_at_start = p == base;
+      if (p != base + size_t(idx) * kLine || (back_at_start && k < nodes_)) ++r.wrong;
+    }
+    if (walk == nodes_ && p != base) ++r.wrong;  // the full cycle must close
+    r.worst = r.wrong ? INFINITY : 0;
+    r.method = fmt::format("{} node pointers vs the permutation, and a {}-load walk along it ({})", nodes_, walk,
+                           walk == nodes_ ? "the whole cycle, closing at the start" : "a prefix of the cycle");
+    p_ = base;
+    return r;
+  }
+
+  Params facts() const override {
+    return {{"buffer_anon_huge_bytes", std::to_string(huge_bytes_)},
+            {"buffer_bytes", std::to_string(buf_.bytes())},
+            {"thp_enabled", thp_setting("enabled")},
+            {"thp_defrag", thp_setting("defrag")}};
+  }
+
+ private:
+  Buffer& buf_;
+  size_t bytes_;
+  int64_t loads_;
+  int streamers_;
+  size_t stream_bytes_ = size_t(64) << 20;  // per array; two per streaming thread
+  uint32_t nodes_ = 0;
+  std::vector<uint32_t> next_;
+  void* p_ = nullptr;
+  int64_t huge_bytes_ = -1;
+  std::unique_ptr<Streamers> stream_;
+  static inline void* volatile sink_ = nullptr;
+};
+
+// Sizes: 4 KiB up to the largest, `per_octave` points per octave, rounded to 4 KiB.
+std::vector<int64_t> curve_sizes(const CommonOptions& o, int per_octave, int64_t largest) {
+  if (!o.sizes.empty()) return o.sizes;
+  std::vector<int64_t> s;
+  const int steps = static_cast<int>(std::lround(std::log2(largest / 4096.0) * per_octave));
+  for (int k = 0; k <= steps; ++k) {
+    int64_t v = static_cast<int64_t>(std::llround(4096.0 * std::pow(2.0, double(k) / per_octave) / 4096.0)) * 4096;
+    if (s.empty() || v > s.back()) s.push_back(v);
+  }
+  return s;
+}
+
+int64_t loads_for(const CommonOptions& o) { return o.profile == Profile::tiny ? 1 << 14 : 1 << 16; }
+
+std::vector<Case> chase_cases(const CommonOptions& o, bool loaded) {
+  std::vector<Case> cs;
+  const int64_t largest = o.profile == Profile::tiny ? int64_t(16) << 20 : int64_t(1) << 30;
+  const int per_octave = o.profile == Profile::full ? 4 : (loaded || o.profile == Profile::tiny) ? 1 : 2;
+  const int64_t loads = loads_for(o);
+  const int streamers = loaded ? o.physical_cores - 1 : 0;
+  const std::vector<Pages> kinds = loaded ? std::vector<Pages>{Pages::huge} : std::vector<Pages>{Pages::huge, Pages::nohuge};
+  for (Pages pg : kinds)
+    for (int64_t bytes : curve_sizes(o, per_octave, largest)) {
+      Case c;
+      c.name = fmt::format("{}/{}", to_string(pg), bytes);
+      c.params = {{"pages", to_string(pg)},
+                  {"bytes", std::to_string(bytes)},
+                  {"loads", std::to_string(loads)},
+                  {"streaming_threads", std::to_string(streamers)}};
+      c.threads = 1 + streamers;
+      c.make = [pg, bytes, loads, streamers, loaded]() -> std::unique_ptr<Kernel> {
+        if (loaded && streamers < 1) throw Skip("loaded latency needs at least 2 cores (one chases, the others stream)");
+        if (bytes < 2 * int64_t(kLine)) throw Skip("a buffer of fewer than 2 cache lines has no cycle");
+        return std::make_unique<Chase>(pg, static_cast<size_t>(bytes), loads, streamers);
+      };
+      cs.push_back(std::move(c));
+    }
+  return cs;
+}
+
+const bool lat = register_benchmark({"memory_latency",
+                                     "random cyclic pointer chase, 4 KiB to 1 GiB, 4 KiB and 2 MiB pages (ns per load)",
+                                     [](const CommonOptions& o) { return chase_cases(o, false); }});
+const bool lat_loaded = register_benchmark(
+    {"memory_latency_loaded", "the same chase (2 MiB pages) while every other core streams through memory",
+     [](const CommonOptions& o) { return chase_cases(o, true); }});
+
+ResultRow derived(const ResultRow& from, const std::string& metric, double value, const std::string& unit) {
+  ResultRow d = from;
+  d.metric = metric;
+  d.value = value;
+  d.unit = unit;
+  return d;
+}
+
+// ns_per_load for every repetition: time_per_iter / loads.
+std::vector<ResultRow> ns_rows(const std::vector<ResultRow>& rows) {
+  std::vector<ResultRow> out;
+  for (const ResultRow& r : rows)
+    if (r.metric == "time_per_iter") {
+      const double loads = std::atof(param_value(r.params, "loads").c_str());
+      if (loads > 0) out.push_back(derived(r, "ns_per_load", r.value / loads * 1e9, "ns"));
+    }
+  return out;
+}
+
+// The inventory's nominal size of a level (sysfs), for the row's params.
+std::string nominal(const std::string& level) {
+  const char* idx = level == "L1" ? "index0" : level == "L2" ? "index2" : level == "L3" ? "index3" : nullptr;
+  if (!idx) return "n/a";
+  std::ifstream f(std::string("/sys/devices/system/cpu/cpu0/cache/") + idx + "/size");
+  std::string s;
+  return f >> s ? s : "unknown (no sysfs cache information)";
+}
+
+const bool lat_rows = register_derived_rows("memory_latency", [](const std::vector<ResultRow>& rows) {
+  std::vector<ResultRow> out = ns_rows(rows);
+  // One curve per page kind: median ns per load of each size over its ok repetitions; a size
+  // with none ok (another process took the CPU) uses its mistrusted ones, and the levels found
+  // on such a curve are marked mistrusted.
+  struct Pt {
+    std::vector<double> ok, other;
+  };
+  std::map<std::string, std::map<double, Pt>> curves;
+  for (const ResultRow& r : out) {
+    if (r.status != Status::ok && r.status != Status::mistrusted) continue;
+    Pt& p = curves[param_value(r.params, "pages")][std::atof(param_value(r.params, "bytes").c_str())];
+    (r.status == Status::ok ? p.ok : p.other).push_back(r.value);
+  }
+  for (auto& [pg, pts] : curves) {
+    std::vector<CurvePoint> curve;
+    int doubtful = 0;
+    for (auto& [b, p] : pts) {
+      doubtful += p.ok.empty();
+      curve.push_back({b, summarize(p.ok.empty() ? p.other : p.ok).median});
+    }
+    for (const Level& l : find_levels(curve)) {
+      ResultRow base;
+      base.benchmark = "latency_levels";
+      base.case_name = pg + "/" + l.name;
+      base.params = fmt::format(
+          "level={};pages={};curve=memory_latency;first_bytes={:.0f};last_bytes={:.0f};points={};nominal_size={};"
+          "latency_at={}",
+          l.name, pg, l.first_bytes, l.last_bytes, l.points, nominal(l.name),
+          l.name == "DRAM" ? "largest buffer" : "median of the plateau");
+      base.repetition = -1;
+      base.status = doubtful ? Status::mistrusted : Status::ok;
+      base.note = doubtful ? fmt::format("{} of {} sizes had only mistrusted repetitions (another process competed)",
+                                         doubtful, curve.size())
+                           : "found by the plateau detection of docs/methodology.md on the median curve";
+      if (l.name != "DRAM") out.push_back(derived(base, "level_size_bytes", l.size_bytes, "B"));
+      out.push_back(derived(base, "level_latency_ns", l.latency_ns, "ns"));
+    }
+  }
+  return out;
+});
+const bool lat_loaded_rows = register_derived_rows("memory_latency_loaded", ns_rows);
+
+}  // namespace
+}  // namespace rigcheck::mem

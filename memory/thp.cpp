@@ -1,0 +1,182 @@
+// memory_thp: transparent huge pages measured in one process, no system setting changed (MEM-4).
+// - thp_alloc: one allocation cycle of a 1 GiB buffer per iteration: mmap, madvise
+//   (MADV_HUGEPAGE or MADV_NOHUGEPAGE), first touch of every 4 KiB page, munmap; rate in GB/s.
+// - thp_gups: GUPS-style random read-modify-write updates (table[r & mask] ^= r) of a 1 GiB
+//   table of 64-bit words with each advice; metric gups (1e9 updates/s) derived per repetition.
+// AnonHugePages of each buffer is read back from /proc/self/smaps and recorded, with the THP
+// mode and defrag setting.
+#include <omp.h>
+
+#include <cmath>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "memutil.hpp"
+#include "rigcheck/harness.hpp"
+
+namespace rigcheck::mem {
+namespace {
+
+Params thp_facts() { return {{"thp_enabled", thp_setting("enabled")}, {"thp_defrag", thp_setting("defrag")}}; }
+
+void require_thp(Pages pages) {
+  const std::string en = thp_setting("enabled");
+  if (en.rfind("unknown", 0) == 0) throw Skip("transparent huge pages are not in this kernel: " + en);
+  if (pages == Pages::huge && en == "never") throw Skip("THP mode is 'never': MADV_HUGEPAGE cannot take effect");
+}
+
+class AllocTouch final : public Kernel {
+ public:
+  AllocTouch(Pages pages, size_t bytes) : pages_(pages), bytes_(bytes) {
+    require_thp(pages);
+    checked_ = cycle_and_check();  // here, so that facts() (asked before check()) has AnonHugePages
+    if (pages == Pages::huge && huge_ == 0)
+      throw Skip(fmt::format("MADV_HUGEPAGE took no effect: AnonHugePages 0 (THP {}, defrag {})", thp_setting("enabled"),
+                             thp_setting("defrag")));
+  }
+  void run() override {
+    Buffer b(bytes_, pages_);
+    char* c = static_cast<char*>(b.data());
+    for (size_t i = 0; i < bytes_; i += 4096) c[i] = static_cast<char>(i >> 12);
+    sink_ = c[bytes_ / 2];
+  }
+  // One cycle, with AnonHugePages read while the buffer is mapped and every page checked to
+  // hold what the touch wrote.
+  CheckResult check() override { return checked_; }
+
+ private:
+  CheckResult cycle_and_check() {
+    Buffer b(bytes_, pages_);
+    char* c = static_cast<char*>(b.data());
+    const uint64_t salt = 0x9d;
+    for (size_t i = 0; i < bytes_; i += 4096) c[i] = static_cast<char>((i >> 12) * salt + 1);
+    huge_ = b.huge_bytes();
+    CheckResult r;
+    for (size_t i = 0; i < bytes_; i += 4096, ++r.checked)
+      if (c[i] != static_cast<char>((i >> 12) * salt + 1)) ++r.wrong;
+    if (pages_ == Pages::nohuge && huge_ > 0) ++r.wrong;
+    r.worst = r.wrong ? INFINITY : 0;
+    r.method = fmt::format("every 4 KiB page read back after first touch; AnonHugePages {} MiB of {} MiB ({} expected)",
+                           huge_ >> 20, bytes_ >> 20, pages_ == Pages::huge ? "> 0" : "0");
+    return r;
+  }
+
+ public:
+  Params facts() const override {
+    Params p = thp_facts();
+    p.push_back({"anon_huge_bytes", std::to_string(huge_)});
+    return p;
+  }
+
+ private:
+  CheckResult checked_;
+  Pages pages_;
+  size_t bytes_;
+  int64_t huge_ = -1;
+  static inline volatile char sink_ = 0;
+};
+
+class Gups final : public Kernel {
+ public:
+  Gups(Pages pages, size_t bytes, int64_t updates) : buf_(bytes, pages), updates_(updates) {
+    require_thp(pages);
+    words_ = bytes / 8;
+    mask_ = words_ - 1;  // bytes is a power of two
+    t_ = static_cast<uint64_t*>(buf_.data());
+    for (size_t i = 0; i < words_; ++i) t_[i] = i * 0x9E3779B97F4A7C15ull + 1;  // never 0
+    huge_ = buf_.huge_bytes();
+    if (pages == Pages::huge && huge_ == 0)
+      throw Skip(fmt::format("MADV_HUGEPAGE took no effect: AnonHugePages 0 (THP {}, defrag {})", thp_setting("enabled"),
+                             thp_setting("defrag")));
+  }
+  void run() override { seed_ = update(seed_, updates_); }
+  // HPCC RandomAccess's own check: the same update stream applied twice restores the table.
+  CheckResult check() override {
+    const uint64_t s = 12345;
+    update(s, updates_);
+    update(s, updates_);
+    CheckResult r;
+    for (size_t i = 0; i < words_; ++i, ++r.checked)
+      if (t_[i] != i * 0x9E3779B97F4A7C15ull + 1) ++r.wrong;
+    r.worst = r.wrong ? INFINITY : 0;
+    r.method = fmt::format("{} updates applied twice restore every word of the table (HPCC RandomAccess check)", updates_);
+    return r;
+  }
+  Params facts() const override {
+    Params p = thp_facts();
+    p.push_back({"anon_huge_bytes", std::to_string(huge_)});
+    return p;
+  }
+
+ private:
+  uint64_t update(uint64_t seed, int64_t n) {
+    SplitMix r(seed);
+    for (int64_t i = 0; i < n; ++i) {
+      const uint64_t v = r.next();
+      t_[v & mask_] ^= v;
+    }
+    return r.s;
+  }
+  Buffer buf_;
+  int64_t updates_;
+  size_t words_ = 0, mask_ = 0;
+  uint64_t* t_ = nullptr;
+  uint64_t seed_ = 777;
+  int64_t huge_ = -1;
+};
+
+int64_t thp_bytes(const CommonOptions& o) {
+  if (!o.sizes.empty()) return o.sizes.front();
+  return o.profile == Profile::tiny ? int64_t(64) << 20 : int64_t(1) << 30;
+}
+
+const bool alloc = register_benchmark(
+    {"thp_alloc", "allocate + first-touch + free cycles of a 1 GiB buffer, MADV_HUGEPAGE vs MADV_NOHUGEPAGE",
+     [](const CommonOptions& o) {
+       std::vector<Case> cs;
+       const int64_t bytes = thp_bytes(o);
+       for (Pages pg : {Pages::huge, Pages::nohuge}) {
+         Case c;
+         c.name = fmt::format("{}/{}", to_string(pg), bytes);
+         c.params = {{"pages", to_string(pg)}, {"bytes", std::to_string(bytes)}, {"threads", "1"}};
+         c.work.bytes = static_cast<double>(bytes);
+         c.make = [pg, bytes]() -> std::unique_ptr<Kernel> { return std::make_unique<AllocTouch>(pg, bytes); };
+         cs.push_back(std::move(c));
+       }
+       return cs;
+     }});
+
+const bool gups = register_benchmark(
+    {"thp_gups", "GUPS-style random updates of a 1 GiB table, MADV_HUGEPAGE vs MADV_NOHUGEPAGE",
+     [](const CommonOptions& o) {
+       std::vector<Case> cs;
+       int64_t bytes = thp_bytes(o);
+       if (bytes & (bytes - 1)) throw std::invalid_argument("thp_gups: --sizes must be a power of two");
+       const int64_t updates = o.profile == Profile::tiny ? 1 << 18 : 1 << 22;
+       for (Pages pg : {Pages::huge, Pages::nohuge}) {
+         Case c;
+         c.name = fmt::format("{}/{}", to_string(pg), bytes);
+         c.params = {{"pages", to_string(pg)}, {"bytes", std::to_string(bytes)}, {"updates", std::to_string(updates)},
+                     {"threads", "1"}};
+         c.make = [pg, bytes, updates]() -> std::unique_ptr<Kernel> { return std::make_unique<Gups>(pg, bytes, updates); };
+         cs.push_back(std::move(c));
+       }
+       return cs;
+     }});
+
+const bool gups_rows = register_derived_rows("thp_gups", [](const std::vector<ResultRow>& rows) {
+  std::vector<ResultRow> out;
+  for (const ResultRow& r : rows)
+    if (r.metric == "time_per_iter") {
+      ResultRow d = r;
+      d.metric = "gups";
+      d.value = std::atof(param_value(r.params, "updates").c_str()) / r.value / 1e9;
+      d.unit = "GUP/s";
+      out.push_back(d);
+    }
+  return out;
+});
+
+}  // namespace
+}  // namespace rigcheck::mem

@@ -1,0 +1,98 @@
+// memory_train_step: ONE process that runs CPU training steps of a model of the zoo and reports
+// its peak resident memory (VmHWM). Started by memory_host, one process per point, so that each
+// point's peak is its own. Not a benchmark binary of its own (no CSV): it prints key=value lines.
+//
+//   memory_train_step --model bert_large --batch 32 [--seq 128] [--steps 2] [--threads N]
+//
+// Two steps by default: the first creates the optimizer state (SGD momentum), the second runs
+// with it, so the peak holds weights + gradients + optimizer state + activations. The step is
+// checked: the loss and every parameter are finite and the parameters changed.
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <csignal>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+
+#include "models/train.hpp"
+
+namespace {
+
+long long status_bytes(const char* key) {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  const std::string k = std::string(key) + ":";
+  while (std::getline(f, line))
+    if (line.rfind(k, 0) == 0) return std::atoll(line.c_str() + k.size()) * 1024;  // "VmHWM:  123 kB"
+  return -1;
+}
+
+// Sum over every parameter, in double: changes when a step updates the weights.
+double param_sum(torch::nn::Module& m, bool& finite) {
+  double s = 0;
+  finite = true;
+  torch::NoGradGuard ng;
+  for (const auto& p : m.parameters()) {
+    s += p.to(torch::kDouble).sum().item<double>();
+    finite = finite && torch::isfinite(p).all().item<bool>();
+  }
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"memory_train_step: peak resident memory of CPU training steps of one zoo model"};
+  std::string model;
+  int batch = 0, seq = 0, steps = 2;
+  int threads = static_cast<int>(std::thread::hardware_concurrency());
+  app.add_option("--model", model, "zoo model name (light_cnn, resnet50, bert_base, bert_large, ...)")->required();
+  app.add_option("--batch", batch, "batch size")->required()->check(CLI::PositiveNumber);
+  app.add_option("--seq", seq, "sequence length (transformers; 0 = the model's default)");
+  app.add_option("--steps", steps, "training steps")->check(CLI::PositiveNumber);
+  app.add_option("--threads", threads, "LibTorch intra-op threads")->check(CLI::PositiveNumber);
+  CLI11_PARSE(app, argc, argv);
+  // Die with the parent (memory_host killed by the runner's timeout must not leave us running).
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() == 1) return 3;
+
+  try {
+    torch::set_num_threads(threads);
+    const rigcheck::zoo::ModelConfig cfg = rigcheck::zoo::config_by_name(model);
+    std::printf("baseline_rss_bytes=%lld\n", status_bytes("VmRSS"));
+    auto t0 = std::chrono::steady_clock::now();
+    auto m = rigcheck::zoo::build_model(cfg);
+    auto b = rigcheck::zoo::make_batch(cfg, batch, torch::kCPU, 2, seq);
+    auto opt = rigcheck::zoo::make_optimizer(*m, rigcheck::zoo::Optimizer::sgd_momentum, 1e-3);
+    bool finite0 = false, finite1 = false;
+    const double before = param_sum(*m, finite0);
+    double loss = NAN;
+    for (int s = 0; s < steps; ++s) {
+      auto r = rigcheck::zoo::train_step(*m, *opt, b);
+      loss = r.loss.item<double>();
+      std::printf("loss_step%d=%.6g\n", s, loss);
+    }
+    const long long hwm = status_bytes("VmHWM");  // before the check allocates anything
+    const double after = param_sum(*m, finite1);
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("params=%lld\nthreads=%d\nseconds=%.3f\nvmhwm_bytes=%lld\n",
+                static_cast<long long>(rigcheck::zoo::allocated_parameters(*m)), threads, secs, hwm);
+    std::string wrong;
+    if (!std::isfinite(loss)) wrong += "loss not finite; ";
+    if (!finite0 || !finite1) wrong += "a parameter is not finite; ";
+    if (!(before != after)) wrong += "the steps did not change the parameters; ";
+    std::printf("check=%s\n", wrong.empty() ? "ok" : ("wrong: " + wrong).c_str());
+    std::fflush(stdout);
+    return wrong.empty() ? 0 : 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "memory_train_step: %s\n", e.what());
+    return 2;
+  }
+}

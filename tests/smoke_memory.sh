@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Smoke run of the memory area: `rigcheck run --profile tiny --only memory`.
+# Each memory binary ran ok (or was skipped with a reason), every check compared something and
+# found nothing wrong, the derived rows are there, and MEM-2/3/4 have verdicts with reasons.
+set -euo pipefail
+rigcheck="$1"
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$rigcheck" run --profile tiny --only memory --out "$out" >"$out/run.log" 2>&1 || { cat "$out/run.log"; fail "run exited $?"; }
+run="$(find "$out" -mindepth 1 -maxdepth 1 -type d | head -1)"
+for b in memory_bandwidth memory_latency memory_thp; do
+  grep -Eq "^$b,memory,.*,(ok|skipped)," "$run/manifest.csv" || fail "$b did not run ok: $(grep "^$b," "$run/manifest.csv")"
+  if grep -q "^$b,memory,.*,ok," "$run/manifest.csv"; then
+    [[ -s "$run/$b.csv" ]] || fail "$b.csv missing"
+    if grep -q ',failed,' "$run/$b.csv"; then fail "$b.csv has failed rows: $(grep ',failed,' "$run/$b.csv" | head -3)"; fi
+    grep -q ',check_wrong,0,count,-1,ok,' "$run/$b.csv" || grep -q ',skipped,' "$run/$b.csv" || fail "$b.csv has no passed check"
+  fi
+done
+if grep -q '^memory_bandwidth,memory,.*,ok,' "$run/manifest.csv"; then
+  grep -q ',gbps_write_allocate,' "$run/memory_bandwidth.csv" || fail "no gbps_write_allocate rows"
+fi
+if grep -q '^memory_latency,memory,.*,ok,' "$run/manifest.csv"; then
+  grep -q ',ns_per_load,' "$run/memory_latency.csv" || fail "no ns_per_load rows"
+  grep -q '^1,[^,]*,latency_levels,[^,]*/L1,.*,level_latency_ns,' "$run/memory_latency.csv" || fail "no L1 level found"
+fi
+for id in MEM-2 MEM-3; do
+  grep -q "^$id,.*,not_measurable,.*DIMM type and speed" "$run/verdicts.csv" || fail "$id should be not_measurable naming DIMM type and speed"
+done
+grep -Eq '^MEM-4,.*,(confirmed|refuted|inconclusive|not_measurable),' "$run/verdicts.csv" || fail "MEM-4 has no verdict"
+# MEM-1: measured where LibTorch is built, else not_measurable naming the unbuilt benchmark.
+if grep -q "^memory_host,memory,.*,0,ok," "$run/manifest.csv"; then
+  grep -q ",failed," "$run/memory_host.csv" && fail "memory_host.csv has failed rows: $(grep ",failed," "$run/memory_host.csv" | head -3)"
+  grep -q ",peak_rss_bytes,[0-9.e+]*,B,[0-9]*,ok," "$run/memory_host.csv" || fail "no peak_rss_bytes rows"
+  grep -Eq "^MEM-1,.*,(confirmed|refuted|inconclusive),.*peak RSS" "$run/verdicts.csv" || fail "MEM-1 has no measured verdict"
+else
+  grep -Eq "^memory_host,memory,.*,(not_built|skipped)," "$run/manifest.csv" || fail "memory_host neither ran nor says why"
+  grep -q "^MEM-1,.*,not_measurable," "$run/verdicts.csv" || fail "MEM-1 should be not_measurable without memory_host"
+fi
+echo "memory smoke run ok: $run"
