@@ -13,6 +13,7 @@
 #include <iostream>
 #include <map>
 #include <regex>
+#include <set>
 
 #include <CLI/CLI.hpp>
 #include <benchmark/benchmark.h>
@@ -276,6 +277,19 @@ void clear_thread_caps(char** argv) {
 }
 }  // namespace
 
+// The CPUs of every OpenMP place (OpenMP 4.5 place API): the process's CPU set as the runtime saw
+// it before it bound this thread to the first place (OMP_PROC_BIND=close with OMP_PLACES=cores
+// leaves the initial thread's own mask at one core). Empty when no place list is defined.
+std::vector<int> openmp_place_cpus() {
+  std::set<int> cpus;
+  for (int p = 0; p < omp_get_num_places(); ++p) {
+    std::vector<int> ids(static_cast<size_t>(std::max(0, omp_get_place_num_procs(p))));
+    if (!ids.empty()) omp_get_place_proc_ids(p, ids.data());
+    cpus.insert(ids.begin(), ids.end());
+  }
+  return {cpus.begin(), cpus.end()};
+}
+
 int harness_main(int argc, char** argv) {
   clear_thread_caps(argv);
   std::string prog = argv[0];
@@ -285,7 +299,7 @@ int harness_main(int argc, char** argv) {
   add_common_options(app, opt);
   try {
     app.parse(argc, argv);
-    CpuBudget budget = cpu_budget();
+    CpuBudget budget = cpu_budget(openmp_place_cpus());
     finish_common_options(opt, physical_core_count(), hardware_thread_count(), budget.usable_cores);
     opt.cpu_budget = budget.explain();
   } catch (const CLI::ParseError& e) {

@@ -168,11 +168,12 @@ std::string CpuBudget::explain() const {
                      allowed_cpus.size(), allowed_cores, quota.text);
 }
 
-CpuBudget cpu_budget() {
+CpuBudget cpu_budget(const std::vector<int>& allowed) {
   CpuBudget b;
+  b.allowed_cpus = allowed;
   cpu_set_t set;
   CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+  if (b.allowed_cpus.empty() && sched_getaffinity(0, sizeof set, &set) == 0) {
     for (int i = 0; i < CPU_SETSIZE; ++i)
       if (CPU_ISSET(i, &set)) b.allowed_cpus.push_back(i);
   }

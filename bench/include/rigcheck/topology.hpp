@@ -35,6 +35,10 @@ struct CpuBudget {
   int usable_cores = 1;           // min(allowed_cores, floor(quota)), at least 1
   std::string explain() const;    // "affinity 0-1 (2 cores), cgroup quota none"
 };
-CpuBudget cpu_budget();
+// `allowed`: the CPUs this process was given, when the caller knows them better than
+// sched_getaffinity (an OpenMP runtime with OMP_PROC_BIND binds the initial thread to one place
+// before main, so its own mask then shows one core: the harness passes the union of the OpenMP
+// places instead). Empty: sched_getaffinity.
+CpuBudget cpu_budget(const std::vector<int>& allowed = {});
 int usable_core_count();
 }  // namespace rigcheck
