@@ -22,6 +22,19 @@ struct Scaling {
   std::string what;                    // "gemm_matmul_f32 m=n=k=2048 (impl ...)"
 };
 
+// E(n) = X(n) / (n X(1)) in percent, from s.rate (which has n = 1); interval from min/max.
+void fill_efficiency(Scaling& s) {
+  const Measured& x1 = s.rate[1];
+  for (auto& [t, x] : s.rate) {
+    Measured e;
+    e.value = 100 * x.value / (t * x1.value);
+    e.low = 100 * x.low / (t * x1.high);
+    e.high = 100 * x.high / (t * x1.low);
+    e.reps = std::min(x.reps, x1.reps);
+    s.efficiency[t] = e;
+  }
+}
+
 Scaling scaling_of(const RunData& run, const std::string& bench, const std::string& size_key) {
   Scaling s;
   auto by_size = group_by_param(run.select(bench, "gflops"), size_key);
@@ -40,15 +53,7 @@ Scaling scaling_of(const RunData& run, const std::string& bench, const std::stri
     impl = param_value(r->params, "impl");
   }
   for (auto& [t, rows] : by_t) s.rate[t] = measure(rows);
-  const Measured& x1 = s.rate[1];
-  for (auto& [t, x] : s.rate) {
-    Measured e;
-    e.value = 100 * x.value / (t * x1.value);
-    e.low = 100 * x.low / (t * x1.high);
-    e.high = 100 * x.high / (t * x1.low);
-    e.reps = std::min(x.reps, x1.reps);
-    s.efficiency[t] = e;
-  }
+  fill_efficiency(s);
   s.what = fmt::format("{} {}={} ({})", bench, size_key, size, impl);
   return s;
 }
@@ -146,15 +151,7 @@ Scaling scaling_by_threads(const RunData& run, const std::string& bench, const s
   Scaling s;
   for (auto& [t, rows] : group_by_param(run.select(bench, metric), "threads")) s.rate[std::atoi(t.c_str())] = measure(rows);
   if (!s.rate.count(1)) return Scaling{};
-  const Measured& x1 = s.rate[1];
-  for (auto& [t, x] : s.rate) {
-    Measured e;
-    e.value = 100 * x.value / (t * x1.value);
-    e.low = 100 * x.low / (t * x1.high);
-    e.high = 100 * x.high / (t * x1.low);
-    e.reps = std::min(x.reps, x1.reps);
-    s.efficiency[t] = e;
-  }
+  fill_efficiency(s);
   s.what = what;
   return s;
 }

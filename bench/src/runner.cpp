@@ -241,6 +241,13 @@ int run_suite(const RunOptions& opt) {
       m.reason = fmt::format("{} was not built: {}", b.binary,
                              text.empty() ? "it is missing from " + bin_dir + " (see the configure summary)" : text);
       m.output.clear();
+    } else if ((profile == Profile::tiny ? b.timeout_tiny_s : profile == Profile::quick ? b.timeout_quick_s
+                                                                                       : b.timeout_full_s) <= 0) {
+      // A timeout of 0 in the registry keeps a benchmark out of that profile (too slow for it).
+      m.status = "skipped";
+      m.reason = fmt::format("not part of the {} profile (its registry timeout is 0): run it with --profile full",
+                             opt.profile);
+      m.output.clear();
     } else if (!needs.met) {
       m.status = "skipped";
       m.reason = "needs " + needs.missing;
