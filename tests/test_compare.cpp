@@ -252,16 +252,16 @@ TEST(Compare, GpuGenerationClaimsJudgedAcrossTuringAndAmpere) {
     r.data.inventory = {{"method_version", "1"}, {"gpu0_compute_capability", cc}, {"gpu0_name", name}};
     for (int rep = 0; rep < 5; ++rep) {
       ResultRow row;
-      row.benchmark = "gpu_gemm_tc";
+      row.benchmark = "gemm_tc";
       row.case_name = "m8192/f16";
       row.params = "m=8192;dtype=f16;impl=cublasLt";
-      row.metric = "tflops";
-      row.unit = "TFLOP/s";
+      row.metric = "gflops";
+      row.unit = "GFLOP/s";
       row.repetition = rep;
-      row.value = tflops * (1 + 0.002 * rep);
+      row.value = 1000 * tflops * (1 + 0.002 * rep);
       r.data.results.push_back(row);
     }
-    r.area_of["gpu_gemm_tc"] = "gpu";
+    r.area_of["gemm_tc"] = "gpu";
     return r;
   };
   LoadedRun turing = make("t4", "7.5", "Tesla T4", 40), ampere = make("a100", "8.0", "NVIDIA A100-SXM4-40GB", 200);

@@ -500,12 +500,12 @@ std::vector<std::pair<Claim, Verdict>> cross_run_claims(const std::vector<const 
       }
       auto rows = compare_pair(*p.first, *p.second, defs, opt);
       const bool latency = c.id == "MEM-3";
-      const RowComparison* r = latency ? pick_row(rows, "memory_latency", "latency_ns", "bytes")
+      const RowComparison* r = latency ? pick_row(rows, "memory_latency", "ns_per_load", "bytes")
                                        : pick_row(rows, "gemm_matmul_f32", "gflops", "m");
       if (!r) {
         v.verdict = "not_measurable";
         v.reason = fmt::format("no {} rows common to {} (DDR4) and {} (DDR5)",
-                               latency ? "memory_latency latency_ns" : "gemm_matmul_f32 gflops", p.first->label,
+                               latency ? "memory_latency ns_per_load" : "gemm_matmul_f32 gflops", p.first->label,
                                p.second->label);
         out.push_back({c, v});
         continue;
@@ -536,10 +536,10 @@ std::vector<std::pair<Claim, Verdict>> cross_run_claims(const std::vector<const 
         continue;
       }
       auto rows = compare_pair(*p.first, *p.second, defs, opt);
-      const RowComparison* r = pick_row(rows, "gpu_gemm_tc", "tflops", "m", {{"dtype", "f16"}});
+      const RowComparison* r = pick_row(rows, "gemm_tc", "gflops", "m", {{"dtype", "f16"}});
       if (!r) {
         v.verdict = "not_measurable";
-        v.reason = fmt::format("no gpu_gemm_tc f16 tflops rows common to {} and {}", p.first->label, p.second->label);
+        v.reason = fmt::format("no gemm_tc f16 gflops rows common to {} and {}", p.first->label, p.second->label);
         out.push_back({c, v});
         continue;
       }

@@ -207,9 +207,9 @@ const bool cpu1 = register_evaluator("CPU-1", [](const Claim& c, const RunData& 
   std::string gemm_ev = gemm.rate.empty() ? "" : "second evidence, GEMM: " + describe(gemm) + (fc.rate.empty() ? "" : "; " + describe(fc));
   if (usable < 2) {
     v.verdict = "not_measurable";
-    v.reason = fmt::format("one usable core (usable_cores = {}, physical cores {}): parallel efficiency needs at "
+    v.reason = fmt::format("one usable core (usable_cores = {}, physical cores {}; {}): parallel efficiency needs at "
                            "least 2 cores this process may use",
-                           usable, physical_cores(run));
+                           usable, physical_cores(run), cpu_budget_text(run));
     v.evidence = gemm_ev;
     return v;
   }

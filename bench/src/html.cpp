@@ -134,7 +134,7 @@ std::string plot_script(const PlotSpec& spec, const std::vector<PlotRun>& runs, 
       bool match = true;
       for (auto& [k, v] : spec.where) match = match && param_value(r.params, k) == v;
       if (!match) continue;
-      const std::string xs = param_value(r.params, spec.x);
+      const std::string xs = spec.x == "case" ? r.case_name : param_value(r.params, spec.x);
       if (xs.empty()) continue;
       double x;
       if (categorical) {
