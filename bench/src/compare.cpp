@@ -585,15 +585,7 @@ std::vector<std::pair<Claim, Verdict>> cross_run_claims(const std::vector<const 
 }
 
 // ------------------------------------------------------------------ output
-std::string md_cell(std::string s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += ' ';
-    else out += c;
-  }
-  return out;
-}
+std::string md_cell(std::string s) { return md_escape(std::move(s)); }
 
 std::string rows_csv(const std::vector<RowComparison>& rows) {
   std::string s =

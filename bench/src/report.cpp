@@ -20,6 +20,16 @@ namespace rigcheck {
 
 std::string default_data_dir() { return RIGCHECK_DATA_DIR; }
 
+std::string md_escape(std::string s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
 // ------------------------------------------------------------------ helpers
 Measured measure(const std::vector<const ResultRow*>& rows) {
   Measured m;
@@ -140,15 +150,6 @@ RunData read_run(const std::string& dir) {
 // ------------------------------------------------------------------ writing the report
 namespace {
 
-std::string md_escape(std::string s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += ' ';
-    else out += c;
-  }
-  return out;
-}
 
 std::string inv(const RunData& r, const std::string& key) {
   auto it = r.inventory.find(key);

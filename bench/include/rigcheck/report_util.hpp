@@ -16,6 +16,8 @@ std::map<std::string, std::vector<const ResultRow*>> group_by_param(
 // "97.1 [95.2-98.0] %, n=5"
 std::string format_measured(const Measured& m, const std::string& unit);
 std::string fmt_num(double v);
+// A Markdown table cell: '|' escaped, newlines as spaces.
+std::string md_escape(std::string s);
 // The manifest's word on a benchmark, for reasons: "cpu_gemm: failed (exit 1)".
 std::string manifest_status(const RunData& run, const std::string& benchmark);
 
