@@ -154,6 +154,9 @@ int fio_main(int argc, char** argv) {
     std::fprintf(stderr, "%s: creating %.0f MiB scratch file in %s\n", prog.c_str(), file_size / 1048576.0,
                  scratch->root().c_str());
     file_path = scratch->create_file(file_name, file_size, 0x10f10ULL, &sum);
+    // fio's job, JSON and log files: in a directory of this process's own, so that two runs on
+    // one --scratch (e.g. /dev/shm) never collide and a killed run's leftovers are named by pid.
+    const std::string aux = scratch->create_dir(fmt::format("rigcheck-fio.{}.d", ::getpid()));
     const DeviceInfo dev = device_of(scratch->root());
     if (::mkdir(jobs_dir.c_str(), 0755) != 0)
       throw std::runtime_error(fmt::format("{}: cannot create (it must not exist): {}", jobs_dir, std::strerror(errno)));
@@ -165,9 +168,9 @@ int fio_main(int argc, char** argv) {
     engine.clear();
     for (const std::string& e : engines) {
       FioJob pj{"probe_" + e, "read", 4096, 1, 1, e, file_path, "", file_size, 0.05, 0, true, {}};
-      const std::string jp = scratch->create_empty("probe-" + e + ".fio");
-      const std::string jo = scratch->create_empty("probe-" + e + ".json");
-      const std::string lg = scratch->create_empty("probe-" + e + ".log");
+      const std::string jp = scratch->create_empty(aux + "/probe-" + e + ".fio");
+      const std::string jo = scratch->create_empty(aux + "/probe-" + e + ".json");
+      const std::string lg = scratch->create_empty(aux + "/probe-" + e + ".log");
       std::FILE* f = std::fopen(jp.c_str(), "w");
       std::fputs(job_file_text(pj).c_str(), f);
       std::fclose(f);
@@ -227,8 +230,8 @@ int fio_main(int argc, char** argv) {
       for (size_t i = 0; i < cases.size(); ++i) {
         const FioCase& c = cases[i];
         const std::string tag = fmt::format("{}-{}", c.name, rep);
-        const std::string jo = scratch->create_empty(tag + ".json");
-        const std::string lg = scratch->create_empty(tag + ".log");
+        const std::string jo = scratch->create_empty(aux + "/" + tag + ".json");
+        const std::string lg = scratch->create_empty(aux + "/" + tag + ".log");
         const std::string dir = c.writes ? "write" : "read";
         try {
           fio->run(st[i].job_path, jo, lg, runtime + ramp + 120);
@@ -278,14 +281,11 @@ int fio_main(int argc, char** argv) {
     if (!any_write) {
       std::vector<char> buf(1 << 20);
       std::FILE* f = std::fopen(file_path.c_str(), "rb");
-      uint64_t h = 0xcbf29ce484222325ULL;
+      Checksum64 h;  // as create_file computed it (fread is short only at the end)
       size_t n;
-      while (f && (n = std::fread(buf.data(), 1, buf.size(), f)) > 0) {
-        const auto* w = reinterpret_cast<const uint64_t*>(buf.data());
-        for (size_t k = 0; k < n / 8; ++k) h = (h ^ w[k]) * 0x100000001b3ULL;
-      }
+      while (f && (n = std::fread(buf.data(), 1, buf.size(), f)) > 0) h.update(buf.data(), n);
+      file_wrong = f && h.digest() == sum ? 0 : 1;
       if (f) std::fclose(f);
-      file_wrong = h == sum ? 0 : 1;
       file_check = file_wrong ? "the scratch file's checksum CHANGED during read-only runs"
                               : "the scratch file's checksum is unchanged after the read runs";
     }

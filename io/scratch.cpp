@@ -13,6 +13,7 @@
 #include <climits>
 #include <cstring>
 #include <memory>
+#include <stdexcept>
 #include <vector>
 
 #include <fmt/format.h>
@@ -54,7 +55,7 @@ void remove_entries() {
 void on_signal(int sig) {
   pid_t c = g_child.load();
   if (c > 0) {
-    ::kill(c, SIGKILL);
+    ::kill(-c, SIGKILL);  // fio and its job processes: their own process group (fio.cpp)
     int st;
     ::waitpid(c, &st, 0);
   }
@@ -190,15 +191,11 @@ std::string Scratch::create_file(const std::string& name, int64_t bytes, uint64_
   }
   constexpr size_t kChunk = 1 << 20;
   std::unique_ptr<uint64_t[]> buf(new uint64_t[kChunk / 8]);
-  uint64_t h = 0xcbf29ce484222325ULL;
+  Checksum64 h;  // of the whole file, streamed (every chunk but the last is a multiple of 8 bytes)
   for (int64_t off = 0; off < bytes;) {
     size_t n = static_cast<size_t>(std::min<int64_t>(kChunk, bytes - off));
     fill_random(buf.get(), (n + 7) & ~size_t{7}, seed, static_cast<uint64_t>(off) / 8);
-    // checksum64 of the whole file, streamed: same word loop as checksum64().
-    const uint64_t* w = buf.get();
-    for (size_t i = 0; i < n / 8; ++i) h = (h ^ w[i]) * 0x100000001b3ULL;
-    const unsigned char* tail = reinterpret_cast<const unsigned char*>(w) + (n / 8) * 8;
-    for (size_t i = 0; i < n % 8; ++i) h = (h ^ tail[i]) * 0x100000001b3ULL;
+    h.update(buf.get(), n);
     for (size_t done = 0; done < n;) {
       ssize_t k = ::write(fd, reinterpret_cast<const char*>(buf.get()) + done, n - done);
       if (k < 0) {
@@ -217,7 +214,7 @@ std::string Scratch::create_file(const std::string& name, int64_t bytes, uint64_
   }
   if (sync) ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);  // our own file only: out of the page cache
   ::close(fd);
-  if (checksum) *checksum = h;
+  if (checksum) *checksum = h.digest();
   return p;
 }
 
@@ -278,13 +275,46 @@ void fill_random(void* buf, size_t len, uint64_t seed, uint64_t word_offset) {
   }
 }
 
+void Checksum64::update(const void* buf, size_t len) {
+  constexpr uint64_t kPrime = 0x100000001b3ULL;
+  if (ended_) throw std::logic_error("Checksum64::update after a call whose length was not a multiple of 8");
+  const auto* p = static_cast<const unsigned char*>(buf);
+  const size_t nw = len / 8;
+  size_t i = 0;
+  for (; i < nw && (words_ + i) % 8 != 0; ++i) {  // up to the next lane-0 word
+    uint64_t w;
+    std::memcpy(&w, p + 8 * i, 8);
+    uint64_t& l = lane_[(words_ + i) % 8];
+    l = (l ^ w) * kPrime;
+  }
+  for (; i + 8 <= nw; i += 8)
+    for (size_t j = 0; j < 8; ++j) {
+      uint64_t w;
+      std::memcpy(&w, p + 8 * (i + j), 8);
+      lane_[j] = (lane_[j] ^ w) * kPrime;
+    }
+  for (; i < nw; ++i) {
+    uint64_t w;
+    std::memcpy(&w, p + 8 * i, 8);
+    uint64_t& l = lane_[(words_ + i) % 8];
+    l = (l ^ w) * kPrime;
+  }
+  words_ += nw;
+  for (size_t k = nw * 8; k < len; ++k) tail_ = (tail_ ^ p[k]) * kPrime;
+  ended_ = len % 8 != 0;
+}
+
+uint64_t Checksum64::digest() const {
+  constexpr uint64_t kPrime = 0x100000001b3ULL;
+  uint64_t h = tail_;
+  for (uint64_t l : lane_) h = (h ^ l) * kPrime;
+  return (h ^ words_) * kPrime;
+}
+
 uint64_t checksum64(const void* buf, size_t len) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  const auto* w = static_cast<const uint64_t*>(buf);
-  for (size_t i = 0; i < len / 8; ++i) h = (h ^ w[i]) * 0x100000001b3ULL;
-  const auto* tail = static_cast<const unsigned char*>(buf) + (len / 8) * 8;
-  for (size_t i = 0; i < len % 8; ++i) h = (h ^ tail[i]) * 0x100000001b3ULL;
-  return h;
+  Checksum64 c;
+  c.update(buf, len);
+  return c.digest();
 }
 
 }  // namespace rigcheck::io
