@@ -206,6 +206,9 @@ int dataloader_main(int argc, char** argv) {
     Dataset d;
     d.sample_bytes = sample_bytes;
     d.dir = scratch->create_dir(fmt::format("rigcheck-samples.{}", ::getpid()));
+    // The fio peer's job, JSON and log files: beside the samples, never among them (fio reads
+    // every file of d.dir), in a directory of this process's own.
+    const std::string aux = scratch->create_dir(fmt::format("rigcheck-dl.{}.d", ::getpid()));
     std::fprintf(stderr, "%s: writing %d sample files of %lld bytes in %s\n", prog.c_str(), samples,
                  static_cast<long long>(sample_bytes), d.dir.c_str());
     const std::string rel = d.dir.substr(scratch->root().size() + 1);
@@ -283,7 +286,7 @@ int dataloader_main(int argc, char** argv) {
       if (fio) {
         FioJob j{fmt::format("peer_w{}", w), "randread", sample_bytes, 1, static_cast<int>(w), "psync", "", d.dir, 0,
                  peer_runtime, std::min(0.5, peer_runtime / 3), true, {"file_service_type=random"}};
-        s.job = scratch->create_empty(fmt::format("peer-w{}.fio", w));
+        s.job = scratch->create_empty(fmt::format("{}/peer-w{}.fio", aux, w));
         std::FILE* f = std::fopen(s.job.c_str(), "w");
         std::fputs(job_file_text(j).c_str(), f);
         std::fclose(f);
@@ -347,8 +350,8 @@ int dataloader_main(int argc, char** argv) {
           continue;
         }
         try {
-          const std::string jo = scratch->create_empty(fmt::format("peer-w{}-{}.json", s.w, rep));
-          const std::string lg = scratch->create_empty(fmt::format("peer-w{}-{}.log", s.w, rep));
+          const std::string jo = scratch->create_empty(fmt::format("{}/peer-w{}-{}.json", aux, s.w, rep));
+          const std::string lg = scratch->create_empty(fmt::format("{}/peer-w{}-{}.log", aux, s.w, rep));
           fio->run(s.job, jo, lg, peer_runtime + 120);
           FioResult f = parse_fio_json(jo, "read");
           if (f.error || f.iops <= 0) throw FioError(fmt::format("fio error {} with {} IOPS", f.error, f.iops));

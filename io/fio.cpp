@@ -1,6 +1,8 @@
 #include "fio.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -27,19 +29,32 @@ bool is_executable(const std::string& p) {
 }
 
 // Runs argv with stdout+stderr to log_path; returns the exit status (128+signal if killed).
-int run_to_log(const std::vector<std::string>& argv, const std::string& log_path, double timeout_s, bool* timed_out) {
+// Runs argv with stdout and stderr on logfd (left open), killed after timeout_s.
+int run_to_fd(const std::vector<std::string>& argv, int logfd, double timeout_s, bool* timed_out) {
   *timed_out = false;
-  int logfd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (logfd < 0) throw FioError(fmt::format("{}: cannot write: {}", log_path, std::strerror(errno)));
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  const pid_t parent = ::getpid();
+  // The clean-up handlers (scratch.cpp) kill the registered child: no signal may land between
+  // the fork and the registration, or fio would outlive us.
+  sigset_t block, old;
+  sigemptyset(&block);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&block, sig);
+  ::sigprocmask(SIG_BLOCK, &block, &old);
   pid_t pid = ::fork();
   if (pid < 0) {
-    ::close(logfd);
+    ::sigprocmask(SIG_SETMASK, &old, nullptr);
     throw FioError(fmt::format("fork failed: {}", std::strerror(errno)));
   }
   if (pid == 0) {
+    ::sigprocmask(SIG_SETMASK, &old, nullptr);  // exec keeps the mask: fio must see signals
+    // fio forks one process per job: in a process group of their own, so that a timeout or a
+    // signal kills them all (killing fio's main process alone left its jobs reading on); and
+    // fio dies with us if we are killed outright.
+    ::setpgid(0, 0);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) _exit(127);
     ::dup2(logfd, STDOUT_FILENO);
     ::dup2(logfd, STDERR_FILENO);
     int devnull = ::open("/dev/null", O_RDONLY);
@@ -48,8 +63,9 @@ int run_to_log(const std::vector<std::string>& argv, const std::string& log_path
     dprintf(STDERR_FILENO, "exec %s failed: %s\n", args[0], std::strerror(errno));
     _exit(127);
   }
-  ::close(logfd);
+  ::setpgid(pid, pid);  // also here: no window in which a kill of the group misses the child
   set_running_child(pid);
+  ::sigprocmask(SIG_SETMASK, &old, nullptr);
   auto t0 = std::chrono::steady_clock::now();
   int st = 0;
   while (true) {
@@ -59,7 +75,7 @@ int run_to_log(const std::vector<std::string>& argv, const std::string& log_path
     double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (el > timeout_s) {
       *timed_out = true;
-      ::kill(pid, SIGKILL);
+      ::kill(-pid, SIGKILL);
       ::waitpid(pid, &st, 0);
       break;
     }
@@ -69,6 +85,20 @@ int run_to_log(const std::vector<std::string>& argv, const std::string& log_path
   if (WIFEXITED(st)) return WEXITSTATUS(st);
   if (WIFSIGNALED(st)) return 128 + WTERMSIG(st);
   return -1;
+}
+
+int run_to_log(const std::vector<std::string>& argv, const std::string& log_path, double timeout_s, bool* timed_out) {
+  int logfd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (logfd < 0) throw FioError(fmt::format("{}: cannot write: {}", log_path, std::strerror(errno)));
+  int rc = -1;
+  try {
+    rc = run_to_fd(argv, logfd, timeout_s, timed_out);
+  } catch (...) {
+    ::close(logfd);
+    throw;
+  }
+  ::close(logfd);
+  return rc;
 }
 
 double num(const nlohmann::json& j, const char* key, const std::string& where) {
@@ -91,6 +121,10 @@ std::string job_file_text(const FioJob& j) {
   s += fmt::format("time_based=1\nruntime={}ms\n", static_cast<long long>(j.runtime_s * 1000));
   if (j.ramp_s > 0) s += fmt::format("ramp_time={}ms\n", static_cast<long long>(j.ramp_s * 1000));
   s += "group_reporting=1\n";
+  // Jobs as threads of the one fio process, not forked processes: a forked job runs in a session
+  // of its own and, when fio's main process was killed before it let the job start, waited on
+  // forever (seen: an orphan fio job alive 12 minutes after io_fio's SIGINT clean-up).
+  s += "thread=1\n";
   // Never create, extend, truncate or delete anything: the files exist already (created by
   // rigcheck) and belong to rigcheck's clean-up.
   s += "create_on_open=0\nallow_file_create=0\nunlink=0\nfile_append=0\n";
@@ -172,14 +206,23 @@ Fio::Fio(const std::string& binary) {
 }
 
 std::string Fio::version() const {
-  char tmpl[] = "/tmp/rigcheck-fio-version.XXXXXX";
-  int fd = ::mkstemp(tmpl);
-  if (fd < 0) throw FioError("cannot create a temporary file for fio --version");
-  ::close(fd);
+  // An anonymous in-memory file (no path anywhere: the io binaries write only inside their
+  // scratch directory, and this runs before it exists).
+  int fd = ::memfd_create("rigcheck-fio-version", MFD_CLOEXEC);
+  if (fd < 0) throw FioError(fmt::format("memfd_create for fio --version failed: {}", std::strerror(errno)));
   bool to = false;
-  int rc = run_to_log({path_, "--version"}, tmpl, 30, &to);
-  std::string out = read_tail(tmpl, 200);
-  ::unlink(tmpl);
+  int rc = -1;
+  std::string out;
+  try {
+    rc = run_to_fd({path_, "--version"}, fd, 30, &to);
+    char buf[200];
+    const ssize_t n = ::pread(fd, buf, sizeof buf, 0);
+    if (n > 0) out.assign(buf, static_cast<size_t>(n));
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  ::close(fd);
   while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
   if (rc != 0 || out.rfind("fio-", 0) != 0)
     throw FioError(fmt::format("{} --version exited {} and printed '{}', not a fio version", path_, rc, out));
