@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <chrono>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -65,6 +66,14 @@ class HostStep final : public Kernel {
   void run() override {
     ChildRun r = once();
     child_runs()[case_].push_back(r);
+  }
+  // The work runs in a child process, whose CPU time Google Benchmark's process clock does not
+  // see: timed as the child's wall time (Case::manual_time), so the harness's CPU-share test,
+  // which would read ~0% and mistrust every row, is not applied to it.
+  double run_timed() override {
+    const auto t0 = std::chrono::steady_clock::now();
+    run();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   CheckResult check() override {
     ChildRun r = once();
@@ -123,7 +132,8 @@ struct Point {
 std::vector<Point> points(Profile p) {
   switch (p) {
     case Profile::tiny: return {{"light_cnn", 2, 0}};
-    case Profile::quick: return {{"light_cnn", 8, 0}, {"light_cnn", 32, 0}, {"resnet50", 2, 0}, {"bert_base", 2, 128}};
+    // Quick: about 30 s of child processes in all (light_cnn b32 alone took 15 s, BERT-base b2 14 s).
+    case Profile::quick: return {{"light_cnn", 2, 0}, {"light_cnn", 8, 0}, {"resnet50", 2, 0}, {"bert_base", 1, 128}};
     case Profile::full: break;
   }
   std::vector<Point> v;
@@ -167,6 +177,7 @@ const bool host = register_benchmark(
                      {"estimate_optimizer_bytes", fmt::format("{:.0f}", est.optimizer_state)},
                      {"estimate_activations_bytes", fmt::format("{:.0f}", est.activations)}};
          c.threads = 1;  // the harness process waits; the child runs the threads
+         c.manual_time = true;  // HostStep::run_timed: the child's wall time
          const double need = 1.5 * est.total() + 1.5 * 1073741824.0;
          const std::string name = c.name, model = pt.model;
          const int batch = pt.batch, seq = pt.seq;

@@ -165,11 +165,14 @@ int64_t loads_for(const CommonOptions& o) { return o.profile == Profile::tiny ? 
 std::vector<Case> chase_cases(const CommonOptions& o, bool loaded) {
   std::vector<Case> cs;
   const int64_t largest = o.profile == Profile::tiny ? int64_t(16) << 20 : int64_t(1) << 30;
-  const int per_octave = o.profile == Profile::full ? 4 : (loaded || o.profile == Profile::tiny) ? 1 : 2;
   const int64_t loads = loads_for(o);
   const int streamers = loaded ? o.physical_cores - 1 : 0;
   const std::vector<Pages> kinds = loaded ? std::vector<Pages>{Pages::huge} : std::vector<Pages>{Pages::huge, Pages::nohuge};
-  for (Pages pg : kinds)
+  for (Pages pg : kinds) {
+    // The idle 2 MiB-page curve is the one the levels are read from: 2 points per octave in the
+    // quick profile; the 4 KiB-page and loaded curves 1 (the memory area's 2-minute budget).
+    const bool fine = !loaded && pg == Pages::huge && o.profile == Profile::quick;
+    const int per_octave = o.profile == Profile::full ? 4 : fine ? 2 : 1;
     for (int64_t bytes : curve_sizes(o, per_octave, largest)) {
       Case c;
       c.name = fmt::format("{}/{}", to_string(pg), bytes);
@@ -185,6 +188,7 @@ std::vector<Case> chase_cases(const CommonOptions& o, bool loaded) {
       };
       cs.push_back(std::move(c));
     }
+  }
   return cs;
 }
 

@@ -212,6 +212,15 @@ std::vector<Level> find_levels(const std::vector<CurvePoint>& curve, const Plate
     }
     last_median = m;
   }
+  for (size_t k = 1; k < kept.size(); ++k)
+    if (kept[k].median() > opt.dram_above_ns) {
+      for (size_t j = k + 1; j < kept.size(); ++j) {
+        kept[k].last = kept[j].last;
+        kept[k].ns.insert(kept[k].ns.end(), kept[j].ns.begin(), kept[j].ns.end());
+      }
+      kept.resize(k + 1);
+      break;
+    }
   std::vector<Level> levels;
   const bool dram = kept.size() >= 2 && curve.back().bytes >= opt.dram_from_bytes;
   for (size_t k = 0; k < kept.size(); ++k) {

@@ -102,6 +102,10 @@ struct PlateauOptions {
   double level_ratio = 2.0; // neighbouring plateaus closer than this ratio are one level
   int min_points = 2;       // fewer points: a transition, not a level
   double dram_from_bytes = 64.0 * 1048576;  // the last level is DRAM when the curve reaches this size
+  // A plateau slower than this is memory, not a cache: it and every larger run are one DRAM level.
+  // Caches load in ~1-50 ns (AMD L3 ~10-20, Intel mesh L3 ~20-40, eDRAM L4 ~40-50), DRAM in
+  // >= 70 ns; in a VM the DRAM side rises in steps (host page walks) that must not become an "L4".
+  double dram_above_ns = 60.0;
 };
 // Finds the plateaus of a latency curve (points in ascending size; see docs/methodology.md).
 std::vector<Level> find_levels(const std::vector<CurvePoint>& curve, const PlateauOptions& opt = {});

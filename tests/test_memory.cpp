@@ -59,6 +59,36 @@ TEST(Plateaus, FindsL1L2L3AndDramOfAZen5LikeCurve) {
   EXPECT_NEAR(lv[3].latency_ns, zen5(1 << 30), 1e-9);  // DRAM: latency at the largest buffer
 }
 
+// The 2 MiB-page curve of a real quick run on the Zen 5 VM (results/vm-20261202T172829Z, medians
+// of 5): past the L3 the latency climbs in steps from ~130 ns to ~440 ns; the step near 150-280 ns
+// was once reported as an "L4" of 128 MiB.
+TEST(Plateaus, RealZen5VmCurveHasNoL4) {
+  const std::vector<CurvePoint> c = {
+      {4096, 1.29},      {8192, 1.25},      {12288, 2.17},     {16384, 1.28},     {24576, 1.54},
+      {32768, 2.23},     {45056, 3.78},     {65536, 4.33},     {94208, 4.51},     {131072, 4.49},
+      {184320, 4.58},    {262144, 4.92},    {372736, 5.65},    {524288, 7.39},    {741376, 12.07},
+      {1048576, 18.08},  {1482752, 18.27},  {2097152, 19.43},  {2965504, 21.47},  {4194304, 26.72},
+      {5931008, 133.24}, {8388608, 150.44}, {11862016, 174.61}, {16777216, 179.57}, {23728128, 187.96},
+      {33554432, 198.83}, {47452160, 217.11}, {67108864, 240.14}, {94904320, 221.65}, {134217728, 278.42},
+      {189812736, 294.39}, {268435456, 377.25}, {379625472, 353.55}, {536870912, 421.52}, {759250944, 449.99},
+      {1073741824, 438.20}};
+  auto lv = find_levels(c);
+  ASSERT_EQ(lv.size(), 4u);
+  EXPECT_EQ(lv[0].name, "L1");
+  EXPECT_NEAR(lv[0].latency_ns, 1.3, 0.3);
+  EXPECT_EQ(lv[1].name, "L2");
+  EXPECT_GT(lv[1].latency_ns, 4.0);
+  EXPECT_LT(lv[1].latency_ns, 6.0);
+  EXPECT_EQ(lv[2].name, "L3");
+  EXPECT_GE(lv[2].size_bytes, 2.9 * MiB);
+  EXPECT_LE(lv[2].size_bytes, 4 * MiB);
+  EXPECT_GT(lv[2].latency_ns, 14.0);
+  EXPECT_LT(lv[2].latency_ns, 21.0);
+  EXPECT_EQ(lv[3].name, "DRAM");
+  EXPECT_EQ(lv[3].first_bytes, 5931008);
+  EXPECT_NEAR(lv[3].latency_ns, 438.20, 1e-9);
+}
+
 TEST(Plateaus, ToleratesNoise) {
   uint64_t s = 99;
   auto c = curve([&](double b) {

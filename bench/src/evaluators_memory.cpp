@@ -72,6 +72,21 @@ std::string far_latency(const RunData& run) {
   return "no memory_latency rows (" + manifest_status(run, "memory_latency") + ")";
 }
 
+// The inventory's nominal size of a cache level (sysfs, hwloc, cpuinfo or the datasheet, with the
+// source it names), or what it says of its absence.
+std::string nominal_size(const RunData& run, const std::string& level) {
+  const std::string key = level == "L1" ? "l1d" : level == "L2" ? "l2" : level == "L3" ? "l3" : "";
+  if (key.empty()) return "no such level in the inventory";
+  auto it = run.inventory.find("cache_" + key + "_bytes");
+  if (it == run.inventory.end()) return "not in the inventory";
+  char* end = nullptr;
+  const double b = std::strtod(it->second.c_str(), &end);
+  if (end == it->second.c_str() || !(b > 0)) return it->second;
+  auto src = run.inventory.find("cache_" + key + "_source");
+  return fmt::format("{} KiB, {}", fmt_num(b / 1024),
+                     src == run.inventory.end() ? "source not recorded" : src->second);
+}
+
 // The plateaus found on the latency curve beside the inventory's nominal cache sizes.
 std::string levels(const RunData& run) {
   std::string out;
@@ -80,7 +95,7 @@ std::string levels(const RunData& run) {
     Measured size = one(run, "latency_levels", "level_size_bytes", {{"pages", "thp"}, {"level", lv}});
     out += fmt::format("{}{} {} ns{}", out.empty() ? "" : ", ", lv, fmt_num(rows.front()->value),
                        size.ok() ? fmt::format(" up to {} KiB (nominal {})", fmt_num(size.value / 1024),
-                                               param_value(rows.front()->params, "nominal_size"))
+                                               nominal_size(run, lv))
                                  : "");
   }
   return out.empty() ? "" : "; levels found on the curve (2 MiB pages): " + out;
