@@ -97,7 +97,7 @@ int dataloader_main(int argc, char** argv) {
   app.add_option("--ratios", ratios_s, "compute:I/O ratios, compute time = ratio x one batch's single-thread load time "
                                        "(default: tiny 1, quick 0.1,0.25,0.5,1, full 0.1,0.25,0.5,1,2,4)");
   app.add_option("--workers", workers_s, "worker counts swept at ratio 1 (default: tiny 0,4, quick 0,1,2,4, full 0,1,2,4,8)");
-  app.add_option("--peer-workers", peer_workers_s, "worker counts of the fio comparison (default: tiny 2, quick 1,4, "
+  app.add_option("--peer-workers", peer_workers_s, "worker counts of the fio comparison (default: tiny 2, quick 1,4,8, "
                                                    "full 1,2,4,8)");
   app.add_option("--peer-runtime", peer_runtime, "seconds per fio peer run (default: tiny 0.3, quick 0.6, full 4)");
   app.add_option("--compute", compute_mode, "sleep (the host waits on an accelerator) or spin (CPU busy)")
@@ -118,7 +118,7 @@ int dataloader_main(int argc, char** argv) {
     if (peer_runtime == 0) peer_runtime = tiny ? 0.3 : quick ? 0.6 : 4;
     ratios = parse_doubles(ratios_s.empty() ? (tiny ? "1" : quick ? "0.1,0.25,0.5,1" : "0.1,0.25,0.5,1,2,4") : ratios_s);
     workers = parse_workers(workers_s.empty() ? (tiny ? "0,4" : quick ? "0,1,2,4" : "0,1,2,4,8") : workers_s);
-    peer_workers = parse_int_list(peer_workers_s.empty() ? (tiny ? "2" : quick ? "1,4" : "1,2,4,8") : peer_workers_s, 256);
+    peer_workers = parse_int_list(peer_workers_s.empty() ? (tiny ? "2" : quick ? "1,4,8" : "1,2,4,8") : peer_workers_s, 256);
     if (samples < 1 || batch < 1 || steps < 2 || prefetch < 1) throw std::invalid_argument("--samples, --batch >= 1, --steps >= 2, --prefetch >= 1");
     if (compute_mode != "sleep" && compute_mode != "spin") throw std::invalid_argument("--compute must be sleep or spin");
   } catch (const CLI::ParseError& e) {

@@ -19,6 +19,26 @@ for f in compare.md compare.csv compare.html; do [[ -s "$out/same/$f" ]] || fail
 grep -q "^## Confounders" "$out/same/compare.md" || fail "same machine: no confounders section"
 echo "ok: same machine twice, nothing flagged"
 
+# 1b. Verdict stability: the same machine twice keeps every verdict; a run in which one claim
+# turns from confirmed to refuted (CPU-4: the inventory's L3 set to 8 MiB, below the guide's
+# 25 MB) is a FLIP, named in one line, and --fail-on-verdict-flip exits 1 for it.
+grep -q "^## Verdicts of each run" "$out/same/compare.md" || fail "same machine: no per-run verdict table"
+grep -q "^VERDICT" "$out/same.log" && fail "same machine: a verdict differs: $(grep '^VERDICT' "$out/same.log")"
+"$rigcheck" compare "$runs/compare_a" "$runs/compare_a2" --fail-on-verdict-flip >"$out/same_verdicts.log" 2>&1 ||
+  fail "same machine: --fail-on-verdict-flip exited $?: $(grep '^VERDICT' "$out/same_verdicts.log")"
+rm -rf "$out/l3small" && cp -r "$runs/compare_a2" "$out/l3small"
+sed -i -e 's/^cache_l3_bytes,.*/cache_l3_bytes,8388608/' -e 's/^cache_l3_total_bytes,.*/cache_l3_total_bytes,8388608/' \
+  "$out/l3small/inventory.csv"
+grep -q '^cache_l3_total_bytes,8388608$' "$out/l3small/inventory.csv" || fail "fixture compare_a2 has no cache_l3_total_bytes"
+before=$(grep '^| CPU-4 |' "$out/same/compare.md")
+rc=0
+"$rigcheck" compare "$runs/compare_a" "$out/l3small" --fail-on-verdict-flip >"$out/flip.log" 2>&1 || rc=$?
+[[ $rc == 1 ]] || fail "verdict flip: exit $rc, expected 1 ($(tail -3 "$out/flip.log"))"
+grep -q "^VERDICT FLIP CPU-4: compare_a=confirmed l3small=refuted$" "$out/flip.log" ||
+  fail "verdict flip: no FLIP line for CPU-4 (same-machine row was: $before): $(grep '^VERDICT' "$out/flip.log")"
+[[ $(grep -c '^VERDICT' "$out/flip.log") == 1 ]] || fail "verdict flip: other claims named: $(grep '^VERDICT' "$out/flip.log")"
+echo "ok: verdicts of each run compared; the one flipped claim named"
+
 # 2. oneDNN capped at SSE4.1: its three benchmarks slowed, OpenBLAS and the FMA kernel not: exit 1;
 # the flagged rows are exactly the oneDNN rows.
 rc=0

@@ -24,6 +24,11 @@ fi
 if grep -q '^memory_latency,memory,.*,ok,' "$run/manifest.csv"; then
   grep -q ',ns_per_load,' "$run/memory_latency.csv" || fail "no ns_per_load rows"
   grep -q '^1,[^,]*,latency_levels,[^,]*/L1,.*,level_latency_ns,' "$run/memory_latency.csv" || fail "no L1 level found"
+  # MEM-3's evidence sets each level beside the inventory's nominal size, smallest level first.
+  if grep -q '^cache_l1d_bytes,[0-9]' "$run/inventory.csv" && grep -q '^1,[^,]*,latency_levels,thp/L1,.*,ok,' "$run/memory_latency.csv"; then
+    grep -Eq '^MEM-3,.*levels found on the curve \(2 MiB pages\): L1 [0-9.]+ ns up to [0-9.]+ KiB \(nominal [0-9.]+ KiB, ' \
+      "$run/verdicts.csv" || fail "MEM-3: levels not listed L1 first with the inventory's nominal size: $(grep '^MEM-3,' "$run/verdicts.csv")"
+  fi
 fi
 for id in MEM-2 MEM-3; do
   grep -q "^$id,.*,not_measurable,.*DIMM type and speed" "$run/verdicts.csv" || fail "$id should be not_measurable naming DIMM type and speed"

@@ -839,6 +839,40 @@ void print_flag_lines(const std::vector<RowComparison>& rows, const CompareOptio
   }
 }
 
+std::vector<VerdictAcrossRuns> verdicts_across_runs(const std::vector<Claim>& claims, const std::vector<const RunData*>& runs) {
+  std::vector<VerdictAcrossRuns> out;
+  for (const Claim& c : claims) {
+    VerdictAcrossRuns v;
+    v.claim_id = c.id;
+    std::set<std::string> seen;
+    for (const RunData* r : runs) {
+      v.verdicts.push_back(evaluate_claim(c, *r).verdict);
+      seen.insert(v.verdicts.back());
+    }
+    v.change = seen.size() == 1 ? "same" : seen.count("confirmed") && seen.count("refuted") ? "FLIP" : "changed";
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+namespace {
+std::string verdicts_md(const std::vector<VerdictAcrossRuns>& vs, const std::vector<LoadedRun>& runs) {
+  std::string md = "\n## Verdicts of each run\n\nEach run judged by itself, as `rigcheck report` judges it. `FLIP`: "
+                   "confirmed in one run and refuted in another; `changed`: any other difference (e.g. confirmed -> "
+                   "inconclusive).\n\n| Claim |";
+  for (const LoadedRun& r : runs) md += " " + md_escape(r.label) + " |";
+  md += " across runs |\n|---|";
+  for (size_t i = 0; i < runs.size(); ++i) md += "---|";
+  md += "---|\n";
+  for (const VerdictAcrossRuns& v : vs) {
+    md += "| " + v.claim_id + " |";
+    for (const std::string& x : v.verdicts) md += " " + x + " |";
+    md += v.change == "same" ? " same |\n" : " **" + v.change + "** |\n";
+  }
+  return md;
+}
+}  // namespace
+
 int run_compare(const std::vector<std::string>& dirs, const CompareOptions& opt) {
   std::vector<std::string> exclusions;
   auto defs = read_confounders(data_file(opt.confounders_path, "confounders.csv"));
@@ -860,6 +894,9 @@ int run_compare(const std::vector<std::string>& dirs, const CompareOptions& opt)
   }
   auto areas = summarize_areas(rows);
   auto xclaims = cross_run_claims(ptrs, claims, data_file(opt.datasheets_path, "datasheets.csv"));
+  std::vector<const RunData*> datas;
+  for (const LoadedRun& r : runs) datas.push_back(&r.data);
+  const auto per_run = verdicts_across_runs(claims, datas);
 
   // ---- Markdown
   std::string md = "# rigcheck compare\n\nBaseline: **" + md_cell(runs[0].label) + "**; every other run against it.\n\n";
@@ -902,6 +939,7 @@ int run_compare(const std::vector<std::string>& dirs, const CompareOptions& opt)
     md += fmt::format("| {} | {} | {} | **{}** | {} |\n", c.id, md_cell(c.guide_figure),
                       md_cell(format_measured(v.measured, v.unit)), v.verdict,
                       md_cell(v.evidence + (v.evidence.empty() ? "" : ". ") + v.reason));
+  md += verdicts_md(per_run, runs);
   std::vector<RowComparison> flagged;
   for (const RowComparison& r : rows)
     if (r.flag == "regression" || r.flag == "improvement") flagged.push_back(r);
@@ -929,6 +967,14 @@ int run_compare(const std::vector<std::string>& dirs, const CompareOptions& opt)
     body += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"{}\">{}</td><td>{}</td></tr>\n", c.id,
                         html_escape(c.guide_figure), html_escape(format_measured(v.measured, v.unit)),
                         verdict_class(v.verdict), v.verdict, html_escape(v.evidence + " " + v.reason));
+  body += "</table></section>\n<section><h2>Verdicts of each run</h2><table><tr><th>Claim</th>";
+  for (const LoadedRun& r : runs) body += "<th>" + html_escape(r.label) + "</th>";
+  body += "<th>across runs</th></tr>\n";
+  for (const VerdictAcrossRuns& v : per_run) {
+    body += "<tr><td>" + v.claim_id + "</td>";
+    for (const std::string& x : v.verdicts) body += fmt::format("<td class=\"{}\">{}</td>", verdict_class(x), x);
+    body += "<td>" + (v.change == "same" ? v.change : "<b>" + v.change + "</b>") + "</td></tr>\n";
+  }
   body += "</table></section>\n";
   std::vector<PlotRun> pruns;
   for (const LoadedRun& r : runs) pruns.push_back({r.label, &r.data});
@@ -953,6 +999,15 @@ int run_compare(const std::vector<std::string>& dirs, const CompareOptions& opt)
   }
   int code = 0;
   print_flag_lines(rows, opt, code);
+  // One line per claim whose verdict differs between the runs, for CI logs and
+  // scripts/verdict-stability.sh.
+  for (const VerdictAcrossRuns& v : per_run) {
+    if (v.change == "same") continue;
+    std::string line = fmt::format("VERDICT {} {}:", v.change == "FLIP" ? "FLIP" : "CHANGED", v.claim_id);
+    for (size_t i = 0; i < v.verdicts.size(); ++i) line += fmt::format(" {}={}", runs[i].label, v.verdicts[i]);
+    std::printf("%s\n", line.c_str());
+    if (opt.fail_on_verdict_flip) code = 1;
+  }
   return code;
 }
 

@@ -1,4 +1,5 @@
 // Verdicts of the memory claims (CLAIMS.md section 3). One function per claim id.
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -90,10 +91,16 @@ std::string nominal_size(const RunData& run, const std::string& level) {
 // The plateaus found on the latency curve beside the inventory's nominal cache sizes.
 std::string levels(const RunData& run) {
   std::string out;
-  for (auto& [cs, rows] : run.select("latency_levels", "level_latency_ns", {{"pages", "thp"}})) {
-    const std::string lv = param_value(rows.front()->params, "level");
+  // By size: L1, L2, L3 (L4...), then DRAM (the cases come sorted by name, "DRAM" first).
+  std::vector<std::pair<std::string, const ResultRow*>> found;
+  for (auto& [cs, rows] : run.select("latency_levels", "level_latency_ns", {{"pages", "thp"}}))
+    found.emplace_back(param_value(rows.front()->params, "level"), rows.front());
+  std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
+    return (a.first == "DRAM" ? "~" : a.first) < (b.first == "DRAM" ? "~" : b.first);
+  });
+  for (const auto& [lv, row] : found) {
     Measured size = one(run, "latency_levels", "level_size_bytes", {{"pages", "thp"}, {"level", lv}});
-    out += fmt::format("{}{} {} ns{}", out.empty() ? "" : ", ", lv, fmt_num(rows.front()->value),
+    out += fmt::format("{}{} {} ns{}", out.empty() ? "" : ", ", lv, fmt_num(row->value),
                        size.ok() ? fmt::format(" up to {} KiB (nominal {})", fmt_num(size.value / 1024),
                                                nominal_size(run, lv))
                                  : "");

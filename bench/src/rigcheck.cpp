@@ -67,6 +67,8 @@ int main(int argc, char** argv) {
   compare_cmd->add_option("--prices", co.prices_path, "CSV run,price,power_w (run: folder name or hostname): "
                                                       "adds performance per price and per watt");
   compare_cmd->add_option("--claims", co.claims_path, "claims registry CSV (default: bench/data/claims.csv)");
+  compare_cmd->add_flag("--fail-on-verdict-flip", co.fail_on_verdict_flip,
+                        "exit 1 when any claim's verdict differs between the runs (each judged by itself)");
   add_common(compare_cmd, co);
   auto* history_cmd = app.add_subcommand("history", "one machine's runs in time order: regressions and what changed");
   history_cmd->add_option("runs", history_dirs, "two or more run folders of one machine, any order")->required()->expected(2, 1000);

@@ -66,8 +66,19 @@ struct CompareOptions {
   std::string prices_path;    // --prices
   std::string out_dir;        // --out: writes NAME.md, NAME.csv, NAME.html there
   bool exclude_broken = false;
+  bool fail_on_verdict_flip = false;  // --fail-on-verdict-flip: exit 1 when a claim's verdict differs
   std::string claims_path, confounders_path, plots_path, datasheets_path;
 };
+
+// One claim judged on each run by itself (rigcheck report's verdict), and whether they differ.
+struct VerdictAcrossRuns {
+  std::string claim_id;
+  std::vector<std::string> verdicts;  // per run, in the order given
+  // "same"; "changed" (e.g. confirmed -> inconclusive); "FLIP" (confirmed <-> refuted: the
+  // noise rule was meant to make this impossible between runs of one machine)
+  std::string change;
+};
+std::vector<VerdictAcrossRuns> verdicts_across_runs(const std::vector<Claim>& claims, const std::vector<const RunData*>& runs);
 
 struct RowComparison {
   std::string benchmark, case_name, params, metric, unit, area;

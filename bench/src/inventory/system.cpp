@@ -43,7 +43,11 @@ void add_provenance(Collector& c) {
     std::string commit, why;
 #if defined(RIGCHECK_SOURCE_DIR)
     const std::string dir = macro_text(RIGCHECK_INV_STR(RIGCHECK_SOURCE_DIR));
-    const std::string git = "git -c safe.directory='*' -C " + shell_quote(dir);
+    // safe.directory: the checkout may belong to another user (a root CI job in a user's clone);
+    // since the owner check is off, the settings through which a checkout's config can run a
+    // command during `status` (fsmonitor, hooks) are overridden and no index refresh is written.
+    const std::string git = "git -c safe.directory='*' -c core.fsmonitor=false -c core.hooksPath=/dev/null "
+                            "--no-optional-locks -C " + shell_quote(dir);
     const std::string head = first_line_of(run_command(git + " rev-parse HEAD 2>/dev/null").output);
     if (head.size() >= 40 && head.find_first_not_of("0123456789abcdef") == std::string::npos) {
       commit = head;

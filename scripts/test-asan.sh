@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Builds the `asan` preset (AddressSanitizer + UndefinedBehaviorSanitizer, every error fatal:
+# -fno-sanitize-recover=all) in build-asan/ and runs the tests there: the unit tests and the
+# tiny smoke runs of every area that the preset builds (LibTorch and CUDA are left out: their
+# translation units are too slow for CI under the sanitizers; the default build tests them).
+# Called by .ci/run after ./scripts/test.sh. Extra arguments go to ctest.
+set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$here"
+"$here/scripts/setup.sh"
+if [[ ! -f build-asan/CMakeCache.txt ]]; then
+  cmake --preset asan >build-asan-configure.log 2>&1 || { cat build-asan-configure.log >&2; exit 1; }
+  grep -A9 "rigcheck configure summary" build-asan-configure.log >&2 || true
+fi
+cmake --build build-asan -j "${RIGCHECK_JOBS:-2}"
+# Leaks are not checked: Open MPI, hwloc and oneDNN keep allocations until exit by design, and
+# LeakSanitizer would report theirs at every exit. Everything else aborts the process, and so
+# fails its test, at the first report.
+export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+cd build-asan
+# The browser test renders HTML that the default build's run already checks; it needs nothing
+# the sanitizers would add.
+ctest --output-on-failure -j "${RIGCHECK_JOBS:-2}" -E '^html_chromium$' "$@"
