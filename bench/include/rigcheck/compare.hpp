@@ -69,6 +69,13 @@ struct CompareOptions {
   std::string claims_path, confounders_path, plots_path, datasheets_path;
 };
 
+// --prices: run (folder name or hostname) -> price and power; NaN where the file leaves it empty.
+struct Price {
+  double price = kNaN, power_w = kNaN;
+};
+// Reads the CSV run,price,power_w strictly; throws InputError naming file and line.
+std::map<std::string, Price> read_prices(const std::string& path);
+
 struct RowComparison {
   std::string benchmark, case_name, params, metric, unit, area;
   int better = 1;  // +1 higher is better (rates), -1 lower is better (times)
