@@ -112,6 +112,9 @@ double parse_rapl_uj(const std::string& text) {
   while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
   if (t.empty() || t.find_first_not_of("0123456789") != std::string::npos)
     throw std::invalid_argument(fmt::format("not a RAPL energy counter (microjoules): '{}'", text));
+  // The kernel's counter is a u64: 20 digits at most. Without this limit, 309 digits made std::stod
+  // throw std::out_of_range, not the documented invalid_argument (tests/fuzz, kernel_text).
+  if (t.size() > 20) throw std::invalid_argument(fmt::format("not a RAPL energy counter (more than 20 digits): '{}'", text));
   return std::stod(t) * 1e-6;
 }
 

@@ -152,19 +152,34 @@ FioResult parse_fio_json(const std::string& path, const std::string& direction) 
     j = nlohmann::json::parse(text.begin() + static_cast<std::ptrdiff_t>(start), text.end());
   } catch (const nlohmann::json::parse_error& e) {
     throw FioError(fmt::format("{}: fio's output is not valid JSON (byte {}): {}", path, e.byte, e.what()));
+  } catch (const nlohmann::json::exception& e) {  // out_of_range: a number beyond double (found by tests/fuzz)
+    throw FioError(fmt::format("{}: fio's output is not valid JSON: {}", path, e.what()));
   }
   FioResult r;
   if (j.contains("fio version") && j["fio version"].is_string()) r.fio_version = j["fio version"].get<std::string>();
   if (!j.contains("jobs") || !j["jobs"].is_array() || j["jobs"].empty())
     throw FioError(fmt::format("{}: fio's JSON has no \"jobs\" array", path));
   r.jobs = static_cast<int>(j["jobs"].size());
+  // Every value's type is checked before it is read: nlohmann-json's own type errors are not
+  // FioError, and io_fio catches FioError per case (found by tests/fuzz).
+  auto text_of = [](const nlohmann::json& o, const char* key, const char* fallback) {
+    return o.contains(key) && o[key].is_string() ? o[key].get<std::string>() : std::string(fallback);
+  };
+  size_t index = 0;
   for (const auto& job : j["jobs"]) {
-    const std::string where = fmt::format("{}: jobs[{}]", path, job.value("jobname", "?"));
+    if (!job.is_object()) throw FioError(fmt::format("{}: jobs[{}] is not an object", path, index));
+    ++index;
+    const std::string where = fmt::format("{}: jobs[{}]", path, text_of(job, "jobname", "?"));
     if (!job.contains(direction) || !job[direction].is_object())
       throw FioError(fmt::format("{}: no \"{}\" section", where, direction));
     const auto& d = job[direction];
-    r.jobname = job.value("jobname", "");
-    r.error += job.contains("error") && job["error"].is_number() ? job["error"].get<int>() : 0;
+    r.jobname = text_of(job, "jobname", "");
+    if (job.contains("error") && job["error"].is_number()) {
+      // fio's errno; a double cast to int must fit (anything else is not fio's).
+      const double e = job["error"].get<double>();
+      if (!(e >= 0 && e < 1e6)) throw FioError(fmt::format("{}: error {} is not an error number", where, e));
+      r.error += static_cast<int>(e);
+    }
     r.bw_bytes += num(d, "bw_bytes", where);
     r.iops += num(d, "iops", where);
     r.io_bytes += num(d, "io_bytes", where);

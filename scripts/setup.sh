@@ -13,6 +13,9 @@ PACKAGES=(
   fio util-linux procps
   libhwloc-dev libcpuinfo-dev  # cache sizes where sysfs is silent (VMs)
   gnuplot-nox  # draws the plots of report.html, compare.html, history.html (SVG terminal)
+  # scripts/fuzz.sh: clang and libFuzzer. `clang -fsanitize=fuzzer,address,undefined` links the runtimes of
+  # libclang-rt-14-dev, which clang only recommends (and apt-get runs here without recommends)
+  clang libfuzzer-14-dev libclang-rt-14-dev
 )
 # Headless Chromium for the report.html browser test (tests/html_chromium.sh), about 350 MB:
 # installed only when asked, RIGCHECK_BROWSER=1; without it that test skips and says why.

@@ -1,8 +1,12 @@
 // The claims registry and the run manifest: CSV files read with fast-cpp-csv-parser.
+#include <climits>
+#include <cmath>
+
 #include <fmt/format.h>
 #include "rigcheck/fccp.hpp"
 
 #include "rigcheck/csv.hpp"
+#include "rigcheck/needs.hpp"
 #include "rigcheck/report.hpp"
 
 namespace rigcheck {
@@ -38,6 +42,7 @@ std::vector<Claim> read_claims(const std::string& path) {
       for (const char* k : kinds) known |= c.kind == k;
       if (!known) throw InputError(path, line, fmt::format("unknown kind '{}'", c.kind));
       if (c.id.empty()) throw InputError(path, line, "empty claim id");
+      if (std::string why = needs_syntax_error(c.needs); !why.empty()) throw InputError(path, line, "needs: " + why);
       for (const Claim& o : out)
         if (o.id == c.id) throw InputError(path, line, fmt::format("claim id {} appears twice", c.id));
       out.push_back(c);
@@ -65,7 +70,9 @@ std::vector<ManifestRow> read_manifest(const std::string& path) {
     while (in.read_row(r.benchmark, r.area, r.command, code, r.status, dur, r.output, r.reason)) {
       long line = static_cast<long>(in.get_file_line());
       double v;
-      if (!parse_double(code, v)) throw InputError(path, line, fmt::format("exit_code '{}' is not a number", code));
+      // An integer that fits an int: casting any other double to int is undefined (found by tests/fuzz).
+      if (!parse_double(code, v) || v != std::floor(v) || v < INT_MIN || v > INT_MAX)
+        throw InputError(path, line, fmt::format("exit_code '{}' is not an integer exit status", code));
       r.exit_code = static_cast<int>(v);
       if (!parse_double(dur, r.duration_s))
         throw InputError(path, line, fmt::format("duration_s '{}' is not a number", dur));

@@ -603,12 +603,7 @@ std::string rows_csv(const std::vector<RowComparison>& rows) {
   return s;
 }
 
-namespace {
-
-struct Price {
-  double price = kNaN, power_w = kNaN;
-};
-
+// Not in the anonymous namespace: tests/fuzz reads --prices files through it.
 std::map<std::string, Price> read_prices(const std::string& path) {
   std::map<std::string, Price> out;
   with_csv_errors(path, [&] {
@@ -628,6 +623,8 @@ std::map<std::string, Price> read_prices(const std::string& path) {
   });
   return out;
 }
+
+namespace {
 
 Price price_of(const std::map<std::string, Price>& prices, const LoadedRun& r) {
   auto it = prices.find(r.label);

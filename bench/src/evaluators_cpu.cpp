@@ -115,11 +115,9 @@ std::string latency_l3_text(const RunData& run) {
   return "";
 }
 
-struct FcLayer {
-  std::string model, layer, source;
-  double in = 0, out = 0;
-};
+}  // namespace
 
+// Not in the anonymous namespace: tests/fuzz reads fc_layers.csv through it.
 std::vector<FcLayer> read_fc_layers(const std::string& path) {
   std::vector<FcLayer> out;
   with_csv_errors(path, [&] {
@@ -136,6 +134,7 @@ std::vector<FcLayer> read_fc_layers(const std::string& path) {
   return out;
 }
 
+namespace {
 // The cores this process may use: the inventory's `usable_cores` (affinity mask and cgroup
 // quota) when the run has it, else the physical cores.
 int usable_cores(const RunData& run) {

@@ -12,14 +12,8 @@
 #include "rigcheck/report_util.hpp"
 
 namespace rigcheck {
-namespace {
 
-// The guide's table of storage classes (section 4.2), as data.
-struct GuideClass {
-  std::string cls, kind, section, text_zh;
-  double gbps = 0, iops = 0, tol_pct = 0;
-};
-
+// Not in the anonymous namespace: tests/fuzz reads guide_storage_classes.csv through it.
 std::vector<GuideClass> read_guide_classes(const std::string& path) {
   std::vector<GuideClass> out;
   with_csv_errors(path, [&] {
@@ -38,6 +32,8 @@ std::vector<GuideClass> read_guide_classes(const std::string& path) {
   });
   return out;
 }
+
+namespace {
 
 // A guide figure as a one-off claim that judge() understands.
 std::string judge_figure(const GuideClass& g, double figure, const Measured& m) {

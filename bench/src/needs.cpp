@@ -50,4 +50,13 @@ NeedsResult evaluate_needs(const std::string& expr, const std::map<std::string, 
   return res;
 }
 
+std::string needs_syntax_error(const std::string& expr) {
+  try {
+    evaluate_needs(expr, {});  // the terms are checked whatever the facts
+    return "";
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+}
+
 }  // namespace rigcheck

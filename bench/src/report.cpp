@@ -211,7 +211,9 @@ std::string measurements_md(const RunData& run) {
   // environment) never share a line, even when their benchmark and case names are the same.
   std::set<std::pair<std::string, std::string>> tables;
   for (const ResultRow& r : run.results) tables.insert({r.source, r.benchmark});
-  for (const auto& [src, b] : tables) {
+  for (const auto& table : tables) {
+    // Named references, not a structured binding: C++17 lets no lambda capture one (clang refuses).
+    const std::string &src = table.first, &b = table.second;
     md += fmt::format("\n### {}{}\n\n| case | implementation | median | [min to max] | reps | spread | % of measured f32 peak | status |\n|---|---|---|---|---|---|---|---|\n",
                       b, src.empty() || src == b ? "" : fmt::format(" (`{}.csv`)", src));
     std::string unit = "GFLOP/s";

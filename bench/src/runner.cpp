@@ -118,6 +118,7 @@ std::vector<BenchmarkEntry> read_benchmark_registry(const std::string& path) {
       if (!parse_double(t0, e.timeout_tiny_s) || !parse_double(t1, e.timeout_quick_s) ||
           !parse_double(t2, e.timeout_full_s))
         throw InputError(path, line, "timeouts must be numbers of seconds");
+      if (std::string why = needs_syntax_error(e.needs); !why.empty()) throw InputError(path, line, "needs: " + why);
       for (const BenchmarkEntry& o : out)
         if (o.name == e.name) throw InputError(path, line, fmt::format("benchmark {} appears twice", e.name));
       out.push_back(e);

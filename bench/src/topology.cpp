@@ -110,7 +110,8 @@ double parse_cpu_max(const std::string& cpu_max) {
   if (!(in >> quota >> period) || period <= 0 || quota == "max") return 0;
   try {
     double q = std::stod(quota);
-    return q > 0 ? q / period : 0;
+    // Finite only: cpu_budget turns the quota into a core count ("inf 1" reached it; tests/fuzz).
+    return q > 0 && std::isfinite(q / period) ? q / period : 0;
   } catch (const std::exception&) {
     return 0;
   }
@@ -192,7 +193,10 @@ CpuBudget cpu_budget(const std::vector<int>& allowed) {
   b.allowed_cores = topo ? static_cast<int>(cores.size()) : static_cast<int>(b.allowed_cpus.size());
   b.quota = cgroup_cpu_quota();
   b.usable_cores = b.allowed_cores;
-  if (b.quota.cpus > 0) b.usable_cores = std::min(b.usable_cores, static_cast<int>(std::floor(b.quota.cpus + 1e-9)));
+  // Compared as doubles, cast only when smaller than an int it is compared with: a quota of more
+  // CPUs than an int holds must not reach the cast.
+  if (b.quota.cpus > 0 && std::floor(b.quota.cpus + 1e-9) < b.usable_cores)
+    b.usable_cores = static_cast<int>(std::floor(b.quota.cpus + 1e-9));
   b.usable_cores = std::max(1, b.usable_cores);
   return b;
 }

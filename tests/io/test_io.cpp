@@ -82,6 +82,24 @@ TEST(FioJson, MissingFields) {
   unlink(p.c_str());
 }
 
+// Inputs found by tests/fuzz (fio_json; tests/fixtures/fuzz/fio_json): each is refused with
+// FioError naming the file, which io_fio catches per case; before the fix, nlohmann-json's own
+// exceptions (a number past double, a value of the wrong type) escaped and ended the whole sweep,
+// and an error field past int was an undefined cast.
+TEST(FioJson, FuzzFindingsAreFioErrors) {
+  const std::string dir = std::string(RIGCHECK_IO_FIXTURES) + "/../fuzz/fio_json/";
+  for (const char* name : {"number_past_double.json", "jobname_not_a_string.json", "job_not_an_object.json",
+                           "error_past_int.json"}) {
+    const std::string p = dir + name;
+    try {
+      parse_fio_json(p, "read");
+      ADD_FAILURE() << name << ": accepted";
+    } catch (const FioError& e) {
+      EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(FioJob, NeverCreatesOrDeletes) {
   FioJob j{"seqread", "read", 1 << 20, 32, 1, "io_uring", "/scratch/f.dat", "", 1 << 28, 1.5, 0.5, true, {}};
   std::string t = job_file_text(j);

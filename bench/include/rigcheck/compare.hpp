@@ -79,6 +79,12 @@ struct VerdictAcrossRuns {
   std::string change;
 };
 std::vector<VerdictAcrossRuns> verdicts_across_runs(const std::vector<Claim>& claims, const std::vector<const RunData*>& runs);
+// --prices: run (folder name or hostname) -> price and power; NaN where the file leaves it empty.
+struct Price {
+  double price = kNaN, power_w = kNaN;
+};
+// Reads the CSV run,price,power_w strictly; throws InputError naming file and line.
+std::map<std::string, Price> read_prices(const std::string& path);
 
 struct RowComparison {
   std::string benchmark, case_name, params, metric, unit, area;

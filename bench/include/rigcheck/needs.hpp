@@ -14,4 +14,8 @@ struct NeedsResult {
 // Throws std::invalid_argument for a malformed expression. An absent key is unmet.
 NeedsResult evaluate_needs(const std::string& expr, const std::map<std::string, std::string>& facts);
 
+// Why the expression is malformed ("" when it is not): registry readers check it up front, so that a
+// bad registry is refused with its file and line before anything runs.
+std::string needs_syntax_error(const std::string& expr);
+
 }  // namespace rigcheck

@@ -1,5 +1,6 @@
 // Inventory: the CPU (identity, topology, usable CPUs, caches from every source, ISA, clock).
 #include "internal.hpp"
+#include <cmath>
 
 #include "rigcheck/fccp.hpp"
 #include "rigcheck/topology.hpp"
@@ -210,6 +211,13 @@ std::vector<CpuCacheDatasheet> read_cpu_cache_datasheets(const std::string& path
       if (!parse_double(fam, f) || !parse_double(m0, a) || !parse_double(m1, b) ||
           (!l3.empty() && !parse_double(l3, x)) || (!l3max.empty() && !parse_double(l3max, y)))
         throw InputError(path, line, "family, models and sizes must be numbers (-1 = any)");
+      // Whole numbers in range before the casts: a cast of any other double is undefined
+      // (tests/fuzz, registries). CPUID family and model numbers are below 2^16; sizes below 2^53 bytes.
+      auto whole = [](double v, double lo, double hi) { return v == std::floor(v) && v >= lo && v <= hi; };
+      if (!whole(f, -1, 65535) || !whole(a, -1, 65535) || !whole(b, -1, 65535))
+        throw InputError(path, line, "family and models must be whole numbers from -1 (any) to 65535");
+      if (!whole(x, 0, 9007199254740992.0) || !whole(y, 0, 9007199254740992.0))
+        throw InputError(path, line, "sizes must be whole numbers of bytes, 0 or more");
       d.family = static_cast<int>(f);
       d.model_first = static_cast<int>(a);
       d.model_last = static_cast<int>(b);

@@ -1,0 +1,32 @@
+// The claims registry (bench/data/claims.csv, or `--claims FILE`): read_claims, then judge() on
+// every numeric claim it accepted, over a few measured intervals (the report's only use of the
+// figures), and the claims' needs expression over an empty machine.
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "fuzz.hpp"
+#include "rigcheck/report.hpp"
+
+using namespace rigcheck;
+using namespace rigcheck::fuzz;
+
+RIGCHECK_FUZZ_TARGET(claims) {
+  const std::string path = write_input(data, size, "claims.csv");
+  std::vector<Claim> claims;
+  if (refused_with_input_error(path, [&] { claims = read_claims(path); })) return 0;
+  RunData empty;
+  for (const Claim& c : claims) {
+    check(!c.id.empty(), "accepted an empty claim id");
+    if (c.kind == "range" || c.kind == "approx" || c.kind == "at_least" || c.kind == "at_most") {
+      for (auto [lo, hi] : {std::pair{0.0, 1.0}, std::pair{-1e300, 1e300}, std::pair{c.low, c.low}}) {
+        if (std::isnan(lo) || std::isnan(hi)) continue;
+        const std::string v = judge(c, lo, hi);
+        check(v == "confirmed" || v == "refuted" || v == "inconclusive", "judge() said " + v);
+      }
+    }
+    Verdict out;
+    unmet_needs(c, empty, out);  // the needs expression is registry text too
+  }
+  return 0;
+}

@@ -1,0 +1,68 @@
+// The other registries under bench/data, and `compare --prices`: the same bytes go to every
+// reader (each one reads only the file with its own header, so mutations of one registry's seed
+// exercise its reader while the others refuse), then to what consumes the accepted rows:
+//   datasheets.csv          read_datasheets -> gpu_datasheets, device-name lookup, num, cite
+//   cpu_caches.csv          read_cpu_cache_datasheets -> l3_implausible, cpu_cache_datasheet
+//   confounders.csv         read_confounders
+//   plots.csv               read_plot_specs -> plot_script over a fixture run
+//   fc_layers.csv           read_fc_layers
+//   guide_storage_classes   read_guide_classes
+//   prices (compare)        read_prices
+#include <cmath>
+
+#include "fuzz.hpp"
+#include "rigcheck/compare.hpp"
+#include "rigcheck/gpu_datasheet.hpp"
+#include "rigcheck/html.hpp"
+#include "rigcheck/inventory.hpp"
+#include "rigcheck/report_util.hpp"
+
+using namespace rigcheck;
+using namespace rigcheck::fuzz;
+
+namespace {
+// A small real run (tests/fixtures/runs/good) for plot_script, read once.
+const RunData& fixture_run() {
+  static const RunData run = read_run(std::string(RIGCHECK_FUZZ_FIXTURES) + "/runs/good");
+  return run;
+}
+}  // namespace
+
+RIGCHECK_FUZZ_TARGET(registries) {
+  const std::string path = write_input(data, size, "registry.csv");
+
+  std::vector<DatasheetRow> rows;
+  if (!refused_with_input_error(path, [&] { rows = read_datasheets(path); })) {
+    const std::vector<GpuDatasheet> sheets = gpu_datasheets(rows);
+    for (const char* name : {"NVIDIA H200", "NVIDIA GeForce RTX 4090", "Tesla T4", ""})
+      if (const GpuDatasheet* s = find_gpu_datasheet(sheets, name))
+        for (const auto& [prop, row] : s->props) {
+          s->num(prop);
+          s->cite(prop);
+        }
+  }
+
+  std::vector<CpuCacheDatasheet> caches;
+  if (!refused_with_input_error(path, [&] { caches = read_cpu_cache_datasheets(path); })) {
+    for (const CpuCacheDatasheet& d : caches) {
+      l3_implausible(d.l3_instance_bytes, d.vendor, caches);
+      cpu_cache_datasheet(d.vendor, d.family, d.model_first, caches);
+    }
+  }
+
+  refused_with_input_error(path, [&] { read_confounders(path); });
+
+  std::vector<PlotSpec> specs;
+  if (!refused_with_input_error(path, [&] { specs = read_plot_specs(path); })) {
+    const std::string sheets = std::string(RIGCHECK_FUZZ_DATA) + "/datasheets.csv";
+    for (const PlotSpec& s : specs) plot_script(s, {{"fixture", &fixture_run()}}, sheets);
+  }
+
+  std::vector<FcLayer> layers;
+  if (!refused_with_input_error(path, [&] { layers = read_fc_layers(path); }))
+    for (const FcLayer& l : layers) check(l.in > 0 && l.out > 0, "accepted a layer without positive sizes");
+
+  refused_with_input_error(path, [&] { read_guide_classes(path); });
+  refused_with_input_error(path, [&] { read_prices(path); });
+  return 0;
+}
