@@ -82,4 +82,28 @@ std::vector<ManifestRow> read_manifest(const std::string& path) {
   return out;
 }
 
+std::string format_concurrent_runs(const std::vector<ConcurrentRun>& rows) {
+  std::string s = std::string(kConcurrentRunsHeader) + "\n";
+  for (const ConcurrentRun& r : rows) s += csv_line({std::to_string(r.pid), r.run_dir, r.first_seen, r.last_seen}) + "\n";
+  return s;
+}
+
+std::vector<ConcurrentRun> read_concurrent_runs(const std::string& path) {
+  std::vector<ConcurrentRun> out;
+  with_csv_errors(path, [&] {
+    io::CSVReader<4, io::trim_chars<>, io::double_quote_escape<',', '"'>> in(path);
+    in.read_header(io::ignore_no_column, "pid", "run_dir", "first_seen_during", "last_seen_during");
+    ConcurrentRun r;
+    std::string pid;
+    while (in.read_row(pid, r.run_dir, r.first_seen, r.last_seen)) {
+      double v;
+      if (!parse_double(pid, v) || v != std::floor(v) || v < 1 || v > INT_MAX)
+        throw InputError(path, static_cast<long>(in.get_file_line()), fmt::format("pid '{}' is not a process id", pid));
+      r.pid = static_cast<int>(v);
+      out.push_back(r);
+    }
+  });
+  return out;
+}
+
 }  // namespace rigcheck

@@ -7,6 +7,9 @@
 #include <cstring>
 #include <fstream>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <fmt/format.h>
 #include "rigcheck/fccp.hpp"
 
@@ -40,16 +43,40 @@ std::string csv_line(const std::vector<std::string>& fields) {
 }
 
 void write_file_atomic(const std::string& path, const std::string& content) {
+  // Written whole to <path>.tmp, flushed to the disk, then renamed: a reader sees the old file or
+  // the new one, never a part. On any failure (a full disk: ENOSPC; a file-size limit: EFBIG) the
+  // .tmp is removed, so nothing that looks like a result is left, and the error names the file.
   const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw std::runtime_error(fmt::format("{}: cannot write: {}", tmp, std::strerror(errno)));
-    f << content;
-    f.flush();
-    if (!f) throw std::runtime_error(fmt::format("{}: write failed", tmp));
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw std::runtime_error(fmt::format("{}: cannot write: {}", tmp, std::strerror(errno)));
+  size_t off = 0;
+  while (off < content.size()) {
+    ssize_t n = ::write(fd, content.data() + off, content.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int err = n < 0 ? errno : ENOSPC;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      throw std::runtime_error(fmt::format("{}: write failed: {}", tmp, std::strerror(err)));
+    }
+    off += static_cast<size_t>(n);
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    throw std::runtime_error(fmt::format("{}: cannot rename to {}: {}", tmp, path, std::strerror(errno)));
+  if (::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) {
+    int err = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw std::runtime_error(fmt::format("{}: write failed: {}", tmp, std::strerror(err)));
+  }
+  if (::close(fd) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    throw std::runtime_error(fmt::format("{}: write failed: {}", tmp, std::strerror(err)));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    throw std::runtime_error(fmt::format("{}: cannot rename to {}: {}", tmp, path, std::strerror(err)));
+  }
 }
 
 std::string format_double(double v) {

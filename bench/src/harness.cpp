@@ -1,6 +1,7 @@
 #include "rigcheck/harness.hpp"
 
 #include <omp.h>
+#include <signal.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
@@ -291,6 +292,8 @@ std::vector<int> openmp_place_cpus() {
 }
 
 int harness_main(int argc, char** argv) {
+  // A file-size limit (ulimit -f) gives write(2) an EFBIG to report, not a silent SIGXFSZ death.
+  signal(SIGXFSZ, SIG_IGN);
   clear_thread_caps(argv);
   std::string prog = argv[0];
   if (auto slash = prog.rfind('/'); slash != std::string::npos) prog = prog.substr(slash + 1);
@@ -371,19 +374,26 @@ int harness_main(int argc, char** argv) {
   std::fprintf(stderr, "%s: %zu cases, %d repetitions each, profile %s -> %s\n", prog.c_str(),
                h.entries().size(), opt.reps, to_string(opt.profile), out.c_str());
   CsvReporter reporter(h);
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  benchmark::Shutdown();
-  for (auto& [name, derive] : derivers()) {
-    std::vector<ResultRow> own;
-    for (const ResultRow& r : writer->written())
-      if (r.benchmark == name) own.push_back(r);
-    if (own.empty()) continue;
-    for (ResultRow& r : derive(own)) {
-      if (r.run_id.empty()) r.run_id = opt.run_id;
-      writer->write(r);
+  try {
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+    benchmark::Shutdown();
+    for (auto& [name, derive] : derivers()) {
+      std::vector<ResultRow> own;
+      for (const ResultRow& r : writer->written())
+        if (r.benchmark == name) own.push_back(r);
+      if (own.empty()) continue;
+      for (ResultRow& r : derive(own)) {
+        if (r.run_id.empty()) r.run_id = opt.run_id;
+        writer->write(r);
+      }
     }
+    writer->finish();
+  } catch (const std::exception& e) {
+    // A result that cannot be written (a full disk): said, with the file; the rows before it stay
+    // in the .partial, which the runner cuts at its last full line.
+    std::fprintf(stderr, "FAILED: %s\n", e.what());
+    return 1;
   }
-  writer->finish();
 
   size_t failed = 0, skipped = 0;
   std::string first_skip;

@@ -14,6 +14,7 @@
 #include "rigcheck/csv.hpp"
 #include "rigcheck/html.hpp"
 #include "rigcheck/report_util.hpp"
+#include "rigcheck/runner.hpp"
 #include "rigcheck/stats.hpp"
 
 namespace rigcheck {
@@ -117,12 +118,15 @@ RunData read_run(const std::string& dir) {
   if (!exists(inv)) throw InputError(inv, 0, "missing: every run folder has its inventory");
   for (auto& [k, v] : read_key_value_csv(inv, "key", "value")) run.inventory[k] = v;
   if (exists(dir + "/manifest.csv")) run.manifest = read_manifest(dir + "/manifest.csv");
+  if (exists(dir + "/concurrent_runs.csv")) run.concurrent = read_concurrent_runs(dir + "/concurrent_runs.csv");
 
   std::vector<std::string> files;
   if (DIR* d = opendir(dir.c_str())) {
     while (dirent* e = readdir(d)) {
       std::string n = e->d_name;
-      if (!ends_with(n, ".csv") || n == "inventory.csv" || n == "manifest.csv" || n == "verdicts.csv") continue;
+      if (!ends_with(n, ".csv") || n == "inventory.csv" || n == "manifest.csv" || n == "verdicts.csv" ||
+          n == "concurrent_runs.csv")
+        continue;
       files.push_back(n);
     }
     closedir(d);
@@ -186,6 +190,12 @@ std::vector<std::string> warnings(const RunData& run) {
       w.push_back("the run was cut short: some benchmarks did not finish (see the manifest below)");
       break;
     }
+  if (!run.recovered.empty()) w.push_back(run.recovered);
+  for (const ConcurrentRun& c : run.concurrent)
+    w.push_back(fmt::format("another rigcheck run went on at the same time (pid {}, writing {}), seen from {} to {}: "
+                            "it competed for the CPU, memory and disk, and the measurements of that span may be "
+                            "disturbed (rerun them alone)",
+                            c.pid, c.run_dir, c.first_seen, c.last_seen));
   return w;
 }
 
@@ -312,7 +322,18 @@ std::string verdicts_csv(const std::vector<Claim>& claims, const std::vector<Ver
 std::vector<Verdict> make_report(const std::string& run_dir, const ReportOptions& opt) {
   const std::string claims_path = opt.claims_path.empty() ? default_data_dir() + "/claims.csv" : opt.claims_path;
   std::vector<Claim> claims = read_claims(claims_path);
+  // A folder whose runner died (SIGKILL, a crash): its manifest is finished first (runner.hpp).
+  std::string recovered;
+  try {
+    recovered = recover_dead_run(run_dir);
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::exception& e) {
+    recovered = fmt::format("the runner of this folder died before the end, and its manifest could not be finished: {}", e.what());
+  }
+  if (!recovered.empty() && !opt.quiet) std::fprintf(stderr, "rigcheck report: %s\n", recovered.c_str());
   RunData run = read_run(run_dir);  // everything is read and checked before anything is written
+  run.recovered = recovered;
   if (opt.step_budget_s > 0) run.facts["step_budget_s"] = format_double(opt.step_budget_s);
 
   std::vector<Verdict> vs;

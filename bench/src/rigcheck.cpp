@@ -34,6 +34,9 @@ int main(int argc, char** argv) {
                       "or \"srun -N 2 --ntasks-per-node 4\" (default: " + default_launcher() + ")");
   run_cmd->add_option("--step-budget", run.step_budget_s,
                       "NET-1: seconds of each training step the gradient all-reduce may take (default 1)");
+  run_cmd->add_option("--memory-limit", run.memory_limit_gib,
+                      "GiB of address space each benchmark may take (RLIMIT_AS; not the gpu area, whose CUDA reserves far more than it uses): one that needs more fails with the cause named, and the run goes on (default: no limit)")
+      ->check(CLI::NonNegativeNumber);
 
   std::string report_dir;
   ReportOptions ro;

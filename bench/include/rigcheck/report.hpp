@@ -25,13 +25,24 @@ std::vector<Claim> read_claims(const std::string& path);
 struct ManifestRow {
   std::string benchmark, area, command;
   int exit_code = 0;
-  std::string status;  // ok, failed, skipped, timeout, interrupted, not_run, not_built
+  // ok, failed, skipped, timeout, interrupted, not_run, not_built; while the run goes on also pending
+  // and running (left so by a runner that died: rigcheck report turns them into not_run and interrupted).
+  std::string status;
   double duration_s = 0;
   std::string output, reason;
 };
 inline constexpr const char* kManifestHeader = "benchmark,area,command,exit_code,status,duration_s,output,reason";
 std::string format_manifest(const std::vector<ManifestRow>& rows);
 std::vector<ManifestRow> read_manifest(const std::string& path);
+
+// concurrent_runs.csv: the other rigcheck runs seen on the machine while this one ran (runlock.hpp).
+struct ConcurrentRun {
+  int pid = 0;
+  std::string run_dir, first_seen, last_seen;  // first and last seen during: a benchmark, or "the start"
+};
+inline constexpr const char* kConcurrentRunsHeader = "pid,run_dir,first_seen_during,last_seen_during";
+std::string format_concurrent_runs(const std::vector<ConcurrentRun>& rows);
+std::vector<ConcurrentRun> read_concurrent_runs(const std::string& path);
 
 // A measured quantity: median over repetitions and the interval the noise allows.
 struct Measured {
@@ -45,6 +56,8 @@ struct RunData {
   std::map<std::string, std::string> inventory;
   std::map<std::string, std::string> facts;  // inventory + derived facts (nodes, machines, ...)
   std::vector<ManifestRow> manifest;
+  std::vector<ConcurrentRun> concurrent;  // other runs at the same time (concurrent_runs.csv)
+  std::string recovered;                  // what recover_dead_run did or saw, in words
   std::vector<ResultRow> results;
   std::vector<std::string> result_files;
 

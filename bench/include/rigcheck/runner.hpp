@@ -26,6 +26,7 @@ struct RunOptions {
   // Empty: default_launcher().
   std::string launcher;
   double step_budget_s = 0;  // NET-1: seconds per training step the all-reduce may take (0: the report's default)
+  double memory_limit_gib = 0;  // RLIMIT_AS of each benchmark (0: none); never for the gpu area
 };
 
 // "mpirun -np 2", with --allow-run-as-root when run as root (Open MPI refuses root otherwise) and
@@ -38,6 +39,12 @@ std::string create_run_dir(const std::string& root, const std::string& host, con
 // Returns the process exit status: 0 all ran (or were skipped for a reason), 1 a benchmark
 // failed or timed out, 2 bad options, 130 interrupted.
 int run_suite(const RunOptions& opt);
+
+// `rigcheck report` on a folder whose manifest still has benchmarks running or pending: when its
+// runner is gone (runlock.hpp), the running one becomes interrupted (its .partial kept up to its
+// last full line) and the pending ones not_run, and the manifest is rewritten. Returns what it
+// did or saw, in words (empty: nothing to do). Leaves a live run alone.
+std::string recover_dead_run(const std::string& run_dir);
 
 // Keeps what a killed child had written: <stem>.csv.partial cut at its last full line and
 // renamed to <stem>.csv. Returns the number of data rows kept (-1: nothing to salvage).
