@@ -394,11 +394,19 @@ int dataloader_main(int argc, char** argv) {
     rc = 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "FAILED: %s\n", e.what());
-    for (auto& c : wcases) sink.row("dataloader_io_wait", c.name, c.params, "", NAN, "", -1, Status::failed, e.what());
+    try {  // the failure may be the results disk itself: the scratch clean-up below must still run
+      for (auto& c : wcases) sink.row("dataloader_io_wait", c.name, c.params, "", NAN, "", -1, Status::failed, e.what());
+    } catch (const std::exception&) {
+    }
     rc = 1;
   }
   if (scratch) scratch->remove_all();
-  writer->finish();
+  try {
+    writer->finish();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "FAILED: %s\n", e.what());
+    return 1;
+  }
   return rc;
 }
 

@@ -304,11 +304,19 @@ int fio_main(int argc, char** argv) {
     rc = 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "FAILED: %s\n", e.what());
-    for (const FioCase& c : cases) sink.row("fio", c.name, "", "", NAN, "", -1, Status::failed, e.what());
+    try {  // the failure may be the results disk itself: the scratch clean-up below must still run
+      for (const FioCase& c : cases) sink.row("fio", c.name, "", "", NAN, "", -1, Status::failed, e.what());
+    } catch (const std::exception&) {
+    }
     rc = 1;
   }
   if (scratch) scratch->remove_all();
-  writer->finish();
+  try {
+    writer->finish();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "FAILED: %s\n", e.what());
+    return 1;
+  }
   return rc;
 }
 

@@ -35,6 +35,18 @@ ChildResult run_fake(const std::string& dir, std::vector<std::string> env = {}) 
   return run_child({RIGCHECK_FAKE_BENCH, "--profile", "tiny", "--out", dir, "--reps", "3"}, env, 60, dir + "/log", false);
 }
 
+// A valid result row of benchmark b, case c: 1.5 GFLOP/s at repetition 0.
+ResultRow gflops_row() {
+  ResultRow r;
+  r.benchmark = "b";
+  r.case_name = "c";
+  r.metric = "gflops";
+  r.value = 1.5;
+  r.unit = "GFLOP/s";
+  r.repetition = 0;
+  return r;
+}
+
 std::string slurp(const std::string& p) {
   std::ifstream f(p);
   std::stringstream ss;
@@ -118,13 +130,7 @@ TEST(Runner, RunFoldersAreNeverReused) {
 
 TEST(Runner, SalvageKeepsTheCompleteRowsOfACutShortFile) {
   std::string dir = fresh_dir("salvage");
-  ResultRow r;
-  r.benchmark = "b";
-  r.case_name = "c";
-  r.metric = "gflops";
-  r.value = 1.5;
-  r.unit = "GFLOP/s";
-  r.repetition = 0;
+  const ResultRow r = gflops_row();
   std::ofstream(dir + "/x.csv.partial") << result_header() << "\n" << format_result_row(r) << "\n"
                                          << format_result_row(r) << "\n1,torn,ro";
   EXPECT_EQ(salvage_partial(dir + "/x.csv"), 2);
@@ -299,13 +305,7 @@ TEST(Faults, ReportFinishesTheManifestOfADeadRunnerOnly) {
   m[1] = {"b", "cpu", "b", 0, "running", 0, "b.csv", "started"};
   m[2] = {"c", "cpu", "c", 0, "pending", 0, "", "not started yet"};
   write_file_atomic(dir + "/manifest.csv", format_manifest(m));
-  ResultRow r;
-  r.benchmark = "b";
-  r.case_name = "c";
-  r.metric = "gflops";
-  r.value = 1.5;
-  r.unit = "GFLOP/s";
-  r.repetition = 0;
+  const ResultRow r = gflops_row();
   std::ofstream(dir + "/b.csv.partial") << result_header() << "\n" << format_result_row(r) << "\nhalf";
   {
     ::setenv("RIGCHECK_LOCK_DIR", (dir + "/machine").c_str(), 1);
@@ -324,4 +324,12 @@ TEST(Faults, ReportFinishesTheManifestOfADeadRunnerOnly) {
   EXPECT_EQ(read_results(dir + "/b.csv").size(), 1u);
   EXPECT_EQ(recover_dead_run(dir), "");  // done once
   ::unsetenv("RIGCHECK_LOCK_DIR");
+}
+
+TEST(Faults, ASanitizedChildUnderAnAddressSpaceLimitIsExplained) {
+  ChildResult r;
+  r.exit_code = 134;
+  r.term_signal = SIGABRT;
+  r.output_tail = "==1==ReserveShadowMemoryRange failed while trying to map 0xdfff0001000 bytes. Perhaps you're using ulimit -v\n";
+  EXPECT_NE(describe_child_end(r, 1ull << 30).find("without --memory-limit"), std::string::npos);
 }

@@ -153,6 +153,9 @@ std::string describe_child_end(const ChildResult& r, unsigned long long as_bytes
   if (!line_with(r.output_tail, "bad_alloc").empty() || !line_with(r.output_tail, "out of memory").empty() ||
       !line_with(r.output_tail, "Cannot allocate memory").empty())
     return "ran out of memory (its allocation failed: std::bad_alloc)" + limit;
+  if (!line_with(r.output_tail, "ReserveShadowMemoryRange failed").empty())
+    return "a sanitizer build cannot start under an address-space limit (its shadow memory needs terabytes of "
+           "address space): run it without --memory-limit";
   if (std::string asan = line_with(r.output_tail, "ERROR: AddressSanitizer: "); !asan.empty()) {
     std::string what = asan.substr(asan.find("AddressSanitizer: ") + 18);
     if (what.rfind("SEGV", 0) == 0) return "crashed with a segmentation fault (a bad memory access; AddressSanitizer: " + what + ")";

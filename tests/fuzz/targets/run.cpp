@@ -10,6 +10,9 @@
 // scripts; gnuplot kept out of reach so no child process starts) and run_compare against a
 // fixture run (load_run, confounders, the row comparison, cross-run claims, compare.md/.csv/.html).
 // Both may refuse the folder only with InputError naming a file in it.
+// A folder left by a killed runner (manifest rows running or pending, a .partial, a .runner.lock
+// nobody holds, concurrent_runs.csv: corpus/run/killed_runner.txt) is first finished by
+// recover_dead_run inside make_report, which writes into the folder.
 #include <cctype>
 #include <cstdlib>
 #include <string_view>
