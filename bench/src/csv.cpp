@@ -42,6 +42,17 @@ std::string csv_line(const std::vector<std::string>& fields) {
   return out;
 }
 
+int write_all(int fd, const std::string& s) {
+  size_t off = 0;
+  while (off < s.size()) {
+    ssize_t n = ::write(fd, s.data() + off, s.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return n < 0 ? errno : ENOSPC;
+    off += static_cast<size_t>(n);
+  }
+  return 0;
+}
+
 void write_file_atomic(const std::string& path, const std::string& content) {
   // Written whole to <path>.tmp, flushed to the disk, then renamed: a reader sees the old file or
   // the new one, never a part. On any failure (a full disk: ENOSPC; a file-size limit: EFBIG) the
@@ -49,31 +60,15 @@ void write_file_atomic(const std::string& path, const std::string& content) {
   const std::string tmp = path + ".tmp";
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw std::runtime_error(fmt::format("{}: cannot write: {}", tmp, std::strerror(errno)));
-  size_t off = 0;
-  while (off < content.size()) {
-    ssize_t n = ::write(fd, content.data() + off, content.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      int err = n < 0 ? errno : ENOSPC;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      throw std::runtime_error(fmt::format("{}: write failed: {}", tmp, std::strerror(err)));
-    }
-    off += static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) {
-    int err = errno;
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    throw std::runtime_error(fmt::format("{}: write failed: {}", tmp, std::strerror(err)));
-  }
-  if (::close(fd) != 0) {
-    int err = errno;
+  int err = write_all(fd, content);
+  if (!err && ::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) err = errno;
+  if (::close(fd) != 0 && !err) err = errno;
+  if (err) {
     ::unlink(tmp.c_str());
     throw std::runtime_error(fmt::format("{}: write failed: {}", tmp, std::strerror(err)));
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
+    err = errno;
     ::unlink(tmp.c_str());
     throw std::runtime_error(fmt::format("{}: cannot rename to {}: {}", tmp, path, std::strerror(err)));
   }

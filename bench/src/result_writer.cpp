@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include "rigcheck/csv.hpp"
+
 namespace rigcheck {
 
 ResultWriter::ResultWriter(std::string final_path)
@@ -27,17 +29,11 @@ ResultWriter::~ResultWriter() {
 // a row cut by a full disk is the last line, which readers of a .partial drop.
 void ResultWriter::append(const std::string& text) {
   if (broken_) throw std::runtime_error(broken_msg_);
-  size_t off = 0;
-  while (off < text.size()) {
-    ssize_t n = ::write(fd_, text.data() + off, text.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      broken_ = true;
-      broken_msg_ = fmt::format("{}: cannot write a result row: {} (the rows before it are kept)",
-                                partial_, std::strerror(n < 0 ? errno : ENOSPC));
-      throw std::runtime_error(broken_msg_);
-    }
-    off += static_cast<size_t>(n);
+  if (int err = write_all(fd_, text)) {
+    broken_ = true;
+    broken_msg_ = fmt::format("{}: cannot write a result row: {} (the rows before it are kept)", partial_,
+                              std::strerror(err));
+    throw std::runtime_error(broken_msg_);
   }
 }
 

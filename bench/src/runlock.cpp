@@ -15,6 +15,8 @@
 
 #include <fmt/format.h>
 
+#include "rigcheck/csv.hpp"
+
 namespace rigcheck {
 
 namespace {
@@ -26,17 +28,6 @@ std::string read_all(int fd) {
   while ((n = read(fd, buf, sizeof buf)) > 0) s.append(buf, static_cast<size_t>(n));
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
   return s;
-}
-
-bool write_all(int fd, const std::string& s) {
-  size_t off = 0;
-  while (off < s.size()) {
-    ssize_t n = write(fd, s.data() + off, s.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    off += static_cast<size_t>(n);
-  }
-  return true;
 }
 
 std::string absolute(const std::string& p) {
@@ -56,16 +47,16 @@ RunLock::RunLock(const std::string& run_dir) : run_dir_(absolute(run_dir)) {
   folder_fd_ = open(folder_lock_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (folder_fd_ < 0 || flock(folder_fd_, LOCK_EX | LOCK_NB) != 0)
     throw std::runtime_error(fmt::format("{}: cannot lock: {}", folder_lock_, std::strerror(errno)));
-  write_all(folder_fd_, fmt::format("{}\n", getpid()));
+  (void)write_all(folder_fd_, fmt::format("{}\n", getpid()));
 
   // The machine-wide file appears under its final name only once it is locked, so that no other
   // run takes it for a stale one and removes it.
   const std::string dir = machine_lock_dir();
   if (::mkdir(dir.c_str(), 0777) == 0) ::chmod(dir.c_str(), 01777);  // shared by users, like /tmp
-  const std::string tmp = fmt::format("{}/.{}.tmp", dir, getpid());
+  const std::string tmp = fmt::format("{}/.{}.tmp", dir, getpid()), path = fmt::format("{}/{}.lock", dir, getpid());
   machine_fd_ = open(tmp.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (machine_fd_ < 0 || flock(machine_fd_, LOCK_EX | LOCK_NB) != 0 || !write_all(machine_fd_, run_dir_ + "\n") ||
-      std::rename(tmp.c_str(), fmt::format("{}/{}.lock", dir, getpid()).c_str()) != 0) {
+  if (machine_fd_ < 0 || flock(machine_fd_, LOCK_EX | LOCK_NB) != 0 || write_all(machine_fd_, run_dir_ + "\n") != 0 ||
+      std::rename(tmp.c_str(), path.c_str()) != 0) {
     std::fprintf(stderr, "rigcheck run: warning: cannot register in %s (%s): other runs at the same time will not be seen\n",
                  dir.c_str(), std::strerror(errno));
     if (machine_fd_ >= 0) {
@@ -75,7 +66,7 @@ RunLock::RunLock(const std::string& run_dir) : run_dir_(absolute(run_dir)) {
     }
     return;
   }
-  machine_lock_ = fmt::format("{}/{}.lock", dir, getpid());
+  machine_lock_ = path;
 }
 
 RunLock::~RunLock() {

@@ -24,6 +24,9 @@ class InputError : public std::runtime_error {
 std::string csv_field(const std::string& s);
 std::string csv_line(const std::vector<std::string>& fields);
 
+// Writes all of s to fd, again after EINTR and short writes. Returns 0, or the errno that stopped it.
+int write_all(int fd, const std::string& s);
+
 // Writes `content` to path through path.tmp and rename(2): readers never see half a file.
 void write_file_atomic(const std::string& path, const std::string& content);
 
