@@ -33,11 +33,11 @@
 #include <fmt/format.h>
 
 #include "comm_common.hpp"
-#include "rigcheck/cli.hpp"
-#include "rigcheck/result_writer.hpp"
-#include "rigcheck/schema.hpp"
-#include "rigcheck/stats.hpp"
-#include "rigcheck/topology.hpp"
+#include "rigcheck/harness/cli.hpp"
+#include "rigcheck/harness/result_writer.hpp"
+#include "rigcheck/harness/schema.hpp"
+#include "rigcheck/harness/stats.hpp"
+#include "rigcheck/harness/topology.hpp"
 
 using namespace rigcheck;
 using namespace rigcheck::comm;

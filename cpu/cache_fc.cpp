@@ -9,7 +9,7 @@
 #include <cstdlib>
 
 #include "kernels.hpp"
-#include "rigcheck/inventory.hpp"
+#include "rigcheck/inventory/inventory.hpp"
 
 namespace rigcheck::cpu {
 namespace {

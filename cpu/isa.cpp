@@ -1,7 +1,7 @@
 // cpu_isa: the same oneDNN primitives at all cores, for claim CPU-5 (AVX-512 vs AVX2). The ISA
 // cap comes from the environment (ONEDNN_MAX_CPU_ISA=AVX2), so each ISA runs in its own process:
 // oneDNN freezes the cap at first use. `rigcheck run` runs this binary twice (cpu_isa_avx2 and
-// cpu_isa_native in bench/benchmarks.csv); every row records the ISA oneDNN actually dispatched.
+// cpu_isa_native in data/benchmarks.csv); every row records the ISA oneDNN actually dispatched.
 #include <fmt/format.h>
 
 #include "kernels.hpp"

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "rigcheck/harness.hpp"
+#include "rigcheck/harness/harness.hpp"
 
 namespace rigcheck::cpu {
 

@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "rigcheck/harness.hpp"
+#include "rigcheck/harness/harness.hpp"
 
 namespace rigcheck::cpu {
 namespace {

@@ -1,5 +1,5 @@
 // gpu_model_memory (GPU-1): device memory of one full training step (forward, loss, backward,
-// optimizer step) of the model zoo's models (bench/models) at batch 16 on CUDA, fp32 and mixed
+// optimizer step) of the model zoo's models (models/) at batch 16 on CUDA, fp32 and mixed
 // precision (autocast bf16, fp16 before Ampere). Three figures per case: the peak allocated and
 // peak reserved bytes of LibTorch's CUDA caching allocator, and the device memory in use as NVML
 // reports it (the whole device: CUDA context included), sampled during the steps; the zoo's
@@ -17,10 +17,10 @@
 #include <c10/cuda/CUDACachingAllocator.h>
 #endif
 
-#include "models/train.hpp"
-#include "models/zoo.hpp"
+#include "rigcheck/models/train.hpp"
+#include "rigcheck/models/zoo.hpp"
 #include "power.hpp"
-#include "rigcheck/harness.hpp"
+#include "rigcheck/harness/harness.hpp"
 
 namespace rigcheck::gpu {
 namespace {

@@ -110,7 +110,7 @@ std::vector<std::string> rapl_package_files(std::string* why = nullptr);
 
 }  // namespace rigcheck::gpu
 
-#include "rigcheck/harness.hpp"
+#include "rigcheck/harness/harness.hpp"
 namespace rigcheck::gpu {
 // The rows a case reports from its samples (power_max_w, gpu_temp_max_c, sm_clock_median_mhz, ...),
 // NaN quantities left out; the note names the throttle reasons seen.

@@ -16,7 +16,7 @@
 #endif
 
 #include "numerics.hpp"
-#include "rigcheck/harness.hpp"
+#include "rigcheck/harness/harness.hpp"
 
 namespace rigcheck::gpu {
 namespace {

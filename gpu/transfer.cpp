@@ -14,7 +14,7 @@
 #include "cuda_util.hpp"
 #include "numerics.hpp"
 #include "power.hpp"
-#include "rigcheck/harness.hpp"
+#include "rigcheck/harness/harness.hpp"
 
 namespace rigcheck::gpu {
 namespace {

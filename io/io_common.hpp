@@ -7,10 +7,10 @@
 #include <memory>
 #include <string>
 
-#include "rigcheck/cli.hpp"
-#include "rigcheck/harness.hpp"
-#include "rigcheck/result_writer.hpp"
-#include "rigcheck/schema.hpp"
+#include "rigcheck/harness/cli.hpp"
+#include "rigcheck/harness/harness.hpp"
+#include "rigcheck/harness/result_writer.hpp"
+#include "rigcheck/harness/schema.hpp"
 
 namespace rigcheck::io {
 

@@ -16,8 +16,8 @@
 #include <fmt/format.h>
 
 #include "memutil.hpp"
-#include "rigcheck/harness.hpp"
-#include "rigcheck/stats.hpp"
+#include "rigcheck/harness/harness.hpp"
+#include "rigcheck/harness/stats.hpp"
 
 namespace rigcheck::mem {
 namespace {

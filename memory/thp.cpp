@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 
 #include "memutil.hpp"
-#include "rigcheck/harness.hpp"
+#include "rigcheck/harness/harness.hpp"
 
 namespace rigcheck::mem {
 namespace {

@@ -21,7 +21,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "models/train.hpp"
+#include "rigcheck/models/train.hpp"
 
 namespace {
 

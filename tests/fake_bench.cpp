@@ -22,7 +22,7 @@
 
 #include <fmt/format.h>
 
-#include "rigcheck/harness.hpp"
+#include "rigcheck/harness/harness.hpp"
 
 namespace {
 

@@ -116,7 +116,7 @@ TEST(CommAlgorithms, OpenMpiNames) {
 // comm_allreduce_mpi and comm_allreduce_mpi_tcp, no GPU, no InfiniBand).
 #include <filesystem>
 
-#include "rigcheck/report.hpp"
+#include "rigcheck/tool/report.hpp"
 
 namespace {
 std::string copy_comm_fixture() {

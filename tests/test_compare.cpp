@@ -8,9 +8,9 @@
 #include <fstream>
 #include <set>
 
-#include "rigcheck/compare.hpp"
-#include "rigcheck/csv.hpp"
-#include "rigcheck/html.hpp"
+#include "rigcheck/tool/compare.hpp"
+#include "rigcheck/harness/csv.hpp"
+#include "rigcheck/tool/html.hpp"
 
 using namespace rigcheck;
 

@@ -5,12 +5,12 @@
 #include <cstdio>
 #include <fstream>
 
-#include "rigcheck/cli.hpp"
-#include "rigcheck/csv.hpp"
-#include "rigcheck/needs.hpp"
-#include "rigcheck/report.hpp"
-#include "rigcheck/schema.hpp"
-#include "rigcheck/stats.hpp"
+#include "rigcheck/harness/cli.hpp"
+#include "rigcheck/harness/csv.hpp"
+#include "rigcheck/tool/needs.hpp"
+#include "rigcheck/tool/report.hpp"
+#include "rigcheck/harness/schema.hpp"
+#include "rigcheck/harness/stats.hpp"
 
 using namespace rigcheck;
 
@@ -233,7 +233,7 @@ TEST(Verdict, RulesForEachKindOfClaim) {
   EXPECT_THROW(judge(fact, 1, 2), std::logic_error);
 }
 
-#include "rigcheck/inventory.hpp"
+#include "rigcheck/inventory/inventory.hpp"
 
 TEST(Inventory, HasTheKeysTheReportNeedsAndRoundTrips) {
   Inventory inv = collect_inventory();

@@ -8,12 +8,12 @@
 #include <fstream>
 #include <sstream>
 
-#include "rigcheck/cache_model.hpp"
-#include "rigcheck/inventory.hpp"
-#include "rigcheck/process.hpp"
-#include "rigcheck/report.hpp"
-#include "rigcheck/schema.hpp"
-#include "rigcheck/topology.hpp"
+#include "rigcheck/tool/cache_model.hpp"
+#include "rigcheck/inventory/inventory.hpp"
+#include "rigcheck/harness/process.hpp"
+#include "rigcheck/tool/report.hpp"
+#include "rigcheck/harness/schema.hpp"
+#include "rigcheck/harness/topology.hpp"
 
 namespace fs = std::filesystem;
 using namespace rigcheck;

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "rigcheck/report.hpp"
+#include "rigcheck/tool/report.hpp"
 
 namespace fs = std::filesystem;
 using namespace rigcheck;

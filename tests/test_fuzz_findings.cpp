@@ -11,11 +11,11 @@
 #include <stdexcept>
 
 #include "power.hpp"
-#include "rigcheck/csv.hpp"
-#include "rigcheck/inventory.hpp"
-#include "rigcheck/report.hpp"
-#include "rigcheck/runner.hpp"
-#include "rigcheck/topology.hpp"
+#include "rigcheck/harness/csv.hpp"
+#include "rigcheck/inventory/inventory.hpp"
+#include "rigcheck/tool/report.hpp"
+#include "rigcheck/tool/runner.hpp"
+#include "rigcheck/harness/topology.hpp"
 
 using namespace rigcheck;
 

@@ -12,8 +12,8 @@
 
 #include "numerics.hpp"
 #include "power.hpp"
-#include "rigcheck/gpu_datasheet.hpp"
-#include "rigcheck/report.hpp"
+#include "rigcheck/tool/gpu_datasheet.hpp"
+#include "rigcheck/tool/report.hpp"
 
 namespace fs = std::filesystem;
 using namespace rigcheck;

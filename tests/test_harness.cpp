@@ -12,13 +12,13 @@
 #include <fstream>
 #include <sstream>
 
-#include "rigcheck/csv.hpp"
-#include "rigcheck/process.hpp"
-#include "rigcheck/report.hpp"
-#include "rigcheck/result_writer.hpp"
-#include "rigcheck/runlock.hpp"
-#include "rigcheck/runner.hpp"
-#include "rigcheck/schema.hpp"
+#include "rigcheck/harness/csv.hpp"
+#include "rigcheck/harness/process.hpp"
+#include "rigcheck/tool/report.hpp"
+#include "rigcheck/harness/result_writer.hpp"
+#include "rigcheck/tool/runlock.hpp"
+#include "rigcheck/tool/runner.hpp"
+#include "rigcheck/harness/schema.hpp"
 
 namespace fs = std::filesystem;
 using namespace rigcheck;

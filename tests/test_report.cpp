@@ -9,8 +9,8 @@
 #include <set>
 #include <sstream>
 
-#include "rigcheck/csv.hpp"
-#include "rigcheck/report.hpp"
+#include "rigcheck/harness/csv.hpp"
+#include "rigcheck/tool/report.hpp"
 
 namespace fs = std::filesystem;
 using namespace rigcheck;

@@ -3,9 +3,9 @@
 // step makes the loss fall on a fixed batch.
 #include <gtest/gtest.h>
 
-#include "models/zoo.hpp"
+#include "rigcheck/models/zoo.hpp"
 #ifdef RIGCHECK_HAVE_ZOO
-#include "models/train.hpp"
+#include "rigcheck/models/train.hpp"
 #endif
 
 using namespace rigcheck::zoo;

@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <string>
 
-#include "rigcheck/csv.hpp"
+#include "rigcheck/harness/csv.hpp"
 
 namespace rigcheck::fuzz {
 

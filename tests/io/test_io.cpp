@@ -12,7 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "device.hpp"
-#include "fio.hpp"
+#include "fio_driver.hpp"
 #include "pipeline.hpp"
 #include "scratch.hpp"
 

@@ -1,12 +1,12 @@
-// The benchmark registry (bench/data/benchmarks.csv, or `rigcheck run --benchmarks FILE`):
+// The benchmark registry (data/benchmarks.csv, or `rigcheck run --benchmarks FILE`):
 // read_benchmark_registry, then what `rigcheck run` does with each entry before starting it
 // (its needs expression against the machine's facts), so that a registry the reader accepted
 // cannot stop a run half way.
 #include <cmath>
 
 #include "fuzz.hpp"
-#include "rigcheck/needs.hpp"
-#include "rigcheck/runner.hpp"
+#include "rigcheck/tool/needs.hpp"
+#include "rigcheck/tool/runner.hpp"
 
 using namespace rigcheck;
 using namespace rigcheck::fuzz;

@@ -1,4 +1,4 @@
-// The claims registry (bench/data/claims.csv, or `--claims FILE`): read_claims, then judge() on
+// The claims registry (data/claims.csv, or `--claims FILE`): read_claims, then judge() on
 // every numeric claim it accepted, over a few measured intervals (the report's only use of the
 // figures), and the claims' needs expression over an empty machine.
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "fuzz.hpp"
-#include "rigcheck/report.hpp"
+#include "rigcheck/tool/report.hpp"
 
 using namespace rigcheck;
 using namespace rigcheck::fuzz;

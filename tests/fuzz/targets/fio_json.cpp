@@ -1,7 +1,7 @@
 // fio's JSON output file (io_fio, io_dataloader): parse_fio_json for a read and a write job. Its
 // only documented refusal is FioError, which io_fio catches per case (the case fails, the sweep
 // goes on); anything else would end the whole benchmark.
-#include "fio.hpp"
+#include "fio_driver.hpp"
 #include "fuzz.hpp"
 
 using namespace rigcheck;

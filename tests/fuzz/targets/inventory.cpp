@@ -1,7 +1,7 @@
 // inventory.csv (key,value), read by report, compare and history through read_key_value_csv;
 // what it accepts must survive the inventory writer's round trip (write_inventory_csv's csv_line).
 #include "fuzz.hpp"
-#include "rigcheck/inventory.hpp"
+#include "rigcheck/inventory/inventory.hpp"
 
 using namespace rigcheck;
 using namespace rigcheck::fuzz;

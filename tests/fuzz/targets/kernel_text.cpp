@@ -11,7 +11,7 @@
 #include "comm_common.hpp"
 #include "fuzz.hpp"
 #include "power.hpp"
-#include "rigcheck/topology.hpp"
+#include "rigcheck/harness/topology.hpp"
 
 using namespace rigcheck;
 using namespace rigcheck::fuzz;

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "fuzz.hpp"
-#include "rigcheck/report.hpp"
+#include "rigcheck/tool/report.hpp"
 
 using namespace rigcheck;
 using namespace rigcheck::fuzz;

@@ -1,4 +1,4 @@
-// The other registries under bench/data, and `compare --prices`: the same bytes go to every
+// The other registries under data/, and `compare --prices`: the same bytes go to every
 // reader (each one reads only the file with its own header, so mutations of one registry's seed
 // exercise its reader while the others refuse), then to what consumes the accepted rows:
 //   datasheets.csv          read_datasheets -> gpu_datasheets, device-name lookup, num, cite
@@ -11,11 +11,11 @@
 #include <cmath>
 
 #include "fuzz.hpp"
-#include "rigcheck/compare.hpp"
-#include "rigcheck/gpu_datasheet.hpp"
-#include "rigcheck/html.hpp"
-#include "rigcheck/inventory.hpp"
-#include "rigcheck/report_util.hpp"
+#include "rigcheck/tool/compare.hpp"
+#include "rigcheck/tool/gpu_datasheet.hpp"
+#include "rigcheck/tool/html.hpp"
+#include "rigcheck/inventory/inventory.hpp"
+#include "rigcheck/tool/report_util.hpp"
 
 using namespace rigcheck;
 using namespace rigcheck::fuzz;

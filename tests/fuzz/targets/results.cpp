@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "fuzz.hpp"
-#include "rigcheck/schema.hpp"
+#include "rigcheck/harness/schema.hpp"
 
 using namespace rigcheck;
 using namespace rigcheck::fuzz;

@@ -1,3 +1,0 @@
-#include "rigcheck/harness.hpp"
-
-int main(int argc, char** argv) { return rigcheck::harness_main(argc, argv); }

@@ -1,0 +1,20 @@
+# The sources of the suite's three libraries, relative to the project root: the main build
+# (harness/, inventory/, tool/) and the standalone fuzz build (tests/fuzz) both read these lists,
+# so a source added here is compiled by both.
+set(RIGCHECK_HARNESS_SOURCES
+  harness/src/cli.cpp harness/src/csv.cpp harness/src/process.cpp harness/src/result_writer.cpp
+  harness/src/schema.cpp harness/src/stats.cpp harness/src/topology.cpp)
+set(RIGCHECK_INVENTORY_SOURCES
+  inventory/src/inventory.cpp inventory/src/cpu.cpp inventory/src/memory.cpp inventory/src/system.cpp
+  inventory/src/gpu.cpp)
+# The tool less its evaluators and main(): the evaluators register themselves at start-up, so
+# they are compiled as objects (a static library would drop them).
+set(RIGCHECK_TOOL_SOURCES
+  tool/src/run/runner.cpp tool/src/run/needs.cpp tool/src/run/runlock.cpp
+  tool/src/report/report.cpp tool/src/report/verdict.cpp
+  tool/src/claims/claims.cpp tool/src/claims/cache_model.cpp
+  tool/src/compare/compare.cpp tool/src/compare/history.cpp
+  tool/src/html/html.cpp)
+set(RIGCHECK_EVALUATOR_SOURCES
+  tool/src/claims/evaluators_cpu.cpp tool/src/claims/evaluators_io.cpp tool/src/claims/evaluators_comm.cpp
+  tool/src/claims/evaluators_gpu.cpp tool/src/claims/evaluators_memory.cpp)

@@ -1,0 +1,278 @@
+// cpu_resnet: ResNet-50 on the CPU through the model zoo's shared training step (models/).
+//
+// resnet50_train_step (CPU-1, CPU-2): one training step (forward, cross-entropy, backward, SGD
+//   with momentum) of ResNet-50, batch 16 at 224x224, at 1..usable cores threads; images/s per
+//   repetition (one repetition = one step, Google Benchmark times at least one).
+// resnet50_isa (CPU-5, second evidence): ResNet-50 inference (eval mode, batch 16) and one
+//   training step at all cores. `rigcheck run` runs it twice, each in its own process: with
+//   ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2 (cpu_resnet_isa_avx2) and without a cap
+//   (cpu_resnet_isa_native). Every row records what actually ran: ATen's CPU capability (from
+//   at::show_config()) and the oneDNN implementations torch executed (oneDNN's verbose trace of
+//   one forward pass, captured in-process).
+//
+// The check before timing (docs/methodology.md "cpu_resnet"): the f32 forward pass of the whole
+// batch against a float64 copy of the same model (same weights, same batch-norm mode) on the
+// same input, every logit within tolerance; then, for the training step, two steps on the fixed
+// batch whose losses must be finite and falling.
+#include <ATen/Parallel.h>
+#include <ATen/Version.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <regex>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "rigcheck/models/resnet.hpp"
+#include "rigcheck/harness/harness.hpp"
+
+#ifdef RIGCHECK_HAVE_DNNL
+#include <oneapi/dnnl/dnnl.h>
+#endif
+
+namespace rigcheck::cpu {
+namespace {
+
+using namespace rigcheck::zoo;
+
+enum class Mode { train, infer };
+
+// ATen's CPU capability in effect in this process ("AVX512", "AVX2", "DEFAULT").
+std::string aten_capability() {
+  static const std::regex re("CPU capability usage: *([A-Za-z0-9_]+)");
+  std::smatch m;
+  const std::string cfg = at::show_config();
+  return std::regex_search(cfg, m, re) ? m[1].str() : "unknown";
+}
+
+// The ISA oneDNN (the libdnnl.so.2 torch links) dispatches to, and its implementation names per
+// primitive kind seen executing `f` (oneDNN verbose lines, captured from stdout).
+struct OnednnTrace {
+  std::string isa = "unknown (built without oneDNN headers)";
+  std::map<std::string, std::map<std::string, int>> impls;  // kind -> impl -> executions
+  int executions = 0;
+};
+
+template <class F>
+OnednnTrace trace_onednn(F&& f) {
+  OnednnTrace t;
+#ifdef RIGCHECK_HAVE_DNNL
+  switch (dnnl_get_effective_cpu_isa()) {
+    case dnnl_cpu_isa_sse41: t.isa = "sse41"; break;
+    case dnnl_cpu_isa_avx: t.isa = "avx"; break;
+    case dnnl_cpu_isa_avx2: t.isa = "avx2"; break;
+    case dnnl_cpu_isa_avx512_core: t.isa = "avx512_core"; break;
+    case dnnl_cpu_isa_avx512_core_vnni: t.isa = "avx512_core_vnni"; break;
+    case dnnl_cpu_isa_avx512_core_bf16: t.isa = "avx512_core_bf16"; break;
+    case dnnl_cpu_isa_avx512_core_amx: t.isa = "avx512_core_amx"; break;
+    default: t.isa = fmt::format("isa#{}", static_cast<int>(dnnl_get_effective_cpu_isa()));
+  }
+  std::fflush(stdout);
+  FILE* tmp = std::tmpfile();
+  const int saved = tmp ? ::dup(STDOUT_FILENO) : -1;
+  if (saved >= 0 && ::dup2(::fileno(tmp), STDOUT_FILENO) >= 0) {
+    dnnl_set_verbose(1);
+    f();
+    std::fflush(stdout);
+    dnnl_set_verbose(0);
+    ::dup2(saved, STDOUT_FILENO);
+    ::close(saved);
+    std::rewind(tmp);
+    char line[4096];
+    while (std::fgets(line, sizeof line, tmp)) {
+      // onednn_verbose,exec,cpu,convolution,brgconv:avx512_core,forward_training,...
+      std::vector<std::string> fields;
+      std::stringstream ss(line);
+      std::string field;
+      while (fields.size() < 6 && std::getline(ss, field, ',')) fields.push_back(field);
+      if (fields.size() >= 5 && fields[1] == "exec") {
+        ++t.impls[fields[3]][fields[4]];
+        ++t.executions;
+      }
+    }
+  } else {
+    f();
+  }
+  if (tmp) std::fclose(tmp);
+#else
+  f();
+#endif
+  return t;
+}
+
+std::string describe_impls(const OnednnTrace& t) {
+  if (t.executions == 0) return "none (no oneDNN primitive executed: ATen's own kernels ran)";
+  std::string s;
+  for (auto& [kind, impls] : t.impls)
+    for (auto& [impl, n] : impls) s += fmt::format("{}{} {} x{}", s.empty() ? "" : " ", kind, impl, n);
+  return s;
+}
+
+class ResNetKernel final : public Kernel {
+ public:
+  ResNetKernel(Mode mode, int threads, int batch, int image, double lr) : mode_(mode), batch_(batch) {
+    at::set_num_threads(threads);
+    cfg_ = resnet50();
+    cfg_.image_size = image;
+    model_ = build_model(cfg_);
+    data_ = make_batch(cfg_, batch);
+    if (mode_ == Mode::infer) model_->eval();
+    opt_ = make_optimizer(*model_, Optimizer::sgd_momentum, lr);
+    // The forward pass the check compares, traced: which oneDNN implementations torch ran.
+    trace_ = trace_onednn([&] { logits_ = forward_no_grad(*model_, data_.input); });
+    capability_ = aten_capability();
+  }
+
+  CheckResult check() override {
+    CheckResult r;
+    // Float64 copy: same weights and batch-norm statistics, same input, same mode.
+    auto ref = build_model(cfg_, torch::kCPU, torch::kFloat64);
+    {
+      torch::NoGradGuard ng;
+      auto src = model_->named_parameters(), dst = ref->named_parameters();
+      for (auto& item : src) dst[item.key()].copy_(item.value());
+      auto srcb = model_->named_buffers(), dstb = ref->named_buffers();
+      for (auto& item : srcb) dstb[item.key()].copy_(item.value());
+    }
+    if (mode_ == Mode::infer) ref->eval();
+    // The first forward updated the f32 model's running statistics (train mode): the copy took
+    // them after; in train mode the batch's own statistics are used, so both see the same.
+    auto want = forward_no_grad(*ref, data_.input.to(torch::kFloat64));
+    auto got = logits_.to(torch::kFloat64);
+    // Tolerance: 1e-3 of the largest reference logit plus 1e-3 of the element's own size. The
+    // f32 path (oneDNN, other summation orders, Winograd-free direct/GEMM convolutions) agrees
+    // with float64 to ~1e-5 relative on ResNet-50 at 224x224; a wrong kernel is off by O(1).
+    const double scale = want.abs().max().item<double>();
+    auto err = (got - want).abs();
+    auto tol = 1e-3 * scale + 1e-3 * want.abs();
+    r.checked = err.numel();
+    r.wrong = (err > tol).sum().item<int64_t>() + (got.isfinite().logical_not()).sum().item<int64_t>();
+    r.worst = (err / tol).max().item<double>();
+    r.method = fmt::format("{} logits of the f32 {} forward pass vs a float64 copy of the model (tolerance 1e-3 "
+                           "x (max |logit| + |logit|))",
+                           r.checked, mode_ == Mode::train ? "train-mode" : "eval-mode");
+    if (mode_ == Mode::train) {
+      // Two steps on the fixed batch: finite, falling loss.
+      const float l0 = train_step(*model_, *opt_, data_).loss.item<float>();
+      const float l1 = train_step(*model_, *opt_, data_).loss.item<float>();
+      r.checked += 2;
+      const bool ok = std::isfinite(l0) && std::isfinite(l1) && l1 < l0;
+      if (!ok) {
+        ++r.wrong;
+        r.worst = INFINITY;
+      }
+      r.method += fmt::format("; two training steps on the fixed batch: loss {:.4f} -> {:.4f} ({})", l0, l1,
+                              ok ? "finite, falling" : "NOT finite and falling");
+    }
+    return r;
+  }
+
+  void run() override {
+    if (mode_ == Mode::train) {
+      train_step(*model_, *opt_, data_);
+    } else {
+      c10::InferenceMode im;
+      model_->forward(data_.input);
+    }
+  }
+
+  Params facts() const override {
+    return {{"aten_cpu_capability", capability_},
+            {"onednn_isa", trace_.isa},
+            {"onednn_impls", describe_impls(trace_)},
+            {"torch_threads", std::to_string(at::get_num_threads())},
+            {"mkldnn_enabled", at::globalContext().userEnabledMkldnn() ? "yes" : "no"}};
+  }
+
+ private:
+  static torch::Tensor forward_no_grad(ZooModel& m, const torch::Tensor& x) {
+    torch::NoGradGuard ng;
+    return m.forward(x);
+  }
+
+  Mode mode_;
+  int batch_;
+  ModelConfig cfg_;
+  std::shared_ptr<ZooModel> model_;
+  Batch data_;
+  std::unique_ptr<torch::optim::Optimizer> opt_;
+  torch::Tensor logits_;
+  OnednnTrace trace_;
+  std::string capability_;
+};
+
+struct Shape {
+  int batch, image;
+};
+// Tiny (ctest smoke): batch 2 at 64x64. Quick and full: the claim's batch 16 at 224x224.
+Shape shape(const CommonOptions& o) { return o.profile == Profile::tiny ? Shape{2, 64} : Shape{16, 224}; }
+
+constexpr double kLr = 0.01;
+
+Case make_case(Mode mode, const Shape& s, int threads, const CommonOptions& o, const std::string& cap) {
+  Case c;
+  const std::string m = mode == Mode::train ? "train_step" : "inference";
+  c.name = fmt::format("{}/b{}i{}/t{}", m, s.batch, s.image, threads);
+  c.threads = threads;
+  ModelConfig cfg = resnet50();
+  cfg.image_size = s.image;
+  c.work.flops = mode == Mode::train ? training_flops_per_step(cfg, s.batch) : forward_flops(cfg, s.batch);
+  c.work.items = s.batch;
+  c.work.items_unit = "images";
+  c.params = {{"model", "resnet50"},
+              {"mode", m},
+              {"batch", std::to_string(s.batch)},
+              {"image", std::to_string(s.image)},
+              {"dtype", "f32"},
+              {"threads", std::to_string(threads)},
+              {"isa_cap", cap},
+              {"profile", to_string(o.profile)},
+              {"per_repetition", mode == Mode::train ? "one training step" : "one forward pass"}};
+  if (mode == Mode::train)
+    c.params.push_back({"step", fmt::format("zoo::train_step: cross-entropy, SGD lr {} momentum 0.9, grads set to "
+                                            "none, fixed random batch",
+                                            kLr)});
+  c.make = [=]() -> std::unique_ptr<Kernel> { return std::make_unique<ResNetKernel>(mode, threads, s.batch, s.image, kLr); };
+  return c;
+}
+
+// The cap asked for through the environment, as the registry rows set it: "avx2" when
+// ONEDNN_MAX_CPU_ISA and/or ATEN_CPU_CAPABILITY cap at AVX2; "native" when neither caps (ATen
+// opted in to AVX-512 with ATEN_CPU_CAPABILITY=avx512 counts as native: LibTorch 1.13 keeps its
+// AVX-512 kernels opt-in and picks AVX2 without the variable, even on an AVX-512 CPU).
+std::string isa_cap_from_env() {
+  auto lower = [](const char* s) {
+    std::string r = s ? s : "";
+    for (char& ch : r) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return r;
+  };
+  std::string aten = lower(std::getenv("ATEN_CPU_CAPABILITY")), dnnl = lower(std::getenv("ONEDNN_MAX_CPU_ISA"));
+  if (aten == "avx512") aten.clear();
+  if (aten.empty() && dnnl.empty()) return "native";
+  if (aten.empty() || dnnl.empty() || aten == dnnl) return aten.empty() ? "onednn_" + dnnl : (dnnl.empty() ? "aten_" + aten : aten);
+  return "aten_" + aten + "+onednn_" + dnnl;
+}
+
+const bool scaling = register_benchmark(
+    {"resnet50_train_step", "ResNet-50 training step (batch 16, 224x224, SGD momentum) at 1..cores threads",
+     [](const CommonOptions& o) {
+       std::vector<Case> cs;
+       for (int64_t t : default_threads(o)) cs.push_back(make_case(Mode::train, shape(o), static_cast<int>(t), o, isa_cap_from_env()));
+       return cs;
+     }});
+
+const bool isa = register_benchmark(
+    {"resnet50_isa", "ResNet-50 inference and training step at all cores under the ISA cap of the environment",
+     [](const CommonOptions& o) {
+       std::vector<Case> cs;
+       const int threads = static_cast<int>(o.threads.empty() ? o.physical_cores : o.threads.back());
+       for (Mode m : {Mode::infer, Mode::train}) cs.push_back(make_case(m, shape(o), threads, o, isa_cap_from_env()));
+       return cs;
+     }});
+
+}  // namespace
+}  // namespace rigcheck::cpu

@@ -1,0 +1,49 @@
+// fast-cpp-csv-parser, included once here: its strncpy of file names trips GCC's
+// -Wstringop-truncation in our translation units, a false alarm in a system header.
+// Also the one place that turns its errors into InputError (file, line, reason).
+#pragma once
+#if defined(__GNUC__) && !defined(__clang__)  // clang has no such warning (tests/fuzz builds with it)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-truncation"
+#include <libfccp/csv.h>
+#pragma GCC diagnostic pop
+#else
+#include <libfccp/csv.h>
+#endif
+
+#include <string>
+
+#include "rigcheck/harness/csv.hpp"
+
+namespace rigcheck {
+
+// fccp's error as InputError: the line it names (header problems: line 1; a file that cannot be
+// opened: none), a plain reason, and `hint` appended to the reason when given.
+[[noreturn]] inline void throw_csv_error(const std::string& path, const io::error::base& e,
+                                         const std::string& hint = "") {
+  if (dynamic_cast<const io::error::can_not_open_file*>(&e)) throw InputError(path, 0, "cannot open file");
+  long line = 1;
+  if (auto* wl = dynamic_cast<const io::error::with_file_line*>(&e); wl && wl->file_line > 0) line = wl->file_line;
+  if (dynamic_cast<const io::error::header_missing*>(&e) || dynamic_cast<const io::error::missing_column_in_header*>(&e) ||
+      dynamic_cast<const io::error::extra_column_in_header*>(&e) ||
+      dynamic_cast<const io::error::duplicated_column_in_header*>(&e))
+    line = 1;
+  std::string why = e.what();
+  if (dynamic_cast<const io::error::too_few_columns*>(&e)) why = "too few columns";
+  if (dynamic_cast<const io::error::too_many_columns*>(&e)) why = "too many columns";
+  throw InputError(path, line, hint.empty() ? why : why + " " + hint);
+}
+
+// Runs body (which reads `path` with fccp), translating fccp's errors; InputError passes through.
+template <typename F>
+void with_csv_errors(const std::string& path, F body, const std::string& hint = "") {
+  try {
+    body();
+  } catch (const InputError&) {
+    throw;
+  } catch (const io::error::base& e) {
+    throw_csv_error(path, e, hint);
+  }
+}
+
+}  // namespace rigcheck

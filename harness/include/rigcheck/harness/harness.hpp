@@ -1,0 +1,106 @@
+// The harness every benchmark binary links. A benchmark file fills BenchmarkDef and registers
+// it; the harness owns main(), the CLI, set-up, the correctness check, timing (Google
+// Benchmark), statistics and the CSV (DESIGN.md conventions 1-3, 6-8).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "rigcheck/harness/cli.hpp"
+#include "rigcheck/harness/schema.hpp"
+
+namespace rigcheck {
+
+using Params = std::vector<std::pair<std::string, std::string>>;
+std::string format_params(const Params& p);
+
+// Work model of ONE iteration; every derived rate comes from it (docs/methodology.md).
+struct Work {
+  double flops = 0;  // floating-point operations (an FMA counts 2)
+  double bytes = 0;  // bytes moved to or from memory
+  double items = 0;  // items processed (images, tokens...): adds an `items_per_s` row, unit "<items_unit>/s"
+  std::string items_unit;
+};
+
+// Outcome of comparing a kernel's output with a reference on random inputs.
+struct CheckResult {
+  int64_t checked = 0;    // elements (or values) compared
+  int64_t wrong = 0;      // beyond tolerance: any wrong element fails the case
+  double worst = 0;       // largest |error| / tolerance seen (<= 1 passes)
+  std::string method;     // how: reference, tolerance, what was sampled
+};
+
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  // Runs the kernel on its random inputs and compares with a reference. Called once, before
+  // any timing, on the very object that is then timed.
+  virtual CheckResult check() = 0;
+  // One timed iteration.
+  virtual void run() = 0;
+  // Facts found at set-up (the implementation dispatched, the ISA in effect...), added to params.
+  virtual Params facts() const { return {}; }
+  // Cases with Case::manual_time: one timed iteration, returning its duration in seconds as the
+  // kernel measured it (CUDA events on the GPU). The harness uses it instead of the wall clock.
+  virtual double run_timed() {
+    run();
+    return 0;
+  }
+  // Quantities observed over the whole case (power, temperature, clocks sampled while it ran),
+  // written once after its last repetition as rows with repetition -1.
+  struct Observed {
+    std::string metric, unit;
+    double value = 0;
+    std::string note;
+  };
+  virtual std::vector<Observed> observed() { return {}; }
+};
+
+// Thrown by Case::make when this machine cannot run the case (missing ISA, unsupported type).
+struct Skip : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Case {
+  std::string name;      // unique within the benchmark, e.g. "m2048n2048k2048/t2"
+  Params params;         // parameters as key=value
+  Work work;             // per iteration
+  int threads = 1;       // worker threads the case uses (OpenMP pool size is set to it)
+  // Timed by the kernel itself (Kernel::run_timed, e.g. CUDA events) instead of the wall clock;
+  // the CPU-share mistrust rule does not apply (the host only waits for the device).
+  bool manual_time = false;
+  std::function<std::unique_ptr<Kernel>()> make;
+};
+
+struct BenchmarkDef {
+  std::string name;         // the CSV's `benchmark` column, e.g. gemm_matmul_f32
+  std::string description;  // one line, for --list
+  // The cases to run for these options (profile, --threads, --sizes...).
+  std::function<std::vector<Case>(const CommonOptions&)> cases;
+};
+
+// Registers a benchmark; use at namespace scope: static const bool r = register_benchmark({...});
+bool register_benchmark(BenchmarkDef def);
+
+// Optional, beside a benchmark: rows derived from its measured rows once all cases of the binary
+// have run (e.g. a latency curve's plateaus). `derive` gets every row the harness wrote for the
+// benchmark named (ok or not); the rows it returns are appended to the same CSV (run_id filled
+// in when empty). Use at namespace scope like register_benchmark.
+using DeriveRows = std::function<std::vector<ResultRow>(const std::vector<ResultRow>&)>;
+bool register_derived_rows(const std::string& benchmark, DeriveRows derive);
+
+// Default thread list (--threads overrides): every count 1..usable cores up to 4 cores (8 in the
+// full profile); beyond that powers of two plus the core count (1,2,4,8,...,max). Usable cores are
+// the physical cores this process may run on (affinity mask and cgroup CPU quota, topology.hpp):
+// a case with more threads than that is skipped with the reason, never run oversubscribed.
+std::vector<int64_t> default_threads(const CommonOptions& o);
+
+// The harness's main(). Exit status: 0 all cases ran (ok or mistrusted), 1 a case failed,
+// 2 bad command line or output, 77 every case was skipped (reason on stderr).
+int harness_main(int argc, char** argv);
+
+}  // namespace rigcheck

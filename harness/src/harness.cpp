@@ -1,0 +1,420 @@
+#include "rigcheck/harness/harness.hpp"
+
+#include <omp.h>
+#include <signal.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <regex>
+#include <set>
+
+#include <CLI/CLI.hpp>
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include "rigcheck/harness/csv.hpp"
+#include "rigcheck/harness/result_writer.hpp"
+#include "rigcheck/harness/schema.hpp"
+#include "rigcheck/harness/stats.hpp"
+#include "rigcheck/harness/topology.hpp"
+
+namespace rigcheck {
+
+namespace {
+
+std::vector<BenchmarkDef>& registry() {
+  static std::vector<BenchmarkDef> defs;
+  return defs;
+}
+
+std::vector<std::pair<std::string, DeriveRows>>& derivers() {
+  static std::vector<std::pair<std::string, DeriveRows>> d;
+  return d;
+}
+
+// Below this share of its threads' CPU time a repetition is mistrusted: something else ran. Two
+// threads sharing one CPU get at most 0.5, so 0.75 catches oversubscription with a margin while a
+// quiet machine gives 0.95 and more.
+constexpr double kMinCpuUtilization = 0.75;
+
+struct Entry {
+  const BenchmarkDef* def;
+  Case c;
+};
+
+struct CaseState {
+  Status status = Status::ok;
+  std::string note;
+  std::string params;  // case params + facts, formatted
+  int reps_reported = 0;
+  std::vector<double> rates;  // for the progress line
+};
+
+class Harness {
+ public:
+  Harness(std::vector<Entry> entries, const CommonOptions& o, ResultWriter& w)
+      : entries_(std::move(entries)), opt_(o), writer_(w), states_(entries_.size()) {}
+
+  // Creates, checks and caches the kernel of case idx; frees the previous case's kernel.
+  CaseState& prepare(size_t idx) {
+    if (current_ == static_cast<long>(idx)) return states_[idx];
+    kernel_.reset();
+    current_ = static_cast<long>(idx);
+    const Entry& e = entries_[idx];
+    CaseState& s = states_[idx];
+    s.params = format_params(e.c.params);
+    omp_set_num_threads(e.c.threads);
+    try {
+      if (e.c.threads > opt_.usable_cores)
+        throw Skip(fmt::format("needs {} usable cores; this process may use {}: {}", e.c.threads, opt_.usable_cores,
+                               opt_.cpu_budget));
+      kernel_ = e.c.make();
+      Params all = e.c.params;
+      for (auto& f : kernel_->facts()) all.push_back(f);
+      s.params = format_params(all);
+      CheckResult chk = kernel_->check();
+      bool ok = chk.wrong == 0 && chk.checked > 0;
+      s.status = ok ? Status::ok : Status::failed;
+      s.note = chk.checked == 0 ? "the check compared nothing"
+               : ok ? fmt::format("checked {} values: {}; worst error {:.3g} of tolerance", chk.checked,
+                                  chk.method, chk.worst)
+                    : fmt::format("WRONG: {} of {} values beyond tolerance (worst {:.3g}x): {}",
+                                  chk.wrong, chk.checked, chk.worst, chk.method);
+      row(e, "check_wrong", static_cast<double>(chk.wrong), "count", -1, s.status, s.note);
+    } catch (const Skip& ex) {
+      s.status = Status::skipped;
+      s.note = ex.what();
+      row(e, "", std::nan(""), "", -1, s.status, s.note);
+    } catch (const std::exception& ex) {
+      s.status = Status::failed;
+      s.note = fmt::format("set-up failed: {}", ex.what());
+      row(e, "", std::nan(""), "", -1, s.status, s.note);
+    }
+    if (s.status != Status::ok) {
+      kernel_.reset();
+      progress(idx);
+    }
+    return s;
+  }
+
+  void run(size_t idx, benchmark::State& st) {
+    CaseState& s = prepare(idx);
+    if (s.status != Status::ok) {
+      st.SkipWithError(s.note.c_str());
+      return;
+    }
+    omp_set_num_threads(entries_[idx].c.threads);
+    if (entries_[idx].c.manual_time) {
+      for (auto _ : st) st.SetIterationTime(kernel_->run_timed());
+    } else {
+      for (auto _ : st) kernel_->run();
+    }
+  }
+
+  // One repetition reported by Google Benchmark.
+  void report(const benchmark::BenchmarkReporter::Run& run) {
+    auto it = index_.find(run.run_name.function_name);
+    if (it == index_.end() || run.error_occurred) return;
+    size_t idx = it->second;
+    const Entry& e = entries_[idx];
+    CaseState& s = states_[idx];
+    if (run.iterations <= 0) return;
+    double iters = static_cast<double>(run.iterations);
+    double real = run.real_accumulated_time / iters;
+    double cpu = run.cpu_accumulated_time / iters;
+    double util = real > 0 ? cpu / (real * e.c.threads) : 0;
+    Status st = Status::ok;
+    std::string note;
+    if (!e.c.manual_time && util < kMinCpuUtilization) {
+      st = Status::mistrusted;
+      note = fmt::format("the process had {:.0f}% of its {} threads' CPU time: something else competed",
+                         100 * util, e.c.threads);
+    }
+    int rep = s.reps_reported++;
+    row(e, "time_per_iter", real, "s", rep, st, note);
+    if (e.c.work.flops > 0) {
+      double r = e.c.work.flops / real / 1e9;
+      row(e, "gflops", r, "GFLOP/s", rep, st, note);
+      s.rates.push_back(r);
+    }
+    if (e.c.work.bytes > 0) {
+      double r = e.c.work.bytes / real / 1e9;
+      row(e, "gbps", r, "GB/s", rep, st, note);
+      if (e.c.work.flops <= 0) s.rates.push_back(r);
+    }
+    if (e.c.work.items > 0)
+      row(e, "items_per_s", e.c.work.items / real, e.c.work.items_unit + "/s", rep, st, note);
+    row(e, "cpu_utilization", util, "fraction", rep, st, note);
+    row(e, "iterations", iters, "count", rep, st, "");
+    if (s.reps_reported == opt_.reps) {
+      if (kernel_ && current_ == static_cast<long>(idx))
+        for (const Kernel::Observed& o : kernel_->observed()) row(e, o.metric, o.value, o.unit, -1, Status::ok, o.note);
+      progress(idx);
+    }
+  }
+
+  void index(const std::string& gb_name, size_t idx) { index_[gb_name] = idx; }
+  const std::vector<CaseState>& states() const { return states_; }
+  const std::vector<Entry>& entries() const { return entries_; }
+
+ private:
+  void row(const Entry& e, const std::string& metric, double value, const std::string& unit, int rep,
+           Status st, const std::string& note) {
+    ResultRow r;
+    r.run_id = opt_.run_id;
+    r.benchmark = e.def->name;
+    r.case_name = e.c.name;
+    r.params = states_[&e - entries_.data()].params;
+    r.metric = metric;
+    r.value = value;
+    r.unit = unit;
+    r.repetition = rep;
+    r.status = st;
+    r.note = note;
+    writer_.write(r);
+  }
+
+  void progress(size_t idx) {
+    const Entry& e = entries_[idx];
+    const CaseState& s = states_[idx];
+    std::string what;
+    if (s.status != Status::ok) {
+      what = fmt::format("{}: {}", to_string(s.status), s.note);
+    } else if (!s.rates.empty()) {
+      Summary sm = summarize(s.rates);
+      what = fmt::format("{:.4g} {} median of {} (spread {:.1f}%)", sm.median,
+                         e.c.work.flops > 0 ? "GFLOP/s" : "GB/s", sm.n, 100 * sm.spread);
+    } else {
+      what = "done";
+    }
+    std::fprintf(stderr, "  %s/%s: %s\n", e.def->name.c_str(), e.c.name.c_str(), what.c_str());
+  }
+
+  std::vector<Entry> entries_;
+  const CommonOptions& opt_;
+  ResultWriter& writer_;
+  std::vector<CaseState> states_;
+  std::map<std::string, size_t> index_;
+  std::unique_ptr<Kernel> kernel_;
+  long current_ = -1;
+};
+
+class CsvReporter : public benchmark::BenchmarkReporter {
+ public:
+  explicit CsvReporter(Harness& h) : h_(h) {}
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& r : runs)
+      if (r.run_type == Run::RT_Iteration) h_.report(r);
+  }
+
+ private:
+  Harness& h_;
+};
+
+bool file_exists(const std::string& p) {
+  struct stat sb;
+  return ::stat(p.c_str(), &sb) == 0;
+}
+
+}  // namespace
+
+std::string format_params(const Params& p) {
+  std::string s;
+  for (auto& [k, v] : p) {
+    if (!s.empty()) s += ';';
+    s += k + "=" + v;
+  }
+  return s;
+}
+
+bool register_benchmark(BenchmarkDef def) {
+  registry().push_back(std::move(def));
+  return true;
+}
+
+bool register_derived_rows(const std::string& benchmark, DeriveRows derive) {
+  derivers().emplace_back(benchmark, std::move(derive));
+  return true;
+}
+
+std::vector<int64_t> default_threads(const CommonOptions& o) {
+  if (!o.threads.empty()) return o.threads;
+  int64_t n = std::max(1, std::min(o.physical_cores, o.usable_cores));
+  if (o.profile != Profile::full && n > 4) return parse_int_list("1-max*2,max", n);
+  if (o.profile == Profile::full && n > 8) return parse_int_list("1-max*2,max", n);
+  return parse_int_list("1-max", n);
+}
+
+namespace {
+// Variables that cap a library's thread pool when the process starts (OpenBLAS sizes its pool
+// from them at load time, before main): exported on many HPC login nodes, they would make a
+// "2 threads" case run 1. The harness clears them and starts itself again, once, before any
+// library creates its pool; what the user had set is printed and kept in RIGCHECK_USER_THREAD_ENV.
+constexpr const char* kThreadCapVars[] = {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS",
+                                          "MKL_NUM_THREADS", "OMP_THREAD_LIMIT", "DNNL_MAX_THREADS"};
+
+void clear_thread_caps(char** argv) {
+  if (std::getenv("RIGCHECK_THREAD_ENV_CLEARED")) return;
+  std::string user;
+  for (const char* v : kThreadCapVars)
+    if (const char* x = std::getenv(v)) user += fmt::format("{}{}={}", user.empty() ? "" : " ", v, x);
+  if (user.empty()) return;
+  for (const char* v : kThreadCapVars) unsetenv(v);
+  setenv("RIGCHECK_THREAD_ENV_CLEARED", "1", 1);
+  setenv("RIGCHECK_USER_THREAD_ENV", user.c_str(), 1);
+  std::fprintf(stderr, "%s: cleared %s so that every thread count swept can run; starting again\n", argv[0], user.c_str());
+  execv("/proc/self/exe", argv);
+  std::fprintf(stderr, "%s: could not start again (%s); thread counts may be capped by %s\n", argv[0],
+               std::strerror(errno), user.c_str());
+}
+}  // namespace
+
+// The CPUs of every OpenMP place (OpenMP 4.5 place API): the process's CPU set as the runtime saw
+// it before it bound this thread to the first place (OMP_PROC_BIND=close with OMP_PLACES=cores
+// leaves the initial thread's own mask at one core). Empty when no place list is defined.
+std::vector<int> openmp_place_cpus() {
+  std::set<int> cpus;
+  for (int p = 0; p < omp_get_num_places(); ++p) {
+    std::vector<int> ids(static_cast<size_t>(std::max(0, omp_get_place_num_procs(p))));
+    if (!ids.empty()) omp_get_place_proc_ids(p, ids.data());
+    cpus.insert(ids.begin(), ids.end());
+  }
+  return {cpus.begin(), cpus.end()};
+}
+
+int harness_main(int argc, char** argv) {
+  // A file-size limit (ulimit -f) gives write(2) an EFBIG to report, not a silent SIGXFSZ death.
+  signal(SIGXFSZ, SIG_IGN);
+  clear_thread_caps(argv);
+  std::string prog = argv[0];
+  if (auto slash = prog.rfind('/'); slash != std::string::npos) prog = prog.substr(slash + 1);
+  CLI::App app{fmt::format("{}: a rigcheck benchmark binary", prog)};
+  CommonOptions opt;
+  add_common_options(app, opt);
+  try {
+    app.parse(argc, argv);
+    CpuBudget budget = cpu_budget(openmp_place_cpus());
+    finish_common_options(opt, physical_core_count(), hardware_thread_count(), budget.usable_cores);
+    opt.cpu_budget = budget.explain();
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "%s: %s\n", prog.c_str(), e.what());
+    return 2;
+  }
+  if (opt.stem.empty()) opt.stem = prog;
+  if (opt.run_id.empty()) opt.run_id = fmt::format("adhoc-{}-{}", host_name(), utc_timestamp_compact());
+
+  std::vector<Entry> entries;
+  std::regex filter;
+  try {
+    if (!opt.filter.empty()) filter = std::regex(opt.filter);
+    for (const BenchmarkDef& d : registry())
+      for (Case& c : d.cases(opt))
+        if (opt.filter.empty() || std::regex_search(d.name + "/" + c.name, filter))
+          entries.push_back({&d, std::move(c)});
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", prog.c_str(), e.what());
+    return 2;
+  }
+
+  if (opt.list) {
+    for (const Entry& e : entries)
+      std::printf("%s/%s\tthreads=%d\tflops=%.6g\tbytes=%.6g\t%s\n", e.def->name.c_str(), e.c.name.c_str(),
+                  e.c.threads, e.c.work.flops, e.c.work.bytes, format_params(e.c.params).c_str());
+    return 0;
+  }
+  if (entries.empty()) {
+    std::fprintf(stderr, "%s: no case matches --filter '%s'\n", prog.c_str(), opt.filter.c_str());
+    return 2;
+  }
+
+  const std::string out = opt.out_dir + "/" + opt.stem + ".csv";
+  if (file_exists(out)) {
+    std::fprintf(stderr, "%s: %s exists; results are never overwritten (choose another --out or --stem)\n",
+                 prog.c_str(), out.c_str());
+    return 2;
+  }
+  std::unique_ptr<ResultWriter> writer;
+  try {
+    writer = std::make_unique<ResultWriter>(out);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", prog.c_str(), e.what());
+    return 2;
+  }
+
+  Harness h(std::move(entries), opt, *writer);
+  int gb_argc = 1;
+  char* gb_argv[] = {argv[0], nullptr};
+  benchmark::Initialize(&gb_argc, gb_argv);
+  for (size_t i = 0; i < h.entries().size(); ++i) {
+    const Entry& e = h.entries()[i];
+    std::string name = e.def->name + "/" + e.c.name;
+    h.index(name, i);
+    auto* b = benchmark::RegisterBenchmark(name.c_str(), [&h, i](benchmark::State& st) { h.run(i, st); });
+    if (e.c.manual_time)
+      b->UseManualTime();
+    else
+      b->UseRealTime();
+    b
+        ->Repetitions(opt.reps)
+        ->MinTime(opt.min_time)
+        ->MeasureProcessCPUTime()
+        ->ReportAggregatesOnly(false);
+  }
+  std::fprintf(stderr, "%s: %zu cases, %d repetitions each, profile %s -> %s\n", prog.c_str(),
+               h.entries().size(), opt.reps, to_string(opt.profile), out.c_str());
+  CsvReporter reporter(h);
+  try {
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+    benchmark::Shutdown();
+    for (auto& [name, derive] : derivers()) {
+      std::vector<ResultRow> own;
+      for (const ResultRow& r : writer->written())
+        if (r.benchmark == name) own.push_back(r);
+      if (own.empty()) continue;
+      for (ResultRow& r : derive(own)) {
+        if (r.run_id.empty()) r.run_id = opt.run_id;
+        writer->write(r);
+      }
+    }
+    writer->finish();
+  } catch (const std::exception& e) {
+    // A result that cannot be written (a full disk): said, with the file; the rows before it stay
+    // in the .partial, which the runner cuts at its last full line.
+    std::fprintf(stderr, "FAILED: %s\n", e.what());
+    return 1;
+  }
+
+  size_t failed = 0, skipped = 0;
+  std::string first_skip;
+  for (const CaseState& s : h.states()) {
+    if (s.status == Status::failed) ++failed;
+    if (s.status == Status::skipped) {
+      if (first_skip.empty()) first_skip = s.note;
+      ++skipped;
+    }
+  }
+  for (size_t i = 0; i < h.states().size(); ++i)
+    if (h.states()[i].status == Status::failed)
+      std::fprintf(stderr, "FAILED: %s --filter '^%s/%s$' --reps %d   # %s\n", argv[0],
+                   h.entries()[i].def->name.c_str(), h.entries()[i].c.name.c_str(), opt.reps,
+                   h.states()[i].note.c_str());
+  if (failed) return 1;
+  if (skipped == h.states().size()) {
+    std::fprintf(stderr, "SKIP: %s\n", first_skip.c_str());
+    return 77;
+  }
+  return 0;
+}
+
+}  // namespace rigcheck

@@ -1,0 +1,3 @@
+#include "rigcheck/harness/harness.hpp"
+
+int main(int argc, char** argv) { return rigcheck::harness_main(argc, argv); }

@@ -1,0 +1,45 @@
+// Machine inventory: the facts that every result row points to (DESIGN.md convention 5).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace rigcheck {
+
+// One fact: key and value. Keys are lower_snake_case and stable (the report reads them).
+// Unknown facts are not dropped: their value starts with "unknown:" and says why.
+using InventoryEntry = std::pair<std::string, std::string>;
+using Inventory = std::vector<InventoryEntry>;
+
+// Collects the inventory of this machine. Never throws and never fails on missing
+// hardware or libraries: absent things are reported as such.
+Inventory collect_inventory();
+
+// Only the cache facts (cache_*), cheap enough for a benchmark to size its sweep with.
+Inventory collect_cache_inventory();
+
+// Looks a key up; returns fallback when absent.
+std::string inventory_get(const Inventory& inv, const std::string& key,
+                          const std::string& fallback = "");
+
+// Cache sizes by CPU family and model, and the largest L3 instance each vendor makes
+// (data/cpu_caches.csv): the last source of a nominal L3 when sysfs, hwloc and cpuinfo are
+// silent or implausible, as in VMs that hide the host's cache layout. family -1 = any part.
+struct CpuCacheDatasheet {
+  std::string vendor, parts, source;
+  int family = -1, model_first = -1, model_last = -1;
+  std::uint64_t l3_instance_bytes = 0, l3_instance_max_bytes = 0;
+};
+// Throws InputError naming file and line.
+std::vector<CpuCacheDatasheet> read_cpu_cache_datasheets(const std::string& path);
+// Why an L3 of `bytes` in one instance cannot be real for this vendor ("" when plausible).
+std::string l3_implausible(std::uint64_t bytes, const std::string& vendor, const std::vector<CpuCacheDatasheet>& ds);
+// The datasheet row of this CPU, or nullptr.
+const CpuCacheDatasheet* cpu_cache_datasheet(const std::string& vendor, int family, int model,
+                                             const std::vector<CpuCacheDatasheet>& ds);
+
+// Writes inventory.csv (header "key,value") through a temporary file and rename.
+void write_inventory_csv(const Inventory& inv, const std::string& path);
+
+}  // namespace rigcheck

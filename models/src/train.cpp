@@ -1,0 +1,174 @@
+// Building zoo models, batches, optimizers, and the one shared training step.
+#include "rigcheck/models/train.hpp"
+
+#include <ATen/autocast_mode.h>
+
+#include <stdexcept>
+
+#include "rigcheck/models/bert.hpp"
+#include "rigcheck/models/gpt2.hpp"
+#include "rigcheck/models/light_cnn.hpp"
+#include "rigcheck/models/resnet.hpp"
+
+namespace rigcheck::zoo {
+
+const char* to_string(Precision p) {
+  switch (p) {
+    case Precision::fp32: return "fp32";
+    case Precision::amp_bf16: return "amp_bf16";
+    case Precision::amp_fp16: return "amp_fp16";
+  }
+  return "?";
+}
+
+std::shared_ptr<ZooModel> build_model(const ModelConfig& cfg, torch::Device device, torch::Dtype dtype,
+                                      uint64_t seed) {
+  torch::manual_seed(seed);
+  std::shared_ptr<ZooModel> m;
+  switch (cfg.arch) {
+    case Arch::light_cnn: m = std::make_shared<LightCnn>(cfg); break;
+    case Arch::resnet: m = std::make_shared<ResNet>(cfg); break;
+    case Arch::bert: m = std::make_shared<Bert>(cfg); break;
+    case Arch::gpt2: m = std::make_shared<Gpt2>(cfg); break;
+  }
+  if (!m) throw std::invalid_argument("build_model: unknown architecture of " + cfg.name);
+  m->to(device, dtype);
+  m->train();
+  return m;
+}
+
+int64_t allocated_parameters(const torch::nn::Module& m) {
+  int64_t n = 0;
+  for (const auto& p : m.parameters()) n += p.numel();
+  return n;
+}
+
+int64_t allocated_head_parameters(const torch::nn::Module& m) {
+  int64_t n = 0;
+  for (const auto& item : m.named_parameters())
+    if (item.key().rfind("head.", 0) == 0) n += item.value().numel();
+  return n;
+}
+
+Batch make_batch(const ModelConfig& cfg, int batch, torch::Device device, uint64_t seed, int seq_len,
+                 torch::Dtype dtype) {
+  torch::manual_seed(seed);
+  Batch b;
+  auto ids = torch::TensorOptions().dtype(torch::kLong);
+  if (cfg.arch == Arch::light_cnn || cfg.arch == Arch::resnet) {
+    b.input = torch::randn({batch, cfg.in_channels, cfg.image_size, cfg.image_size}, torch::TensorOptions().dtype(dtype));
+    b.target = torch::randint(cfg.num_classes, {batch}, ids);
+  } else {
+    const int s = seq_len > 0 ? seq_len : cfg.seq_len;
+    if (s > cfg.max_positions)
+      throw std::invalid_argument("make_batch: seq_len " + std::to_string(s) + " > max_positions of " + cfg.name);
+    if (cfg.arch == Arch::bert) {
+      b.input = torch::randint(cfg.vocab_size, {batch, s}, ids);
+      b.target = torch::randint(cfg.cls_labels, {batch}, ids);
+    } else {
+      auto seq = torch::randint(cfg.vocab_size, {batch, s + 1}, ids);
+      b.input = seq.narrow(1, 0, s).contiguous();
+      b.target = seq.narrow(1, 1, s).contiguous();
+    }
+  }
+  b.input = b.input.to(device);
+  b.target = b.target.to(device);
+  return b;
+}
+
+void to_channels_last(torch::nn::Module& m) {
+  torch::NoGradGuard ng;
+  for (auto& p : m.parameters())
+    if (p.dim() == 4) p.set_data(p.contiguous(torch::MemoryFormat::ChannelsLast));
+}
+
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(ZooModel& m, Optimizer kind, double lr) {
+  switch (kind) {
+    case Optimizer::sgd:
+      return std::make_unique<torch::optim::SGD>(m.parameters(), torch::optim::SGDOptions(lr));
+    case Optimizer::sgd_momentum:
+      return std::make_unique<torch::optim::SGD>(m.parameters(), torch::optim::SGDOptions(lr).momentum(0.9));
+    case Optimizer::adamw:
+      return std::make_unique<torch::optim::AdamW>(
+          m.parameters(), torch::optim::AdamWOptions(lr).betas({0.9, 0.999}).weight_decay(0.01));
+  }
+  throw std::invalid_argument("make_optimizer: unknown optimizer");
+}
+
+torch::Tensor loss_of(const torch::Tensor& logits, const torch::Tensor& target) {
+  return torch::nn::functional::cross_entropy(logits.reshape({-1, logits.size(-1)}).to(torch::kFloat32),
+                                              target.reshape({-1}));
+}
+
+namespace {
+// Autocast for the duration of the forward pass, on the model's device type.
+class AutocastScope {
+ public:
+  AutocastScope(Precision p, torch::DeviceType dev) : on_(p != Precision::fp32), cuda_(dev == torch::kCUDA) {
+    if (!on_) return;
+    const auto dt = p == Precision::amp_bf16 ? at::kBFloat16 : at::kHalf;
+    if (cuda_) {
+      prev_ = at::autocast::is_enabled();
+      prev_dtype_ = at::autocast::get_autocast_gpu_dtype();
+      at::autocast::set_autocast_gpu_dtype(dt);
+      at::autocast::set_enabled(true);
+    } else {
+      prev_ = at::autocast::is_cpu_enabled();
+      prev_dtype_ = at::autocast::get_autocast_cpu_dtype();
+      at::autocast::set_autocast_cpu_dtype(dt);
+      at::autocast::set_cpu_enabled(true);
+    }
+    at::autocast::increment_nesting();
+  }
+  ~AutocastScope() {
+    if (!on_) return;
+    if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
+    if (cuda_) {
+      at::autocast::set_enabled(prev_);
+      at::autocast::set_autocast_gpu_dtype(prev_dtype_);
+    } else {
+      at::autocast::set_cpu_enabled(prev_);
+      at::autocast::set_autocast_cpu_dtype(prev_dtype_);
+    }
+  }
+  AutocastScope(const AutocastScope&) = delete;
+  AutocastScope& operator=(const AutocastScope&) = delete;
+
+ private:
+  bool on_, cuda_, prev_ = false;
+  at::ScalarType prev_dtype_ = at::kFloat;
+};
+}  // namespace
+
+StepResult train_step(ZooModel& model, torch::optim::Optimizer& opt, const Batch& batch, const StepOptions& o) {
+  StepResult r;
+  model.zero_grad(o.set_to_none);
+  torch::Tensor loss;
+  {
+    AutocastScope ac(o.precision, batch.input.device().type());
+    loss = loss_of(model.forward(batch.input), batch.target);
+  }
+  const double scale = o.loss_scale > 0 ? o.loss_scale : (o.precision == Precision::amp_fp16 ? 65536.0 : 1.0);
+  if (scale != 1.0) {
+    (loss * scale).backward();
+    torch::NoGradGuard ng;
+    std::vector<torch::Tensor> grads;
+    for (auto& p : model.parameters())
+      if (p.grad().defined()) {
+        p.mutable_grad().mul_(1.0 / scale);
+        grads.push_back(p.grad().isfinite().all());
+      }
+    if (!grads.empty() && !torch::stack(grads).all().item<bool>()) {
+      r.applied = false;
+      r.loss = loss.detach();
+      return r;
+    }
+  } else {
+    loss.backward();
+  }
+  opt.step();
+  r.loss = loss.detach();
+  return r;
+}
+
+}  // namespace rigcheck::zoo

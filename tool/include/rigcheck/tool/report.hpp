@@ -1,0 +1,106 @@
+// `rigcheck report`: reads a run folder, judges every claim of the guide, writes report.md
+// and verdicts.csv. Each claim's logic is a small function registered by claim id
+// (evaluators_*.cpp); a claim without one gets not_measurable (hardware missing) or no_benchmark.
+#pragma once
+#include <functional>
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "rigcheck/harness/schema.hpp"
+
+namespace rigcheck {
+
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+struct Claim {
+  std::string id, section, text_zh, text_en, guide_figure, kind;
+  double low = kNaN, high = kNaN, tolerance = 0;
+  std::string unit, needs, needs_text, guide_error;
+};
+// Reads claims.csv strictly (fast-cpp-csv-parser); throws InputError naming file and line.
+std::vector<Claim> read_claims(const std::string& path);
+
+struct ManifestRow {
+  std::string benchmark, area, command;
+  int exit_code = 0;
+  // ok, failed, skipped, timeout, interrupted, not_run, not_built; while the run goes on also pending
+  // and running (left so by a runner that died: rigcheck report turns them into not_run and interrupted).
+  std::string status;
+  double duration_s = 0;
+  std::string output, reason;
+};
+inline constexpr const char* kManifestHeader = "benchmark,area,command,exit_code,status,duration_s,output,reason";
+std::string format_manifest(const std::vector<ManifestRow>& rows);
+std::vector<ManifestRow> read_manifest(const std::string& path);
+
+// concurrent_runs.csv: the other rigcheck runs seen on the machine while this one ran (runlock.hpp).
+struct ConcurrentRun {
+  int pid = 0;
+  std::string run_dir, first_seen, last_seen;  // first and last seen during: a benchmark, or "the start"
+};
+inline constexpr const char* kConcurrentRunsHeader = "pid,run_dir,first_seen_during,last_seen_during";
+std::string format_concurrent_runs(const std::vector<ConcurrentRun>& rows);
+std::vector<ConcurrentRun> read_concurrent_runs(const std::string& path);
+
+// A measured quantity: median over repetitions and the interval the noise allows.
+struct Measured {
+  double value = kNaN, low = kNaN, high = kNaN;
+  int reps = 0;
+  bool ok() const { return reps > 0; }
+};
+
+struct RunData {
+  std::string dir;
+  std::map<std::string, std::string> inventory;
+  std::map<std::string, std::string> facts;  // inventory + derived facts (nodes, machines, ...)
+  std::vector<ManifestRow> manifest;
+  std::vector<ConcurrentRun> concurrent;  // other runs at the same time (concurrent_runs.csv)
+  std::string recovered;                  // what recover_dead_run did or saw, in words
+  std::vector<ResultRow> results;
+  std::vector<std::string> result_files;
+
+  // Per-repetition values of one metric of one benchmark's cases whose params contain every
+  // given key=value, status ok only, grouped by case name.
+  std::map<std::string, std::vector<const ResultRow*>> select(
+      const std::string& benchmark, const std::string& metric,
+      const std::map<std::string, std::string>& where = {}) const;
+};
+// Reads a run folder strictly; throws InputError naming file, line and reason.
+RunData read_run(const std::string& dir);
+
+struct Verdict {
+  std::string claim_id;
+  std::string verdict;  // confirmed refuted inconclusive not_measurable predicted no_benchmark
+  Measured measured;
+  double predicted = kNaN;
+  std::string unit, evidence, reason;
+  // What the verdict rests on: measured (this run), emulated (a model of hardware this machine
+  // lacks, built from this run's measurements: never a measurement), predicted (an extrapolation),
+  // inventory (facts of this machine), datasheet (vendor figures), none.
+  std::string basis;
+};
+
+// confirmed / refuted / inconclusive for a measured interval against the claim's figure
+// widened by its tolerance (docs/methodology.md).
+std::string judge(const Claim& c, double low, double high);
+
+using Evaluator = std::function<Verdict(const Claim&, const RunData&)>;
+bool register_evaluator(const std::string& claim_id, Evaluator e);
+Verdict evaluate_claim(const Claim& c, const RunData& run);
+// Verdict "not_measurable" when the claim's needs are unmet on this run's machine, else none.
+bool unmet_needs(const Claim& c, const RunData& run, Verdict& out);
+
+struct ReportOptions {
+  std::string claims_path;  // default: the registry in data/
+  bool quiet = false;       // do not print the table
+  double step_budget_s = 0; // NET-1: seconds per step the all-reduce may take (0: the evaluator's stated default)
+};
+// Writes report.md and verdicts.csv into the run folder (each written whole, then renamed).
+// Returns the verdicts. Throws InputError (bad input: nothing is written).
+std::vector<Verdict> make_report(const std::string& run_dir, const ReportOptions& opt);
+
+std::string default_data_dir();
+
+}  // namespace rigcheck

@@ -1,0 +1,53 @@
+// `rigcheck run`: inventory, then every benchmark binary of data/benchmarks.csv as a
+// child process, then the report.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace rigcheck {
+
+struct BenchmarkEntry {
+  std::string name, area, binary, args, env, needs;
+  double timeout_tiny_s = 0, timeout_quick_s = 0, timeout_full_s = 0;
+  std::string description;
+};
+std::vector<BenchmarkEntry> read_benchmark_registry(const std::string& path);
+
+struct RunOptions {
+  std::string profile = "quick";
+  std::vector<std::string> only;  // areas; empty = all
+  std::string results_root = "results";
+  std::string bin_dir;            // default: the folder of the rigcheck executable
+  std::string registry_path;      // default: data/benchmarks.csv
+  std::string claims_path;
+  double timeout_scale = 1.0;
+  // Command that starts the benchmarks whose registry args hold the token @launcher (the comm
+  // area: one process per rank), e.g. "mpirun -np 8 --hostfile hosts" or "srun -N 2".
+  // Empty: default_launcher().
+  std::string launcher;
+  double step_budget_s = 0;  // NET-1: seconds per training step the all-reduce may take (0: the report's default)
+  double memory_limit_gib = 0;  // RLIMIT_AS of each benchmark (0: none); never for the gpu area
+};
+
+// "mpirun -np 2", with --allow-run-as-root when run as root (Open MPI refuses root otherwise) and
+// --oversubscribe on a machine with fewer than 2 hardware threads.
+std::string default_launcher();
+
+// Creates a fresh results/<host>-<UTC time>[-N]/ (never an existing folder). Returns its path.
+std::string create_run_dir(const std::string& root, const std::string& host, const std::string& stamp);
+
+// Returns the process exit status: 0 all ran (or were skipped for a reason), 1 a benchmark
+// failed or timed out, 2 bad options, 130 interrupted.
+int run_suite(const RunOptions& opt);
+
+// `rigcheck report` on a folder whose manifest still has benchmarks running or pending: when its
+// runner is gone (runlock.hpp), the running one becomes interrupted (its .partial kept up to its
+// last full line) and the pending ones not_run, and the manifest is rewritten. Returns what it
+// did or saw, in words (empty: nothing to do). Leaves a live run alone.
+std::string recover_dead_run(const std::string& run_dir);
+
+// Keeps what a killed child had written: <stem>.csv.partial cut at its last full line and
+// renamed to <stem>.csv. Returns the number of data rows kept (-1: nothing to salvage).
+long salvage_partial(const std::string& csv_path);
+
+}  // namespace rigcheck

@@ -1,0 +1,74 @@
+#include "rigcheck/tool/cache_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "rigcheck/harness/stats.hpp"
+
+namespace rigcheck {
+
+Knee find_knee(std::vector<CurvePoint> curve, double ratio) {
+  Knee k;
+  std::sort(curve.begin(), curve.end(), [](const CurvePoint& a, const CurvePoint& b) { return a.bytes < b.bytes; });
+  if (curve.size() < 5) {
+    k.why = fmt::format("needs at least 5 working-set sizes, has {}", curve.size());
+    return k;
+  }
+  const size_t n = curve.size();
+  k.memory_rate = median({curve[n - 1].median, curve[n - 2].median, curve[n - 3].median});
+  long last_fast = -1;
+  for (size_t i = 0; i + 3 < n; ++i)
+    if (curve[i].median >= ratio * k.memory_rate) last_fast = static_cast<long>(i);
+  if (last_fast < 0) {
+    k.why = fmt::format("no working set ran at {:.1f}x the memory plateau: no cache effect visible", ratio);
+    return k;
+  }
+  const size_t i = static_cast<size_t>(last_fast);
+  k.below = curve[i].bytes;
+  k.above = curve[i + 1].bytes;
+  std::vector<double> fast;
+  for (size_t j = 0; j <= i; ++j) fast.push_back(curve[j].median);
+  k.cache_rate = median(fast);
+  if (curve[n - 1].bytes < 4 * k.above) {
+    k.why = fmt::format("the largest working set ({:.0f} MiB) is under 4x the knee: the curve may not have reached memory",
+                        curve[n - 1].bytes / 1048576);
+    return k;
+  }
+  k.found = true;
+  k.why = fmt::format("last working set at >= {:.1f}x the memory plateau ({:.3g}): {:.3g} MiB; next measured: {:.3g} MiB",
+                      ratio, k.memory_rate, k.below / 1048576, k.above / 1048576);
+  return k;
+}
+
+double curve_rate(const std::vector<CurvePoint>& curve, double bytes, int which, bool& in_range) {
+  auto rate = [which](const CurvePoint& p) { return which < 0 ? p.low : which > 0 ? p.high : p.median; };
+  in_range = !curve.empty() && bytes >= curve.front().bytes && bytes <= curve.back().bytes;
+  if (curve.empty()) return NAN;
+  if (bytes <= curve.front().bytes) return rate(curve.front());
+  if (bytes >= curve.back().bytes) return rate(curve.back());
+  for (size_t i = 0; i + 1 < curve.size(); ++i) {
+    const CurvePoint &a = curve[i], &b = curve[i + 1];
+    if (bytes >= a.bytes && bytes <= b.bytes) {
+      double t = (std::log(bytes) - std::log(a.bytes)) / (std::log(b.bytes) - std::log(a.bytes));
+      return std::exp((1 - t) * std::log(rate(a)) + t * std::log(rate(b)));
+    }
+  }
+  return rate(curve.back());
+}
+
+EmulatedGain emulate_cache_gain(const std::vector<CurvePoint>& curve, double w, double c_eff, double c_small,
+                                double c_big, int which_small, int which_big) {
+  EmulatedGain g;
+  g.w_small = w * c_eff / c_small;
+  g.w_big = w * c_eff / c_big;
+  bool in1 = false, in2 = false;
+  double x_small = curve_rate(curve, g.w_small, which_small, in1);
+  double x_big = curve_rate(curve, g.w_big, which_big, in2);
+  g.in_range = in1 && in2;
+  g.gain = x_big / x_small - 1;
+  return g;
+}
+
+}  // namespace rigcheck

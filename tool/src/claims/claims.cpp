@@ -1,0 +1,109 @@
+// The claims registry and the run manifest: CSV files read with fast-cpp-csv-parser.
+#include <climits>
+#include <cmath>
+
+#include <fmt/format.h>
+#include "rigcheck/harness/fccp.hpp"
+
+#include "rigcheck/harness/csv.hpp"
+#include "rigcheck/tool/needs.hpp"
+#include "rigcheck/tool/report.hpp"
+
+namespace rigcheck {
+
+namespace {
+using Reader13 = io::CSVReader<13, io::trim_chars<>, io::double_quote_escape<',', '"'>>;
+using Reader8 = io::CSVReader<8, io::trim_chars<>, io::double_quote_escape<',', '"'>>;
+
+double optional_number(const std::string& path, long line, const std::string& col, const std::string& s) {
+  if (s.empty()) return kNaN;
+  double v;
+  if (!parse_double(s, v)) throw InputError(path, line, fmt::format("{} '{}' is not a number", col, s));
+  return v;
+}
+}  // namespace
+
+std::vector<Claim> read_claims(const std::string& path) {
+  std::vector<Claim> out;
+  with_csv_errors(path, [&] {
+    Reader13 in(path);
+    in.read_header(io::ignore_no_column, "id", "section", "text_zh", "text_en", "guide_figure", "kind", "low",
+                   "high", "unit", "tolerance", "needs", "needs_text", "guide_error");
+    Claim c;
+    std::string low, high, tol;
+    while (in.read_row(c.id, c.section, c.text_zh, c.text_en, c.guide_figure, c.kind, low, high, c.unit, tol,
+                       c.needs, c.needs_text, c.guide_error)) {
+      long line = static_cast<long>(in.get_file_line());
+      c.low = optional_number(path, line, "low", low);
+      c.high = optional_number(path, line, "high", high);
+      c.tolerance = tol.empty() ? 0 : optional_number(path, line, "tolerance", tol);
+      static const char* kinds[] = {"range", "at_least", "at_most", "approx", "fact", "threshold_by_class"};
+      bool known = false;
+      for (const char* k : kinds) known |= c.kind == k;
+      if (!known) throw InputError(path, line, fmt::format("unknown kind '{}'", c.kind));
+      if (c.id.empty()) throw InputError(path, line, "empty claim id");
+      if (std::string why = needs_syntax_error(c.needs); !why.empty()) throw InputError(path, line, "needs: " + why);
+      for (const Claim& o : out)
+        if (o.id == c.id) throw InputError(path, line, fmt::format("claim id {} appears twice", c.id));
+      out.push_back(c);
+    }
+  });
+  return out;
+}
+
+std::string format_manifest(const std::vector<ManifestRow>& rows) {
+  std::string s = std::string(kManifestHeader) + "\n";
+  for (const ManifestRow& r : rows)
+    s += csv_line({r.benchmark, r.area, r.command, std::to_string(r.exit_code), r.status,
+                   fmt::format("{:.3f}", r.duration_s), r.output, r.reason}) + "\n";
+  return s;
+}
+
+std::vector<ManifestRow> read_manifest(const std::string& path) {
+  std::vector<ManifestRow> out;
+  with_csv_errors(path, [&] {
+    Reader8 in(path);
+    in.read_header(io::ignore_no_column, "benchmark", "area", "command", "exit_code", "status", "duration_s",
+                   "output", "reason");
+    ManifestRow r;
+    std::string code, dur;
+    while (in.read_row(r.benchmark, r.area, r.command, code, r.status, dur, r.output, r.reason)) {
+      long line = static_cast<long>(in.get_file_line());
+      double v;
+      // An integer that fits an int: casting any other double to int is undefined (found by tests/fuzz).
+      if (!parse_double(code, v) || v != std::floor(v) || v < INT_MIN || v > INT_MAX)
+        throw InputError(path, line, fmt::format("exit_code '{}' is not an integer exit status", code));
+      r.exit_code = static_cast<int>(v);
+      if (!parse_double(dur, r.duration_s))
+        throw InputError(path, line, fmt::format("duration_s '{}' is not a number", dur));
+      out.push_back(r);
+    }
+  });
+  return out;
+}
+
+std::string format_concurrent_runs(const std::vector<ConcurrentRun>& rows) {
+  std::string s = std::string(kConcurrentRunsHeader) + "\n";
+  for (const ConcurrentRun& r : rows) s += csv_line({std::to_string(r.pid), r.run_dir, r.first_seen, r.last_seen}) + "\n";
+  return s;
+}
+
+std::vector<ConcurrentRun> read_concurrent_runs(const std::string& path) {
+  std::vector<ConcurrentRun> out;
+  with_csv_errors(path, [&] {
+    io::CSVReader<4, io::trim_chars<>, io::double_quote_escape<',', '"'>> in(path);
+    in.read_header(io::ignore_no_column, "pid", "run_dir", "first_seen_during", "last_seen_during");
+    ConcurrentRun r;
+    std::string pid;
+    while (in.read_row(pid, r.run_dir, r.first_seen, r.last_seen)) {
+      double v;
+      if (!parse_double(pid, v) || v != std::floor(v) || v < 1 || v > INT_MAX)
+        throw InputError(path, static_cast<long>(in.get_file_line()), fmt::format("pid '{}' is not a process id", pid));
+      r.pid = static_cast<int>(v);
+      out.push_back(r);
+    }
+  });
+  return out;
+}
+
+}  // namespace rigcheck

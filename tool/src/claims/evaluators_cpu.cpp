@@ -1,0 +1,526 @@
+// Verdicts of the CPU claims (CLAIMS.md section 1). One function per claim id.
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "rigcheck/tool/cache_model.hpp"
+#include "rigcheck/harness/csv.hpp"
+#include "rigcheck/harness/fccp.hpp"
+#include "rigcheck/tool/report.hpp"
+#include "rigcheck/tool/report_util.hpp"
+#include "rigcheck/harness/stats.hpp"
+
+namespace rigcheck {
+namespace {
+
+// Parallel efficiency E(n) = X(n) / (n X(1)) of one benchmark, per thread count, in percent.
+struct Scaling {
+  std::map<int, Measured> rate;        // GFLOP/s per thread count
+  std::map<int, Measured> efficiency;  // percent
+  std::string what;                    // "gemm_matmul_f32 m=n=k=2048 (impl ...)"
+};
+
+// E(n) = X(n) / (n X(1)) in percent, from s.rate (which has n = 1); interval from min/max.
+void fill_efficiency(Scaling& s) {
+  const Measured& x1 = s.rate[1];
+  for (auto& [t, x] : s.rate) {
+    Measured e;
+    e.value = 100 * x.value / (t * x1.value);
+    e.low = 100 * x.low / (t * x1.high);
+    e.high = 100 * x.high / (t * x1.low);
+    e.reps = std::min(x.reps, x1.reps);
+    s.efficiency[t] = e;
+  }
+}
+
+Scaling scaling_of(const RunData& run, const std::string& bench, const std::string& size_key) {
+  Scaling s;
+  auto by_size = group_by_param(run.select(bench, "gflops"), size_key);
+  // The largest problem measured on one thread.
+  std::string size;
+  for (auto& [sz, rows] : by_size) {
+    bool has_one = false;
+    for (const ResultRow* r : rows) has_one |= param_value(r->params, "threads") == "1";
+    if (has_one && (size.empty() || std::atof(sz.c_str()) > std::atof(size.c_str()))) size = sz;
+  }
+  if (size.empty()) return s;
+  std::map<int, std::vector<const ResultRow*>> by_t;
+  std::string impl;
+  for (const ResultRow* r : by_size[size]) {
+    by_t[std::atoi(param_value(r->params, "threads").c_str())].push_back(r);
+    impl = param_value(r->params, "impl");
+  }
+  for (auto& [t, rows] : by_t) s.rate[t] = measure(rows);
+  fill_efficiency(s);
+  s.what = fmt::format("{} {}={} ({})", bench, size_key, size, impl);
+  return s;
+}
+
+std::string describe(const Scaling& s) {
+  std::string out = s.what + ":";
+  for (auto& [t, x] : s.rate)
+    out += fmt::format(" {}t {} GFLOP/s E={}%;", t, fmt_num(x.value), fmt_num(s.efficiency.at(t).value));
+  out.pop_back();
+  return out;
+}
+
+int physical_cores(const RunData& run) {
+  auto it = run.facts.find("physical_cores");
+  return it == run.facts.end() ? 0 : std::atoi(it->second.c_str());
+}
+
+std::string fact(const RunData& run, const std::string& key) {
+  auto it = run.facts.find(key);
+  return it == run.facts.end() ? "unknown: not in inventory" : it->second;
+}
+
+std::string cpu_budget_text(const RunData& run) {
+  return fmt::format("affinity {}, cgroup CPU quota {}", fact(run, "cpu_affinity"), fact(run, "cgroup_cpu_quota"));
+}
+
+// ------------------------------------------------------------------ the L3 working-set sweep
+std::string mib_text(double bytes) { return fmt_num(bytes / 1048576.0) + " MiB"; }
+
+// Rate curve (GFLOP/s) of fc_working_set_f32 at one batch, x = working set in bytes.
+std::vector<CurvePoint> fc_curve(const RunData& run, const std::string& batch, const char* metric = "gflops") {
+  std::vector<CurvePoint> curve;
+  for (auto& [ws, rows] : group_by_param(run.select("fc_working_set_f32", metric, {{"batch", batch}}), "working_set_bytes")) {
+    Measured m = measure(rows);
+    if (!m.ok()) continue;
+    curve.push_back({std::atof(ws.c_str()), m.value, m.low, m.high});
+  }
+  std::sort(curve.begin(), curve.end(), [](const CurvePoint& a, const CurvePoint& b) { return a.bytes < b.bytes; });
+  return curve;
+}
+
+// The measured effective L3: the knee of the batch-1 FC curve (it streams its weights once a call).
+Knee effective_l3(const RunData& run) {
+  auto curve = fc_curve(run, "1", "gbps");
+  if (curve.empty()) {
+    Knee k;
+    k.why = "no fc_working_set_f32 batch-1 results (" + manifest_status(run, "cpu_cache_fc") + ")";
+    return k;
+  }
+  return find_knee(curve);
+}
+
+// The latency curve's L3 level, when the memory area measured one (latency_levels, case L3).
+std::string latency_l3_text(const RunData& run) {
+  auto size = run.select("latency_levels", "level_size_bytes");
+  for (auto& [c, rows] : size)
+    if (c.find("L3") != std::string::npos && !rows.empty())
+      return fmt::format("; the latency curve's L3 plateau ends near {}", mib_text(rows.front()->value));
+  return "";
+}
+
+}  // namespace
+
+// Not in the anonymous namespace: tests/fuzz reads fc_layers.csv through it.
+std::vector<FcLayer> read_fc_layers(const std::string& path) {
+  std::vector<FcLayer> out;
+  with_csv_errors(path, [&] {
+    io::CSVReader<5, io::trim_chars<>, io::double_quote_escape<',', '"'>> in(path);
+    in.read_header(io::ignore_no_column, "model", "layer", "in", "out", "source");
+    FcLayer l;
+    std::string a, b;
+    while (in.read_row(l.model, l.layer, a, b, l.source)) {
+      if (!parse_double(a, l.in) || !parse_double(b, l.out) || l.in <= 0 || l.out <= 0)
+        throw InputError(path, static_cast<long>(in.get_file_line()), "in and out must be positive numbers");
+      out.push_back(l);
+    }
+  });
+  return out;
+}
+
+namespace {
+// The cores this process may use: the inventory's `usable_cores` (affinity mask and cgroup
+// quota) when the run has it, else the physical cores.
+int usable_cores(const RunData& run) {
+  auto it = run.facts.find("usable_cores");
+  if (it != run.facts.end() && std::atoi(it->second.c_str()) > 0) return std::atoi(it->second.c_str());
+  return physical_cores(run);
+}
+
+// Throughput per thread count of one benchmark's `metric` (all its cases merged by threads),
+// with E(n) = X(n) / (n X(1)).
+Scaling scaling_by_threads(const RunData& run, const std::string& bench, const std::string& metric,
+                           const std::string& what) {
+  Scaling s;
+  for (auto& [t, rows] : group_by_param(run.select(bench, metric), "threads")) s.rate[std::atoi(t.c_str())] = measure(rows);
+  if (!s.rate.count(1)) return Scaling{};
+  fill_efficiency(s);
+  s.what = what;
+  return s;
+}
+
+std::string describe_items(const Scaling& s, const std::string& unit) {
+  std::string out = s.what + ":";
+  for (auto& [t, x] : s.rate)
+    out += fmt::format(" {}t {} {} E={}%;", t, fmt_num(x.value), unit, fmt_num(s.efficiency.at(t).value));
+  out.pop_back();
+  return out;
+}
+
+// Amdahl fit of a scaling curve: parallel fraction from the medians and from the interval ends.
+struct AmdahlFit {
+  double p = 0, p_lo = 0, p_hi = 0;
+  int tmax = 0;
+};
+AmdahlFit fit_amdahl(const Scaling& s) {
+  std::vector<std::pair<double, double>> pts, lo_pts, hi_pts;
+  for (auto& [t, e] : s.efficiency) {
+    pts.push_back({t, e.value / 100 * t});
+    lo_pts.push_back({t, e.low / 100 * t});
+    hi_pts.push_back({t, e.high / 100 * t});
+  }
+  AmdahlFit f;
+  f.p = amdahl_fit(pts);
+  f.p_lo = amdahl_fit(lo_pts);
+  f.p_hi = amdahl_fit(hi_pts);
+  f.tmax = s.rate.rbegin()->first;
+  return f;
+}
+
+// ResNet-50 training-step scaling (cpu_resnet), images/s per thread count.
+Scaling resnet_scaling(const RunData& run) {
+  Scaling s = scaling_by_threads(run, "resnet50_train_step", "items_per_s",
+                                 "ResNet-50 training step, batch 16, 224x224, SGD momentum (resnet50_train_step)");
+  // Only the claim's shape counts (the tiny profile runs a smaller image).
+  auto any = run.select("resnet50_train_step", "items_per_s");
+  for (auto& [c, rows] : any)
+    if (param_value(rows.front()->params, "image") != "224" || param_value(rows.front()->params, "batch") != "16")
+      return Scaling{};
+  return s;
+}
+
+// CPU-1: 8 cores reach 85% parallel efficiency (the guide: a ResNet-50 training step).
+// Leads with the ResNet-50 training step (images/s); GEMM (oneDNN matmul) is second evidence.
+const bool cpu1 = register_evaluator("CPU-1", [](const Claim& c, const RunData& run) {
+  Verdict v;
+  const int usable = usable_cores(run);
+  Scaling resnet = resnet_scaling(run);
+  Scaling gemm = scaling_of(run, "gemm_matmul_f32", "m");
+  Scaling fc = scaling_of(run, "fc_inner_product_f32", "in");
+  std::string gemm_ev = gemm.rate.empty() ? "" : "second evidence, GEMM: " + describe(gemm) + (fc.rate.empty() ? "" : "; " + describe(fc));
+  if (usable < 2) {
+    v.verdict = "not_measurable";
+    v.reason = fmt::format("one usable core (usable_cores = {}, physical cores {}; {}): parallel efficiency needs at "
+                           "least 2 cores this process may use",
+                           usable, physical_cores(run), cpu_budget_text(run));
+    v.evidence = gemm_ev;
+    return v;
+  }
+  const bool have_resnet = !resnet.rate.empty() && resnet.rate.rbegin()->first >= 2;
+  const Scaling& lead = have_resnet ? resnet : gemm;
+  if (lead.rate.empty()) {
+    v.verdict = "not_measurable";
+    v.reason = "no usable ResNet-50 training-step results at batch 16, 224x224 (tiny-profile rows are smaller and never judged; mistrusted rows are left out) (" + manifest_status(run, "cpu_resnet") +
+               ") and no gemm_matmul_f32 results at 1 thread (" + manifest_status(run, "cpu_gemm") + ")";
+    return v;
+  }
+  v.evidence = have_resnet ? describe_items(resnet, "images/s") + (gemm_ev.empty() ? "" : ". " + gemm_ev)
+                           : describe(gemm) + (fc.rate.empty() ? "" : "; " + describe(fc)) +
+                                 ". The guide speaks of a ResNet-50 training step, which gave no usable result at batch 16, 224x224 here (tiny-profile rows are smaller and never judged; mistrusted rows are left out) (" +
+                                 manifest_status(run, "cpu_resnet") + "), so this is GEMM alone";
+  const std::string lead_name = have_resnet ? "ResNet-50 training step" : "GEMM (oneDNN matmul)";
+  const int tmax = lead.rate.rbegin()->first;
+  if (tmax >= 8 && lead.efficiency.count(8)) {
+    v.measured = lead.efficiency.at(8);
+    v.verdict = judge(c, v.measured.low, v.measured.high);
+    v.reason = "E(8) measured, " + lead_name;
+    return v;
+  }
+  v.measured = lead.efficiency.at(tmax);
+  if (tmax < 2) {
+    v.verdict = "not_measurable";
+    v.reason = fmt::format("needs at least 2 threads measured to fit a scaling model; {} usable core(s)", usable);
+    return v;
+  }
+  AmdahlFit f = fit_amdahl(lead);
+  v.predicted = 100 * amdahl_speedup(f.p, 8) / 8;
+  const double plo = 100 * amdahl_speedup(f.p_lo, 8) / 8, phi = 100 * amdahl_speedup(f.p_hi, 8) / 8;
+  v.verdict = "predicted";
+  v.reason = fmt::format(
+      "needs at least 8 cores, this process may use {}: {} E({}) = {:.1f}% [{:.1f} to {:.1f}] measured; E(8) = "
+      "{:.1f}% [{:.1f} to {:.1f}] is PREDICTED by an Amdahl fit (parallel fraction p = {:.4f}, serial fraction "
+      "{:.4f}) of E(1..{}), not measured",
+      usable, lead_name, tmax, v.measured.value, v.measured.low, v.measured.high, v.predicted, plo, phi, f.p,
+      1 - f.p, tmax);
+  return v;
+});
+
+// CPU-2: beyond 16 cores the gain is under 10%: X(max cores) / X(16) - 1 of the ResNet-50
+// training step; with 16 or fewer usable cores, predicted from the Amdahl fit as the gain from
+// 16 to 32 cores.
+const bool cpu2 = register_evaluator("CPU-2", [](const Claim& c, const RunData& run) {
+  Verdict v;
+  const int usable = usable_cores(run);
+  Scaling resnet = resnet_scaling(run);
+  if (resnet.rate.empty()) {
+    v.verdict = "not_measurable";
+    v.reason = "no usable ResNet-50 training-step results at 1 thread, batch 16, 224x224 (tiny-profile rows are smaller and never judged; mistrusted rows are left out) (" + manifest_status(run, "cpu_resnet") + ")";
+    return v;
+  }
+  v.evidence = describe_items(resnet, "images/s");
+  const int tmax = resnet.rate.rbegin()->first;
+  if (tmax > 16 && resnet.rate.count(16)) {
+    const Measured& a = resnet.rate.at(16);
+    const Measured& b = resnet.rate.at(tmax);
+    v.measured.value = 100 * (b.value / a.value - 1);
+    v.measured.low = 100 * (b.low / a.high - 1);
+    v.measured.high = 100 * (b.high / a.low - 1);
+    v.measured.reps = std::min(a.reps, b.reps);
+    v.verdict = judge(c, v.measured.low, v.measured.high);
+    v.reason = fmt::format("measured: X({}) / X(16) - 1 of the ResNet-50 training step", tmax);
+    return v;
+  }
+  if (tmax < 2) {
+    v.verdict = "not_measurable";
+    v.reason = fmt::format("needs a scaling curve of at least 2 threads to predict from; {} usable core(s)", usable);
+    return v;
+  }
+  AmdahlFit f = fit_amdahl(resnet);
+  auto gain = [](double p) { return 100 * (amdahl_speedup(p, 32) / amdahl_speedup(p, 16) - 1); };
+  v.predicted = gain(f.p);
+  v.verdict = "predicted";
+  v.reason = fmt::format(
+      "not measured: it needs more than 16 cores and this process may use {} (physical cores {}). PREDICTED gain "
+      "from 16 to 32 cores = S(32) / S(16) - 1 = {:.1f}% [{:.1f} to {:.1f}] from an Amdahl fit of the ResNet-50 "
+      "training step at 1..{} threads (parallel fraction p = {:.4f}); Amdahl's law ignores memory bandwidth and "
+      "cross-socket effects, which only lower the gain",
+      usable, physical_cores(run), v.predicted, gain(f.p_lo), gain(f.p_hi), tmax, f.p);
+  return v;
+});
+
+// CPU-4: L3 recommendation, consumer >= 16 MB, server >= 25 MB (MB read as MiB, as vendors do).
+// A recommendation about the part: judged on the nominal L3 from the best source the inventory
+// had (sysfs, hwloc, cpuinfo, datasheet), with the measured effective L3 beside it.
+const bool cpu4 = register_evaluator("CPU-4", [](const Claim& c, const RunData& run) {
+  Verdict v;
+  double total = 0, one = 0;
+  const bool have_total = parse_double(fact(run, "cache_l3_total_bytes"), total);
+  const bool have_one = parse_double(fact(run, "cache_l3_bytes"), one);
+  Knee eff = effective_l3(run);
+  const std::string eff_text =
+      eff.found ? fmt::format("measured effective L3 {} to {} (knee of the batch-1 FC working-set curve: {}){}",
+                              mib_text(eff.below), mib_text(eff.above), eff.why, latency_l3_text(run))
+                : "measured effective L3: not found (" + eff.why + ")" + latency_l3_text(run);
+  if (!have_total && !have_one) {
+    v.verdict = "not_measurable";
+    v.reason = "the inventory has no plausible L3 size from any source (" + fact(run, "cache_l3_candidates") + "); " + eff_text;
+    return v;
+  }
+  const bool server = fact(run, "cpu_server_class") == "yes";
+  const double need = server ? c.high : c.low;
+  const double nominal = have_total ? total : one;
+  v.measured.value = v.measured.low = v.measured.high = nominal / 1048576.0;
+  v.measured.reps = 1;
+  v.unit = "MiB";
+  v.basis = "inventory";
+  v.evidence = fmt::format("nominal L3 {} {} (source: {}; instances: {}), {} class CPU ({}); {}",
+                           mib_text(nominal), have_total ? "in total" : "in one instance (a lower bound on the part's total)",
+                           fact(run, "cache_l3_source"), fact(run, "cache_l3_instances"), server ? "server" : "consumer",
+                           fact(run, "cpu_model"), eff_text);
+  v.verdict = v.measured.value >= need ? "confirmed" : "refuted";
+  v.reason = fmt::format("a recommendation about the part: it {} it ({} MiB {} {} MiB for a {} CPU)",
+                         v.verdict == "confirmed" ? "meets" : "falls short of", fmt_num(v.measured.value),
+                         v.verdict == "confirmed" ? ">=" : "<", fmt_num(need), server ? "server" : "consumer");
+  if (eff.found && eff.above < nominal)
+    v.reason += fmt::format(". Warning: these cores effectively get only about {} to {} of it (shared with, or "
+                            "partitioned from, other tenants or cores)",
+                            mib_text(eff.below), mib_text(eff.above));
+  return v;
+});
+
+// CPU-3: L3 from 16 MB to 32 MB makes FC layers 18% faster. Where Linux resctrl cache allocation
+// exists the two L3 sizes could be set and measured; where it does not, the gain is EMULATED from
+// the working-set curve (docs/methodology.md): a cache of C running working set W behaves as the
+// measured effective cache C_eff running W x C_eff / C. Evaluated for the FC layers of the guide's
+// models (data/fc_layers.csv) at batch 1, 16 and 64.
+const bool cpu3 = register_evaluator("CPU-3", [](const Claim& c, const RunData& run) {
+  Verdict v;
+  Knee eff = effective_l3(run);
+  if (!eff.found) {
+    v.verdict = "not_measurable";
+    v.reason = "Linux resctrl cache allocation is not used by this suite yet, and the emulation needs the measured "
+               "effective L3, which was not found: " + eff.why;
+    return v;
+  }
+  const double c_small = 16.0 * 1048576, c_big = 32.0 * 1048576;
+  const double l2_total = std::atof(fact(run, "cache_l2_bytes").c_str()) * std::max(1, usable_cores(run));
+  double lsum = 0, lsum_lo = 0, lsum_hi = 0;
+  int n = 0, reps = 1 << 30, l2_points = 0, out_of_range = 0;
+  std::string detail;
+  std::vector<FcLayer> layers = read_fc_layers(default_data_dir() + "/fc_layers.csv");
+  for (const char* batch : {"1", "16", "64"}) {
+    auto curve = fc_curve(run, batch);
+    if (curve.size() < 2) continue;
+    std::string per;
+    for (const FcLayer& l : layers) {
+      const double w = 4 * l.in * l.out;
+      EmulatedGain mid = emulate_cache_gain(curve, w, std::sqrt(eff.below * eff.above), c_small, c_big, 0, 0);
+      if (!mid.in_range) {
+        ++out_of_range;
+        continue;
+      }
+      double lo = INFINITY, hi = -INFINITY;
+      for (double ce : {eff.below, eff.above}) {
+        lo = std::min(lo, emulate_cache_gain(curve, w, ce, c_small, c_big, +1, -1).gain);
+        hi = std::max(hi, emulate_cache_gain(curve, w, ce, c_small, c_big, -1, +1).gain);
+      }
+      if (l2_total > 0 && mid.w_big < l2_total) ++l2_points;
+      lsum += std::log1p(mid.gain);
+      lsum_lo += std::log1p(lo);
+      lsum_hi += std::log1p(hi);
+      ++n;
+      per += fmt::format("{}{} {} {:+.0f}%", per.empty() ? "" : ", ", l.model, l.layer, 100 * mid.gain);
+    }
+    for (auto& [ws, rows] : group_by_param(run.select("fc_working_set_f32", "gflops", {{"batch", batch}}), "working_set_bytes"))
+      reps = std::min(reps, static_cast<int>(rows.size()));
+    if (!per.empty()) detail += fmt::format("{}batch {}: {}", detail.empty() ? "" : "; ", batch, per);
+  }
+  if (n == 0) {
+    v.verdict = "not_measurable";
+    v.reason = "the FC working-set curve does not cover the scaled working sets of any layer of data/fc_layers.csv";
+    return v;
+  }
+  v.measured.value = 100 * std::expm1(lsum / n);
+  v.measured.low = 100 * std::expm1(lsum_lo / n);
+  v.measured.high = 100 * std::expm1(lsum_hi / n);
+  v.measured.reps = reps;
+  v.verdict = judge(c, v.measured.low, v.measured.high);
+  v.basis = "emulated";
+  v.evidence = fmt::format("EMULATED, not measured (resctrl L3 allocation: {}). Measured effective L3 {} to {} "
+                           "(knee of the batch-1 FC curve); a 16 MiB and a 32 MiB L3 emulated by reading the measured "
+                           "curve at W x C_eff / 16 MiB and W x C_eff / 32 MiB. Per layer (median): {}",
+                           fact(run, "resctrl_l3"), mib_text(eff.below), mib_text(eff.above), detail);
+  v.reason = fmt::format("geometric mean over {} layer x batch points; the interval spans the effective L3's interval "
+                         "and the repetitions' min and max. Confounders: the effective L3 is known only to within its "
+                         "interval (included); L1/L2 and TLB reach do not scale with the emulated L3 ({} point(s) read the "
+                         "curve below the cores' {} of L2, where the emulation overstates the gain); {} point(s) fell "
+                         "outside the measured curve and were left out",
+                         n, l2_points, mib_text(l2_total), out_of_range);
+  return v;
+});
+
+// CPU-5 second evidence: ResNet-50 inference and training step (cpu_resnet_isa_avx2 vs
+// cpu_resnet_isa_native, one process each), with what actually ran in each process: ATen's CPU
+// capability and oneDNN's ISA. Says so when a cap had no effect.
+std::string resnet_isa_evidence(const RunData& run) {
+  std::string out;
+  for (const char* mode : {"inference", "train_step"}) {
+    auto capped = run.select("resnet50_isa", "items_per_s", {{"isa_cap", "avx2"}, {"mode", mode}});
+    auto native = run.select("resnet50_isa", "items_per_s", {{"isa_cap", "native"}, {"mode", mode}});
+    if (capped.empty() || native.empty()) continue;
+    auto rows = [](const std::map<std::string, std::vector<const ResultRow*>>& m) {
+      std::vector<const ResultRow*> all;
+      for (auto& [cs, rs] : m) all.insert(all.end(), rs.begin(), rs.end());
+      return all;
+    };
+    auto rc = rows(capped), rn = rows(native);
+    Measured a = measure(rc), b = measure(rn);
+    auto ran = [](const ResultRow* r) {
+      return fmt::format("ATen {}, oneDNN {}", param_value(r->params, "aten_cpu_capability"),
+                         param_value(r->params, "onednn_isa"));
+    };
+    std::string no_effect;
+    if (param_value(rc.front()->params, "aten_cpu_capability") == param_value(rn.front()->params, "aten_cpu_capability"))
+      no_effect += " the ATen cap had no effect (same capability in both processes);";
+    if (param_value(rc.front()->params, "onednn_isa") == param_value(rn.front()->params, "onednn_isa"))
+      no_effect += " the oneDNN cap had no effect (same ISA in both processes);";
+    if (!no_effect.empty()) no_effect.pop_back();
+    out += fmt::format("; ResNet-50 {} (batch {}, {} threads): {} images/s capped ({}) vs {} images/s native ({}), "
+                       "{:+.1f}% [{:+.1f} to {:+.1f}]{}",
+                       mode, param_value(rn.front()->params, "batch"), param_value(rn.front()->params, "threads"),
+                       fmt_num(a.value), ran(rc.front()), fmt_num(b.value), ran(rn.front()),
+                       100 * (b.value / a.value - 1), 100 * (b.low / a.high - 1), 100 * (b.high / a.low - 1),
+                       no_effect.empty() ? "" : ";" + no_effect);
+  }
+  if (out.empty())
+    out = "; ResNet-50 under both ISA caps: no results (" + manifest_status(run, "cpu_resnet_isa_avx2") + "; " +
+          manifest_status(run, "cpu_resnet_isa_native") + ")";
+  return out;
+}
+
+// CPU-5: AVX-512 gives 20-30% over AVX2: geometric mean over oneDNN primitives of
+// X(native, AVX-512 dispatched) / X(ISA capped at AVX2) - 1.
+const bool cpu5 = register_evaluator("CPU-5", [](const Claim& c, const RunData& run) {
+  Verdict v;
+  if (unmet_needs(c, run, v)) return v;
+  auto capped = group_by_param(run.select("isa_primitives", "gflops", {{"isa_cap", "avx2"}, {"dtype", "f32"}}), "primitive");
+  auto native = group_by_param(run.select("isa_primitives", "gflops", {{"isa_cap", "native"}, {"dtype", "f32"}}), "primitive");
+  double lr = 0, lr_lo = 0, lr_hi = 0;
+  int n = 0, reps = 1 << 30;
+  std::string isa_seen;
+  for (auto& [prim, rows_n] : native) {
+    auto it = capped.find(prim);
+    if (it == capped.end()) continue;
+    std::string isa = param_value(rows_n.front()->params, "isa");
+    isa_seen = isa;
+    if (isa.rfind("avx512", 0) != 0) continue;
+    Measured a = measure(it->second), b = measure(rows_n);
+    lr += std::log(b.value / a.value);
+    lr_lo += std::log(b.low / a.high);
+    lr_hi += std::log(b.high / a.low);
+    reps = std::min({reps, a.reps, b.reps});
+    ++n;
+    v.evidence += fmt::format("{}{}: {} GFLOP/s capped at AVX2 ({}) vs {} GFLOP/s with {} ({}), {:+.1f}%",
+                              v.evidence.empty() ? "" : "; ", prim, fmt_num(a.value),
+                              param_value(it->second.front()->params, "impl"), fmt_num(b.value), isa,
+                              param_value(rows_n.front()->params, "impl"), 100 * (b.value / a.value - 1));
+  }
+  if (n == 0) {
+    v.verdict = "not_measurable";
+    v.reason = isa_seen.empty()
+                   ? "no isa_primitives results under both ISAs (" + manifest_status(run, "cpu_isa_avx2") + "; " +
+                         manifest_status(run, "cpu_isa_native") + ")"
+                   : "oneDNN dispatched " + isa_seen + " without a cap: no AVX-512 code path to compare";
+    v.evidence += v.evidence.empty() ? resnet_isa_evidence(run).substr(2) : resnet_isa_evidence(run);
+    return v;
+  }
+  auto bf16 = run.select("isa_primitives", "gflops", {{"isa_cap", "native"}, {"dtype", "bf16"}});
+  for (auto& [cs, rows] : bf16)
+    v.evidence += fmt::format("; bf16 {} ({}): {} GFLOP/s", cs, param_value(rows.front()->params, "isa"),
+                              fmt_num(measure(rows).value));
+  v.measured.value = 100 * (std::exp(lr / n) - 1);
+  v.measured.low = 100 * (std::exp(lr_lo / n) - 1);
+  v.measured.high = 100 * (std::exp(lr_hi / n) - 1);
+  v.measured.reps = reps;
+  v.verdict = judge(c, v.measured.low, v.measured.high);
+  v.reason = fmt::format("geometric mean over {} f32 primitive(s), same threads, one process per ISA", n);
+  v.evidence += resnet_isa_evidence(run);  // second evidence, not in the figure (evidence is not empty here)
+  return v;
+});
+
+// CPU-6: "AMD EPYC 7003 supports AVX-512" is false (guide error); measured directly when this
+// machine is such a CPU, else by the vendor's datasheet.
+const bool cpu6 = register_evaluator("CPU-6", [](const Claim&, const RunData& run) {
+  Verdict v;
+  auto f = [&](const char* k) { return run.facts.count(k) ? run.facts.at(k) : std::string("unknown"); };
+  const bool is_7003 = f("cpu_vendor") == "AuthenticAMD" && f("cpu_microarch") == "zen3" &&
+                       f("cpu_model").find("EPYC") != std::string::npos;
+  v.evidence = fmt::format("this machine: {} (family {} model {}, {}), avx512f {}", f("cpu_model"), f("cpu_family"),
+                           f("cpu_model_number"), f("cpu_microarch"), f("isa_avx512f"));
+  if (is_7003 && f("isa_avx512f") == "no") {
+    v.verdict = "refuted";
+    v.basis = "inventory";
+    v.reason = "measured: this machine is an AMD EPYC of the Zen 3 generation (the 7003 series) and its CPUID "
+               "reports no AVX-512";
+    return v;
+  }
+  for (const DatasheetRow& d : read_datasheets(default_data_dir() + "/datasheets.csv"))
+    if (d.product.find("EPYC 7003") != std::string::npos && d.property == "avx512") {
+      v.verdict = d.value == "no" ? "refuted" : "confirmed";
+      v.basis = "datasheet";
+      v.reason = fmt::format("datasheet (data/datasheets.csv): {}: avx512 = {} ({})", d.product, d.value, d.source);
+      return v;
+    }
+  v.verdict = "not_measurable";
+  v.reason = "neither an EPYC 7003 machine nor a datasheet row to judge by";
+  return v;
+});
+
+}  // namespace
+}  // namespace rigcheck

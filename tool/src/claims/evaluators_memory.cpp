@@ -1,0 +1,253 @@
+// Verdicts of the memory claims (CLAIMS.md section 3). One function per claim id.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "rigcheck/tool/report.hpp"
+#include "rigcheck/tool/report_util.hpp"
+#include "rigcheck/harness/stats.hpp"
+
+namespace rigcheck {
+namespace {
+
+std::string fact(const RunData& run, const char* k) {
+  auto it = run.facts.find(k);
+  return it == run.facts.end() ? std::string("not in the inventory") : it->second;
+}
+
+// Median [min, max] of every ok repetition of one case selected by params.
+Measured one(const RunData& run, const std::string& bench, const std::string& metric,
+             const std::map<std::string, std::string>& where) {
+  std::vector<const ResultRow*> all;
+  for (auto& [cs, rows] : run.select(bench, metric, where)) all.insert(all.end(), rows.begin(), rows.end());
+  return all.empty() ? Measured{} : measure(all);
+}
+
+// Ratio a / b - 1 in percent with the interval the noise allows.
+Measured gain(const Measured& a, const Measured& b) {
+  Measured g;
+  g.value = 100 * (a.value / b.value - 1);
+  g.low = 100 * (a.low / b.high - 1);
+  g.high = 100 * (a.high / b.low - 1);
+  g.reps = std::min(a.reps, b.reps);
+  return g;
+}
+
+std::string dimms(const RunData& run) {
+  return fmt::format("this run's DIMMs: type {}, speed {}, configured speed {}, count {}", fact(run, "memory_dimm_type"),
+                     fact(run, "memory_dimm_speed"), fact(run, "memory_dimm_configured_speed"),
+                     fact(run, "memory_dimm_count"));
+}
+
+// Triad at the most threads measured, best store kind (the figure a second run compares).
+std::string triad_summary(const RunData& run) {
+  std::string best;
+  double best_v = 0;
+  for (auto& [cs, rows] : run.select("stream_bandwidth", "gbps", {{"kernel", "triad"}})) {
+    Measured m = measure(rows);
+    const int t = std::atoi(param_value(rows.front()->params, "threads").c_str());
+    const double key = t * 1e6 + m.value;
+    if (key > best_v) {
+      best_v = key;
+      best = fmt::format("STREAM triad {} ({} stores, {} threads)", format_measured(m, "GB/s"),
+                         param_value(rows.front()->params, "stores"), t);
+    }
+  }
+  return best.empty() ? "no stream_bandwidth triad rows (" + manifest_status(run, "memory_bandwidth") + ")" : best;
+}
+
+// Latency at the largest buffer of the 2 MiB-page curve (4 KiB pages when that is absent).
+std::string far_latency(const RunData& run) {
+  for (const char* pages : {"thp", "4k"}) {
+    double largest = 0;
+    std::vector<const ResultRow*> rows;
+    for (auto& [cs, rs] : run.select("memory_latency", "ns_per_load", {{"pages", pages}})) {
+      const double b = std::atof(param_value(rs.front()->params, "bytes").c_str());
+      if (b > largest) largest = b, rows = rs;
+    }
+    if (!rows.empty())
+      return fmt::format("random pointer chase over {} MiB ({} pages): {}", fmt_num(largest / 1048576), pages,
+                         format_measured(measure(rows), "ns per load"));
+  }
+  return "no memory_latency rows (" + manifest_status(run, "memory_latency") + ")";
+}
+
+// The inventory's nominal size of a cache level (sysfs, hwloc, cpuinfo or the datasheet, with the
+// source it names), or what it says of its absence.
+std::string nominal_size(const RunData& run, const std::string& level) {
+  const std::string key = level == "L1" ? "l1d" : level == "L2" ? "l2" : level == "L3" ? "l3" : "";
+  if (key.empty()) return "no such level in the inventory";
+  auto it = run.inventory.find("cache_" + key + "_bytes");
+  if (it == run.inventory.end()) return "not in the inventory";
+  char* end = nullptr;
+  const double b = std::strtod(it->second.c_str(), &end);
+  if (end == it->second.c_str() || !(b > 0)) return it->second;
+  auto src = run.inventory.find("cache_" + key + "_source");
+  return fmt::format("{} KiB, {}", fmt_num(b / 1024),
+                     src == run.inventory.end() ? "source not recorded" : src->second);
+}
+
+// The plateaus found on the latency curve beside the inventory's nominal cache sizes.
+std::string levels(const RunData& run) {
+  std::string out;
+  // By size: L1, L2, L3 (L4...), then DRAM (the cases come sorted by name, "DRAM" first).
+  std::vector<std::pair<std::string, const ResultRow*>> found;
+  for (auto& [cs, rows] : run.select("latency_levels", "level_latency_ns", {{"pages", "thp"}}))
+    found.emplace_back(param_value(rows.front()->params, "level"), rows.front());
+  std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
+    return (a.first == "DRAM" ? "~" : a.first) < (b.first == "DRAM" ? "~" : b.first);
+  });
+  for (const auto& [lv, row] : found) {
+    Measured size = one(run, "latency_levels", "level_size_bytes", {{"pages", "thp"}, {"level", lv}});
+    out += fmt::format("{}{} {} ns{}", out.empty() ? "" : ", ", lv, fmt_num(row->value),
+                       size.ok() ? fmt::format(" up to {} KiB (nominal {})", fmt_num(size.value / 1024),
+                                               nominal_size(run, lv))
+                                 : "");
+  }
+  return out.empty() ? "" : "; levels found on the curve (2 MiB pages): " + out;
+}
+
+// MEM-2 and MEM-3 compare DDR5-5200 with DDR4-3200: two machines. Here the run records what a
+// second run must differ in and the figures `rigcheck compare` will set side by side.
+const bool mem2 = register_evaluator("MEM-2", [](const Claim& c, const RunData& run) {
+  Verdict v;
+  if (!unmet_needs(c, run, v)) v.verdict = "not_measurable";
+  v.reason += fmt::format("{}a second run on a machine whose memory differs in DIMM type and speed (DDR5-5200 vs "
+                          "DDR4-3200), the rest alike, compared with rigcheck compare; {}",
+                          v.reason.empty() ? "" : "; ", dimms(run));
+  v.evidence = triad_summary(run) + "; GEMM: see cpu_gemm";
+  return v;
+});
+
+const bool mem3 = register_evaluator("MEM-3", [](const Claim& c, const RunData& run) {
+  Verdict v;
+  if (!unmet_needs(c, run, v)) v.verdict = "not_measurable";
+  v.reason += fmt::format("{}a second run on a machine whose memory differs in DIMM type and speed (DDR5 vs DDR4), "
+                          "compared with rigcheck compare; {}",
+                          v.reason.empty() ? "" : "; ", dimms(run));
+  v.evidence = far_latency(run) + levels(run);
+  return v;
+});
+
+// MEM-4: "THP makes memory allocation 30% more efficient". Judged by the allocation cycle's rate
+// (mmap + madvise + first touch of every page + munmap of a >= 1 GiB buffer), MADV_HUGEPAGE vs
+// MADV_NOHUGEPAGE in one process: allocation efficiency = bytes made usable per second.
+// GUPS (random access into the allocated memory) is shown beside it, not judged.
+const bool mem4 = register_evaluator("MEM-4", [](const Claim& c, const RunData& run) {
+  Verdict v;
+  if (unmet_needs(c, run, v)) return v;
+  Measured huge = one(run, "thp_alloc", "gbps", {{"pages", "thp"}});
+  Measured small = one(run, "thp_alloc", "gbps", {{"pages", "4k"}});
+  if (!huge.ok() || !small.ok()) {
+    v.verdict = "not_measurable";
+    int mistrusted = 0;
+    for (const ResultRow& r : run.results)
+      mistrusted += r.benchmark == "thp_alloc" && r.metric == "gbps" && r.status == Status::mistrusted;
+    v.reason = fmt::format("no ok thp_alloc rows for both advices ({}; {} repetition(s) mistrusted: another process took the CPU)",
+                           manifest_status(run, "memory_thp"), mistrusted);
+    return v;
+  }
+  v.measured = gain(huge, small);
+  v.unit = "%";
+  v.verdict = judge(c, v.measured.low, v.measured.high);
+  auto facts_of = [&](const char* bench, const char* pages) {
+    auto sel = run.select(bench, "time_per_iter", {{"pages", pages}});
+    if (sel.empty()) return std::string("?");
+    const std::string& p = sel.begin()->second.front()->params;
+    return fmt::format("{} MiB, AnonHugePages {} MiB", fmt_num(std::atof(param_value(p, "bytes").c_str()) / 1048576),
+                       fmt_num(std::atof(param_value(p, "anon_huge_bytes").c_str()) / 1048576));
+  };
+  v.evidence = fmt::format("thp_alloc (allocate + first touch + free): MADV_HUGEPAGE {} ({}), MADV_NOHUGEPAGE {} ({})",
+                           format_measured(huge, "GB/s"), facts_of("thp_alloc", "thp"), format_measured(small, "GB/s"),
+                           facts_of("thp_alloc", "4k"));
+  Measured gh = one(run, "thp_gups", "gups", {{"pages", "thp"}}), gs = one(run, "thp_gups", "gups", {{"pages", "4k"}});
+  if (gh.ok() && gs.ok())
+    v.evidence += fmt::format("; GUPS random updates: MADV_HUGEPAGE {} ({}), MADV_NOHUGEPAGE {} ({}), {:+.1f}% (not judged)",
+                              format_measured(gh, "GUP/s"), facts_of("thp_gups", "thp"), format_measured(gs, "GUP/s"),
+                              facts_of("thp_gups", "4k"), 100 * (gh.value / gs.value - 1));
+  v.reason = fmt::format(
+      "allocation efficiency read as the rate at which a fresh buffer becomes usable (allocate, first touch, free), huge "
+      "pages vs 4 KiB pages in one process; THP mode {} / defrag {} (no system setting changed: the guide's \"always\" "
+      "is emulated per buffer with madvise)",
+      fact(run, "thp_enabled"), fact(run, "thp_defrag"));
+  return v;
+});
+
+}  // namespace
+}  // namespace rigcheck
+
+namespace rigcheck {
+namespace {
+
+// MEM-1: host RAM = parameters x 4 B x batch + 8 GB. Per point measured (peak RSS of a child
+// process running two CPU training steps), the formula's process term (parameters x 4 B x
+// batch) is set beside the peak RSS: it agrees when inside +-25% of it. The claim's row carries
+// the guide's own example (BERT-large, batch 32) when measured, else the largest point measured.
+constexpr double kFormulaTolerance = 0.25;
+
+const bool mem1 = register_evaluator("MEM-1", [](const Claim&, const RunData& run) {
+  Verdict v;
+  v.unit = "GB";
+  struct Pt {
+    std::string name;
+    Measured rss;  // GB
+    double formula = 0, formula_total = 0, estimate = 0;
+    std::string parts;
+  };
+  std::vector<Pt> pts;
+  for (auto& [cs, rows] : run.select("host_memory_training", "peak_rss_bytes")) {
+    const std::string& p = rows.front()->params;
+    auto num = [&](const char* k) { return std::atof(param_value(p, k).c_str()); };
+    Pt pt;
+    pt.name = cs;
+    Measured m = measure(rows);
+    pt.rss = {m.value / 1e9, m.low / 1e9, m.high / 1e9, m.reps};
+    pt.formula = num("guide_formula_process_bytes") / 1e9;
+    pt.formula_total = num("guide_formula_bytes") / 1e9;
+    pt.estimate = num("estimate_bytes") / 1e9;
+    pt.parts = fmt::format("weights {} + gradients {} + momentum {} + activations {}",
+                           fmt_num(num("estimate_weights_bytes") / 1e9), fmt_num(num("estimate_gradients_bytes") / 1e9),
+                           fmt_num(num("estimate_optimizer_bytes") / 1e9),
+                           fmt_num(num("estimate_activations_bytes") / 1e9));
+    pts.push_back(pt);
+  }
+  std::string skipped;
+  for (const ResultRow& r : run.results)
+    if (r.benchmark == "host_memory_training" && r.status == Status::skipped)
+      skipped += fmt::format("; {} skipped: {}", r.case_name, r.note);
+  if (pts.empty()) {
+    v.verdict = "not_measurable";
+    v.reason = "no host_memory_training peak RSS rows (" + manifest_status(run, "memory_host") + ")" + skipped;
+    return v;
+  }
+  int agree = 0, disagree = 0;
+  const Pt* headline = nullptr;
+  for (const Pt& pt : pts) {
+    const double err = pt.formula / pt.rss.value - 1;
+    const double lo = pt.formula / pt.rss.high - 1, hi = pt.formula / pt.rss.low - 1;
+    if (std::fabs(lo) <= kFormulaTolerance && std::fabs(hi) <= kFormulaTolerance) ++agree;
+    if ((lo > kFormulaTolerance && hi > kFormulaTolerance) || (lo < -kFormulaTolerance && hi < -kFormulaTolerance))
+      ++disagree;
+    v.evidence += fmt::format(
+        "{}{}: peak RSS {}; guide formula {} GB ({} GB x batch term + 8 GB), formula error {:+.0f}% (its x batch term "
+        "vs the peak RSS; with the 8 GB reserve on both sides {:+.0f}%); analytic estimate {} GB ({}), error {:+.0f}%",
+        v.evidence.empty() ? "" : "; ", pt.name, format_measured(pt.rss, "GB"), fmt_num(pt.formula_total),
+        fmt_num(pt.formula), 100 * err, 100 * (pt.formula_total / (pt.rss.value + 8) - 1), fmt_num(pt.estimate), pt.parts,
+        100 * (pt.estimate / pt.rss.value - 1));
+    const bool guide_point = pt.name.rfind("bert_large/b32/", 0) == 0;
+    if (guide_point || !headline || (headline->name.rfind("bert_large/b32/", 0) != 0 && pt.estimate > headline->estimate))
+      headline = &pt;
+  }
+  v.measured = headline->rss;
+  v.verdict = disagree ? "refuted" : agree == static_cast<int>(pts.size()) ? "confirmed" : "inconclusive";
+  v.reason = fmt::format(
+      "measured: {} (the guide's own example is BERT-large batch 32{}); the formula's x batch term agrees with the "
+      "peak RSS (within +-{:.0f}%) at {} of {} points and misses beyond the noise at {}{}",
+      headline->name, headline->name.rfind("bert_large/b32/", 0) == 0 ? ", measured here" : ", not measured in this run",
+      100 * kFormulaTolerance, agree, pts.size(), disagree, skipped);
+  return v;
+});
+
+}  // namespace
+}  // namespace rigcheck

@@ -1,0 +1,417 @@
+#include "rigcheck/tool/report.hpp"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+#include <fmt/format.h>
+#include "rigcheck/harness/fccp.hpp"
+
+#include "rigcheck/harness/csv.hpp"
+#include "rigcheck/tool/html.hpp"
+#include "rigcheck/tool/report_util.hpp"
+#include "rigcheck/tool/runner.hpp"
+#include "rigcheck/harness/stats.hpp"
+
+namespace rigcheck {
+
+std::string default_data_dir() { return RIGCHECK_DATA_DIR; }
+
+std::string md_escape(std::string s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+// ------------------------------------------------------------------ helpers
+Measured measure(const std::vector<const ResultRow*>& rows) {
+  Measured m;
+  std::vector<double> v;
+  for (const ResultRow* r : rows) v.push_back(r->value);
+  if (v.empty()) return m;
+  Summary s = summarize(v);
+  m.value = s.median;
+  m.low = s.min;
+  m.high = s.max;
+  m.reps = static_cast<int>(s.n);
+  return m;
+}
+
+std::map<std::string, std::vector<const ResultRow*>> group_by_param(
+    const std::map<std::string, std::vector<const ResultRow*>>& by_case, const std::string& key) {
+  std::map<std::string, std::vector<const ResultRow*>> out;
+  for (auto& [name, rows] : by_case)
+    for (const ResultRow* r : rows) out[param_value(r->params, key)].push_back(r);
+  return out;
+}
+
+std::string fmt_num(double v) {
+  if (std::isnan(v)) return "-";
+  double a = std::fabs(v);
+  if (a >= 1000 || a == 0) return fmt::format("{:.0f}", v);
+  if (a >= 100) return fmt::format("{:.1f}", v);
+  if (a >= 10) return fmt::format("{:.2f}", v);
+  return fmt::format("{:.3g}", v);
+}
+
+std::string format_measured(const Measured& m, const std::string& unit) {
+  if (!m.ok()) return "-";
+  std::string u = unit.empty() ? "" : " " + unit;
+  if (m.reps == 1 || m.low == m.high) return fmt::format("{}{} (n={})", fmt_num(m.value), u, m.reps);
+  return fmt::format("{}{} [{} to {}], n={}", fmt_num(m.value), u, fmt_num(m.low), fmt_num(m.high), m.reps);
+}
+
+std::string manifest_status(const RunData& run, const std::string& benchmark) {
+  for (const ManifestRow& r : run.manifest)
+    if (r.benchmark == benchmark)
+      return fmt::format("{}: {}{}", benchmark, r.status, r.reason.empty() ? "" : " (" + r.reason + ")");
+  return fmt::format("{}: not in this run's manifest", benchmark);
+}
+
+std::vector<DatasheetRow> read_datasheets(const std::string& path) {
+  std::vector<DatasheetRow> out;
+  with_csv_errors(path, [&] {
+    io::CSVReader<4, io::trim_chars<>, io::double_quote_escape<',', '"'>> in(path);
+    in.read_header(io::ignore_no_column, "product", "property", "value", "source");
+    DatasheetRow r;
+    while (in.read_row(r.product, r.property, r.value, r.source)) out.push_back(r);
+  });
+  return out;
+}
+
+// ------------------------------------------------------------------ reading a run
+std::map<std::string, std::vector<const ResultRow*>> RunData::select(
+    const std::string& benchmark, const std::string& metric, const std::map<std::string, std::string>& where) const {
+  std::map<std::string, std::vector<const ResultRow*>> out;
+  for (const ResultRow& r : results) {
+    if (r.benchmark != benchmark || r.metric != metric || r.status != Status::ok) continue;
+    bool match = true;
+    for (auto& [k, v] : where) match = match && param_value(r.params, k) == v;
+    if (match) out[r.case_name].push_back(&r);
+  }
+  return out;
+}
+
+static bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+static bool exists(const std::string& p) {
+  struct stat sb;
+  return ::stat(p.c_str(), &sb) == 0;
+}
+
+RunData read_run(const std::string& dir) {
+  RunData run;
+  run.dir = dir;
+  struct stat sb;
+  if (::stat(dir.c_str(), &sb) != 0 || !S_ISDIR(sb.st_mode)) throw InputError(dir, 0, "not a run folder");
+  const std::string inv = dir + "/inventory.csv";
+  if (!exists(inv)) throw InputError(inv, 0, "missing: every run folder has its inventory");
+  for (auto& [k, v] : read_key_value_csv(inv, "key", "value")) run.inventory[k] = v;
+  if (exists(dir + "/manifest.csv")) run.manifest = read_manifest(dir + "/manifest.csv");
+  if (exists(dir + "/concurrent_runs.csv")) run.concurrent = read_concurrent_runs(dir + "/concurrent_runs.csv");
+
+  std::vector<std::string> files;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d)) {
+      std::string n = e->d_name;
+      if (!ends_with(n, ".csv") || n == "inventory.csv" || n == "manifest.csv" || n == "verdicts.csv" ||
+          n == "concurrent_runs.csv")
+        continue;
+      files.push_back(n);
+    }
+    closedir(d);
+  }
+  std::sort(files.begin(), files.end());
+  for (const std::string& f : files) {
+    auto rows = read_results(dir + "/" + f);
+    for (ResultRow& r : rows) r.source = f.substr(0, f.size() - 4);
+    run.results.insert(run.results.end(), rows.begin(), rows.end());
+    run.result_files.push_back(f);
+  }
+
+  run.facts = run.inventory;
+  // Facts about the run rather than the machine: one node and one machine unless a multi-node
+  // launcher says otherwise; MPI available when the inventory found mpirun.
+  run.facts.emplace("nodes", "1");
+  run.facts.emplace("machines", "1");
+  run.facts.emplace("mpi_available", run.inventory.count("mpi_version") &&
+                                             run.inventory["mpi_version"].rfind("unknown", 0) != 0
+                                         ? "yes"
+                                         : "no");
+  return run;
+}
+
+// ------------------------------------------------------------------ writing the report
+namespace {
+
+
+std::string inv(const RunData& r, const std::string& key) {
+  auto it = r.inventory.find(key);
+  return it == r.inventory.end() ? "unknown: not in inventory" : it->second;
+}
+
+std::string mib(const std::string& bytes) {
+  double v;
+  if (!parse_double(bytes, v)) return bytes;
+  return fmt::format("{:.0f} MiB", v / 1048576.0);
+}
+
+std::vector<std::string> warnings(const RunData& run) {
+  std::vector<std::string> w;
+  std::string bt = inv(run, "build_type"), san = inv(run, "sanitizers");
+  if (bt == "Debug" || bt.empty()) w.push_back(fmt::format("build type is '{}': timings are not representative", bt));
+  if (san != "none" && san.rfind("unknown", 0) != 0)
+    w.push_back(fmt::format("built with sanitizers ({}): timings are not representative", san));
+  double load;
+  if (parse_double(inv(run, "loadavg_1m"), load) && load > 0.5)
+    w.push_back(fmt::format("load average was {} when the run started: another process may have competed", load));
+  std::string gov = inv(run, "cpufreq_governor");
+  if (gov.rfind("unknown", 0) != 0 && gov != "performance")
+    w.push_back(fmt::format("CPU frequency governor is '{}', not 'performance'", gov));
+  std::string core = inv(run, "openblas_coretype_env");
+  if (core != "unset" && core.rfind("unknown", 0) != 0)
+    w.push_back(fmt::format("OPENBLAS_CORETYPE={} is set: OpenBLAS runs that core's kernels, not its own choice", core));
+  size_t mistrusted = 0;
+  for (const ResultRow& r : run.results) mistrusted += r.status == Status::mistrusted;
+  if (mistrusted)
+    w.push_back(fmt::format("{} result rows are mistrusted (see their note) and left out of every verdict", mistrusted));
+  for (const ManifestRow& m : run.manifest)
+    if (m.status == "interrupted" || m.status == "timeout" || m.status == "not_run") {
+      w.push_back("the run was cut short: some benchmarks did not finish (see the manifest below)");
+      break;
+    }
+  if (!run.recovered.empty()) w.push_back(run.recovered);
+  for (const ConcurrentRun& c : run.concurrent)
+    w.push_back(fmt::format("another rigcheck run went on at the same time (pid {}, writing {}), seen from {} to {}: "
+                            "it competed for the CPU, memory and disk, and the measurements of that span may be "
+                            "disturbed (rerun them alone)",
+                            c.pid, c.run_dir, c.first_seen, c.last_seen));
+  return w;
+}
+
+// f32 FMA peak per thread count: the median of the best ISA, from cpu_peak (medians on both sides).
+std::map<std::string, double> peaks(const RunData& run) {
+  std::map<std::string, double> p;
+  for (auto& [t, rows] : group_by_param(run.select("fma_peak_f32", "gflops"), "threads")) {
+    std::map<std::string, std::vector<const ResultRow*>> by_isa;
+    for (const ResultRow* r : rows) by_isa[param_value(r->params, "isa")].push_back(r);
+    for (auto& [isa, rs] : by_isa) p[t] = std::max(p[t], measure(rs).value);
+  }
+  return p;
+}
+
+std::string measurements_md(const RunData& run) {
+  std::string md;
+  auto peak = peaks(run);
+  double best = 0, best_peak = 0;
+  std::string best_what, best_threads;
+  int max_threads = 0;
+  for (auto& [t, v] : peak) max_threads = std::max(max_threads, std::atoi(t.c_str()));
+  // One table per (result file, benchmark): rows of different registry entries (an ISA cap, another
+  // environment) never share a line, even when their benchmark and case names are the same.
+  std::set<std::pair<std::string, std::string>> tables;
+  for (const ResultRow& r : run.results) tables.insert({r.source, r.benchmark});
+  for (const auto& table : tables) {
+    // Named references, not a structured binding: C++17 lets no lambda capture one (clang refuses).
+    const std::string &src = table.first, &b = table.second;
+    md += fmt::format("\n### {}{}\n\n| case | implementation | median | [min to max] | reps | spread | % of measured f32 peak | status |\n|---|---|---|---|---|---|---|---|\n",
+                      b, src.empty() || src == b ? "" : fmt::format(" (`{}.csv`)", src));
+    std::string unit = "GFLOP/s";
+    std::string metric = "gflops";
+    auto of_table = [&](const std::string& m) {
+      std::map<std::string, std::vector<const ResultRow*>> out;
+      for (auto& [c, rows] : run.select(b, m))
+        for (const ResultRow* r : rows)
+          if (r->source == src) out[c].push_back(r);
+      return out;
+    };
+    auto rate = of_table("gflops");
+    if (rate.empty()) {
+      rate = of_table("gbps");
+      unit = "GB/s";
+    }
+    if (rate.empty()) {  // another rate (busbw, IOPS, images/s...): the first timed metric of the file in /s
+      for (const ResultRow& r : run.results)
+        if (r.benchmark == b && r.source == src && r.repetition >= 0 && r.status == Status::ok &&
+            r.unit.size() > 2 && r.unit.compare(r.unit.size() - 2, 2, "/s") == 0) {
+          metric = r.metric;
+          unit = r.unit + " (" + r.metric + ")";
+          rate = of_table(r.metric);
+          break;
+        }
+    }
+    std::vector<std::string> cases;  // in file order
+    for (const ResultRow& r : run.results)
+      if (r.benchmark == b && r.source == src && std::find(cases.begin(), cases.end(), r.case_name) == cases.end())
+        cases.push_back(r.case_name);
+    for (const std::string& c : cases) {
+      const ResultRow* any = nullptr;
+      std::map<std::string, int> counts;
+      std::string note;
+      for (const ResultRow& r : run.results)
+        if (r.benchmark == b && r.case_name == c && r.source == src) {
+          if (!any) any = &r;
+          if (r.repetition >= 0 && (r.metric == metric || r.metric == "gbps" || r.metric == "time_per_iter")) {
+            if (r.metric == "time_per_iter") ++counts[to_string(r.status)];
+          } else if (r.repetition < 0 && r.status != Status::ok) {
+            ++counts[to_string(r.status)];
+          }
+          if (r.status != Status::ok && note.empty()) note = r.note;
+        }
+      std::string status;
+      for (auto& [st, n] : counts) status += fmt::format("{}{} {}", status.empty() ? "" : ", ", n, st);
+      if (status.empty()) status = "ok";
+      else if (counts.size() == 1 && counts.count("ok")) status = "ok";
+      if (!note.empty() && !(counts.size() == 1 && counts.count("ok"))) status += ": " + note;
+      auto it = rate.find(c);
+      Measured m = it == rate.end() ? Measured{} : measure(it->second);
+      std::string pct = "-";
+      std::string threads = any ? param_value(any->params, "threads") : "";
+      if (m.ok() && unit == "GFLOP/s" && b != "fma_peak_f32" && peak.count(threads) &&
+          param_value(any->params, "dtype") == "f32") {
+        pct = fmt::format("{:.0f}%", 100 * m.value / peak[threads]);
+        if (std::atoi(threads.c_str()) == max_threads && m.value > best) {
+          best = m.value;
+          best_peak = peak[threads];
+          best_threads = threads;
+          best_what = fmt::format("{} {} ({})", b, c, param_value(any->params, "impl"));
+        }
+      }
+      md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", md_escape(c),
+                        md_escape(any ? param_value(any->params, "impl", "-") : "-"),
+                        m.ok() ? fmt_num(m.value) + " " + unit : "-",
+                        m.ok() ? fmt::format("{} to {}", fmt_num(m.low), fmt_num(m.high)) : "-", m.reps,
+                        m.ok() ? fmt::format("{:.1f}%", 100 * (m.high - m.low) / m.value) : "-", pct,
+                        md_escape(status));
+    }
+  }
+  std::string head;
+  if (best > 0)
+    head = fmt::format("\nBest f32 GEMM at {} threads: **{} GFLOP/s** = **{:.0f}%** of the measured f32 peak ({} GFLOP/s, "
+                       "suite's FMA kernel, best ISA) — {}.\n",
+                       best_threads, fmt_num(best), 100 * best / best_peak, fmt_num(best_peak), md_escape(best_what));
+  return head + md;
+}
+
+std::string verdicts_csv(const std::vector<Claim>& claims, const std::vector<Verdict>& vs) {
+  std::string s = "claim_id,section,claim,verdict,guide_value,measured_value,measured_low,measured_high,reps,"
+                  "predicted_value,unit,evidence,reason,guide_error,basis\n";
+  for (size_t i = 0; i < vs.size(); ++i) {
+    const Claim& c = claims[i];
+    const Verdict& v = vs[i];
+    s += csv_line({c.id, c.section, c.text_en, v.verdict, c.guide_figure, format_double(v.measured.value),
+                   format_double(v.measured.low), format_double(v.measured.high), std::to_string(v.measured.reps),
+                   format_double(v.predicted), v.unit, v.evidence, v.reason, c.guide_error, v.basis}) +
+         "\n";
+  }
+  return s;
+}
+
+}  // namespace
+
+std::vector<Verdict> make_report(const std::string& run_dir, const ReportOptions& opt) {
+  const std::string claims_path = opt.claims_path.empty() ? default_data_dir() + "/claims.csv" : opt.claims_path;
+  std::vector<Claim> claims = read_claims(claims_path);
+  // A folder whose runner died (SIGKILL, a crash): its manifest is finished first (runner.hpp).
+  std::string recovered;
+  try {
+    recovered = recover_dead_run(run_dir);
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::exception& e) {
+    recovered = fmt::format("the runner of this folder died before the end, and its manifest could not be finished: {}", e.what());
+  }
+  if (!recovered.empty() && !opt.quiet) std::fprintf(stderr, "rigcheck report: %s\n", recovered.c_str());
+  RunData run = read_run(run_dir);  // everything is read and checked before anything is written
+  run.recovered = recovered;
+  if (opt.step_budget_s > 0) run.facts["step_budget_s"] = format_double(opt.step_budget_s);
+
+  std::vector<Verdict> vs;
+  for (const Claim& c : claims) vs.push_back(evaluate_claim(c, run));
+
+  std::string run_id = run_dir;
+  if (auto p = run_id.find_last_not_of('/'); p != std::string::npos) run_id.erase(p + 1);
+  if (auto p = run_id.rfind('/'); p != std::string::npos) run_id = run_id.substr(p + 1);
+
+  std::string md = fmt::format("# rigcheck report: {}\n\n", run_id);
+  md += fmt::format("Machine: **{}** ({}, family {} model {}), {} socket(s), {} physical cores, {} hardware threads, "
+                    "L3 {} x {}, memory {}, best ISA {}, measured clock {} GHz.  \n",
+                    inv(run, "cpu_model"), inv(run, "cpu_microarch"), inv(run, "cpu_family"),
+                    inv(run, "cpu_model_number"), inv(run, "sockets"), inv(run, "physical_cores"),
+                    inv(run, "hardware_threads"), mib(inv(run, "cache_l3_bytes")), inv(run, "cache_l3_instances"),
+                    mib(inv(run, "memory_total_bytes")), inv(run, "isa_best"), inv(run, "cpu_clock_measured_ghz"));
+  md += fmt::format("GPUs: {} {}. THP: {}. Governor: {}. Kernel {}, {}.  \n", inv(run, "gpu_count"),
+                    run.inventory.count("gpu0_name") ? "(" + inv(run, "gpu0_name") + ")" : "(" + inv(run, "gpu_note") + ")",
+                    inv(run, "thp_enabled"), inv(run, "cpufreq_governor"), inv(run, "kernel"), inv(run, "os"));
+  md += fmt::format("Build: {} {}, commit {}; oneDNN {}, OpenBLAS {} (core {}), method version {}.\n",
+                    inv(run, "build_type"), inv(run, "compiler"), inv(run, "suite_commit"), inv(run, "onednn_version"),
+                    inv(run, "openblas_version"), inv(run, "openblas_corename"), inv(run, "method_version"));
+  md += "The full inventory is in `inventory.csv`; every result row is in the benchmark CSVs beside this file.\n";
+
+  auto ws = warnings(run);
+  if (!ws.empty()) {
+    md += "\n## Warnings\n\n";
+    for (auto& w : ws) md += "- " + md_escape(w) + "\n";
+  }
+
+  md += "\n## Verdicts\n\n"
+        "| Claim | § | Guide (original) | Guide says | Measured | Verdict | Evidence and reason |\n"
+        "|---|---|---|---|---|---|---|\n";
+  for (size_t i = 0; i < claims.size(); ++i) {
+    const Claim& c = claims[i];
+    const Verdict& v = vs[i];
+    std::string measured = format_measured(v.measured, v.unit);
+    if (!std::isnan(v.predicted)) measured += fmt::format("; predicted (not measured): {} {}", fmt_num(v.predicted), v.unit);
+    std::string why = v.evidence;
+    if (!v.reason.empty()) why += (why.empty() ? "" : ". ") + v.reason;
+    if (!c.guide_error.empty()) why += (why.empty() ? "" : ". ") + std::string("**Guide error:** ") + c.guide_error;
+    std::string label = v.basis == "emulated" || v.basis == "datasheet" || v.basis == "inventory"
+                            ? fmt::format("**{}** ({})", v.verdict, v.basis)
+                            : fmt::format("**{}**", v.verdict);
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", c.id, c.section, md_escape(c.text_zh),
+                      md_escape(c.guide_figure), md_escape(measured), label, md_escape(why));
+  }
+  md += "\nVerdicts: confirmed / refuted (the measured interval lies inside / outside the guide's figure widened by "
+        "its tolerance), inconclusive (it straddles the boundary), not_measurable (this machine lacks what the "
+        "claim needs, named), predicted (a fitted model's extrapolation, never a measurement), no_benchmark (not "
+        "built yet). A verdict marked (emulated) rests on a model of hardware this machine lacks, built from this "
+        "run's measurements (docs/methodology.md): it is not a measurement. (inventory) and (datasheet) mark "
+        "verdicts on facts rather than timings. Intervals are the min and max over repetitions.\n";
+
+  md += "\n## Measurements\n" + measurements_md(run);
+
+  if (!run.manifest.empty()) {
+    md += "\n## Benchmarks run\n\n| benchmark | area | status | exit | seconds | reason |\n|---|---|---|---|---|---|\n";
+    for (const ManifestRow& m : run.manifest)
+      md += fmt::format("| {} | {} | {} | {} | {:.1f} | {} |\n", m.benchmark, m.area, m.status, m.exit_code,
+                        m.duration_s, md_escape(m.reason));
+  }
+
+  write_file_atomic(run_dir + "/verdicts.csv", verdicts_csv(claims, vs));
+  write_file_atomic(run_dir + "/report.md", md);
+  write_run_html(run_dir, run, claims, vs);  // report.html beside it (html.cpp)
+
+  if (!opt.quiet) {
+    std::printf("%-6s %-16s %-34s %s\n", "claim", "verdict", "measured", "guide says");
+    for (size_t i = 0; i < claims.size(); ++i) {
+      std::string m = format_measured(vs[i].measured, vs[i].unit);
+      if (!std::isnan(vs[i].predicted)) m += fmt::format(" -> {} pred.", fmt_num(vs[i].predicted));
+      std::printf("%-6s %-16s %-34s %s\n", claims[i].id.c_str(), vs[i].verdict.c_str(), m.c_str(),
+                  claims[i].guide_figure.c_str());
+    }
+    for (auto& w : ws) std::printf("warning: %s\n", w.c_str());
+  }
+  return vs;
+}
+
+}  // namespace rigcheck

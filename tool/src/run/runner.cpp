@@ -1,0 +1,464 @@
+#include "rigcheck/tool/runner.hpp"
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include "rigcheck/harness/fccp.hpp"
+
+#include "rigcheck/harness/cli.hpp"
+#include "rigcheck/harness/csv.hpp"
+#include "rigcheck/inventory/inventory.hpp"
+#include "rigcheck/tool/needs.hpp"
+#include "rigcheck/harness/process.hpp"
+#include "rigcheck/tool/report.hpp"
+#include "rigcheck/tool/runlock.hpp"
+#include "rigcheck/harness/topology.hpp"
+
+namespace rigcheck {
+
+namespace {
+volatile sig_atomic_t g_interrupted = 0;
+int g_signal = 0;
+
+void on_signal(int sig) {
+  g_interrupted = 1;
+  g_signal = sig;
+  stop_children();
+}
+
+std::string self_dir() {
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return ".";
+  std::string p(buf, static_cast<size_t>(n));
+  return p.substr(0, p.rfind('/'));
+}
+
+bool is_file(const std::string& p) {
+  struct stat sb;
+  return ::stat(p.c_str(), &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+std::string shell_quote(const std::string& s) {
+  if (s.find_first_of(" \t'\"\\$;&|<>*?()") == std::string::npos && !s.empty()) return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::vector<std::string> split_ws(const std::string& s) {
+  std::istringstream in(s);
+  std::vector<std::string> out;
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+// The reason a child gave: its "SKIP: ..." line, or its "FAILED: ..." lines, or its last line.
+std::string reason_from_output(const std::string& tail, const char* prefix) {
+  std::istringstream in(tail);
+  std::string line, found, last;
+  while (std::getline(in, line)) {
+    if (!line.empty()) last = line;
+    if (line.rfind(prefix, 0) == 0) found += (found.empty() ? "" : " | ") + line.substr(std::strlen(prefix));
+  }
+  return found.empty() ? last : found;
+}
+
+// Why a launched benchmark failed: its own FAILED lines, else the launcher's last words (mpirun
+// missing, a host it cannot reach, a rank that died), with the launcher named.
+std::string launcher_failure(const std::string& launcher, int exit_code, const std::string& tail) {
+  if (tail.find("FAILED: ") != std::string::npos) return reason_from_output(tail, "FAILED: ");
+  std::istringstream in(tail);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);)
+    if (line.find_first_not_of(" \t-=*") != std::string::npos) lines.push_back(line);
+  std::string said;
+  for (size_t i = lines.size() > 3 ? lines.size() - 3 : 0; i < lines.size(); ++i) said += (said.empty() ? "" : " | ") + lines[i];
+  return fmt::format("launcher '{}' exited {}: {}", launcher, exit_code, said.empty() ? "(no output)" : said);
+}
+
+}  // namespace
+
+std::string default_launcher() {
+  std::string l = "mpirun -np 2";
+  if (::geteuid() == 0) l += " --allow-run-as-root";  // Open MPI refuses to start as root without it
+  if (hardware_thread_count() < 2) l += " --oversubscribe";
+  return l;
+}
+
+std::vector<BenchmarkEntry> read_benchmark_registry(const std::string& path) {
+  std::vector<BenchmarkEntry> out;
+  with_csv_errors(path, [&] {
+    io::CSVReader<10, io::trim_chars<>, io::double_quote_escape<',', '"'>> in(path);
+    in.read_header(io::ignore_no_column, "name", "area", "binary", "args", "env", "needs", "timeout_tiny_s",
+                   "timeout_quick_s", "timeout_full_s", "description");
+    BenchmarkEntry e;
+    std::string t0, t1, t2;
+    while (in.read_row(e.name, e.area, e.binary, e.args, e.env, e.needs, t0, t1, t2, e.description)) {
+      long line = static_cast<long>(in.get_file_line());
+      if (!parse_double(t0, e.timeout_tiny_s) || !parse_double(t1, e.timeout_quick_s) ||
+          !parse_double(t2, e.timeout_full_s))
+        throw InputError(path, line, "timeouts must be numbers of seconds");
+      if (std::string why = needs_syntax_error(e.needs); !why.empty()) throw InputError(path, line, "needs: " + why);
+      for (const BenchmarkEntry& o : out)
+        if (o.name == e.name) throw InputError(path, line, fmt::format("benchmark {} appears twice", e.name));
+      out.push_back(e);
+    }
+  });
+  return out;
+}
+
+std::string create_run_dir(const std::string& root, const std::string& host, const std::string& stamp) {
+  // mkdir -p root
+  std::string acc;
+  for (size_t i = 0; i <= root.size(); ++i) {
+    if (i == root.size() || root[i] == '/') {
+      if (!acc.empty()) ::mkdir(acc.c_str(), 0755);
+    }
+    if (i < root.size()) acc += root[i];
+  }
+  for (int n = 1; n < 1000; ++n) {
+    std::string dir = fmt::format("{}/{}-{}{}", root, host, stamp, n == 1 ? "" : fmt::format("-{}", n));
+    if (::mkdir(dir.c_str(), 0755) == 0) return dir;  // atomic: an existing folder is never reused
+    if (errno != EEXIST) throw std::runtime_error(fmt::format("{}: cannot create: {}", dir, std::strerror(errno)));
+  }
+  throw std::runtime_error(fmt::format("{}: too many runs with the same timestamp", root));
+}
+
+long salvage_partial(const std::string& csv_path) {
+  // In place: the .partial is cut at its last full line and linked to the final name, so that a
+  // full disk, which could not take a copy, still gets its rows kept. An existing <stem>.csv is
+  // never replaced.
+  const std::string partial = csv_path + ".partial";
+  if (!is_file(partial) || is_file(csv_path)) return -1;
+  std::ifstream in(partial, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string s = ss.str();
+  size_t last = s.rfind('\n');
+  if (last == std::string::npos) return -1;
+  const long rows = static_cast<long>(std::count(s.begin(), s.begin() + static_cast<long>(last) + 1, '\n')) - 1;
+  if (rows <= 0) {  // a header and nothing measured: nothing to keep
+    ::unlink(partial.c_str());
+    return -1;
+  }
+  if (last + 1 < s.size() && ::truncate(partial.c_str(), static_cast<off_t>(last + 1)) != 0) return -1;
+  if (::link(partial.c_str(), csv_path.c_str()) != 0) return -1;
+  ::unlink(partial.c_str());
+  return rows;
+}
+
+std::string recover_dead_run(const std::string& dir) {
+  const std::string path = dir + "/manifest.csv";
+  if (!is_file(path)) return "";
+  std::vector<ManifestRow> rows = read_manifest(path);
+  bool open = false;
+  for (const ManifestRow& m : rows) open = open || m.status == "running" || m.status == "pending";
+  if (!open) return "";
+  if (runner_state(dir) == RunnerState::alive)
+    return "the run is still in progress (its runner holds .runner.lock): benchmarks marked running or pending have "
+           "not finished yet";
+  std::string said;
+  for (ManifestRow& m : rows) {
+    if (m.status == "running") {
+      const std::string csv = dir + "/" + m.benchmark + ".csv";
+      long kept = salvage_partial(csv);
+      m.status = "interrupted";
+      m.exit_code = 137;
+      m.reason = fmt::format("the runner died while this benchmark ran (SIGKILL, a crash or a power cut; "
+                             "found by rigcheck report){}",
+                             kept >= 0 ? fmt::format("; cut short: kept the {} rows it had written", kept)
+                                       : is_file(csv) ? "" : "; it had written no complete row");
+      m.output = is_file(csv) ? m.benchmark + ".csv" : "";
+      said = fmt::format("{} was cut short by the runner's death", m.benchmark);
+    } else if (m.status == "pending") {
+      m.status = "not_run";
+      m.reason = "the runner died before this benchmark";
+      m.output.clear();
+    }
+  }
+  write_file_atomic(path, format_manifest(rows));
+  return "the runner of this folder died before the end: " + (said.empty() ? "between benchmarks" : said) +
+         "; the manifest now says so (what was written is kept)";
+}
+
+namespace {
+// The other runs on this machine while this one ran: seen at each benchmark's start and end and
+// every second while it runs; written to concurrent_runs.csv as they come, warned about once each.
+struct Competitors {
+  const RunLock* lock = nullptr;
+  std::string file;
+  std::vector<ConcurrentRun> seen;
+  void check(const std::string& during) {
+    if (!lock) return;
+    bool changed = false;
+    for (const OtherRun& o : lock->others()) {
+      auto it = std::find_if(seen.begin(), seen.end(), [&](const ConcurrentRun& c) { return c.pid == o.pid; });
+      if (it == seen.end()) {
+        std::fprintf(stderr, "\nrigcheck run: warning: another rigcheck run is going on on this machine (pid %d, "
+                             "writing %s): it competes for the CPU, memory and disk, and this run's measurements from "
+                             "%s on may be disturbed\n",
+                     o.pid, o.run_dir.c_str(), during.c_str());
+        seen.push_back({o.pid, o.run_dir, during, during});
+        changed = true;
+      } else if (it->last_seen != during) {
+        it->last_seen = during;
+        changed = true;
+      }
+    }
+    if (changed) {
+      try {
+        write_file_atomic(file, format_concurrent_runs(seen));
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "rigcheck run: %s\n", e.what());
+      }
+    }
+  }
+};
+
+struct Tick {
+  std::string label;
+  bool tty;
+  Competitors* competitors;
+  std::string benchmark;
+};
+
+void on_tick(double elapsed, void* ctx) {
+  auto* t = static_cast<Tick*>(ctx);
+  if (t->tty) std::fprintf(stderr, "\r%s %.0fs", t->label.c_str(), elapsed);
+  t->competitors->check(t->benchmark);
+}
+}  // namespace
+
+int run_suite(const RunOptions& opt) {
+  Profile profile;
+  try {
+    profile = profile_from_string(opt.profile);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rigcheck run: %s\n", e.what());
+    return 2;
+  }
+  const std::string data = default_data_dir();
+  std::vector<BenchmarkEntry> all = read_benchmark_registry(opt.registry_path.empty() ? data + "/benchmarks.csv"
+                                                                                    : opt.registry_path);
+  std::set<std::string> areas;
+  for (const auto& b : all) areas.insert(b.area);
+  for (const std::string& a : opt.only)
+    if (!areas.count(a)) {
+      std::string known;
+      for (const auto& x : areas) known += (known.empty() ? "" : ", ") + x;
+      std::fprintf(stderr, "rigcheck run: unknown area '%s' (known: %s)\n", a.c_str(), known.c_str());
+      return 2;
+    }
+  std::vector<BenchmarkEntry> todo;
+  for (const auto& b : all)
+    if (opt.only.empty() || std::find(opt.only.begin(), opt.only.end(), b.area) != opt.only.end()) todo.push_back(b);
+
+  // A file-size limit (ulimit -f) makes write(2) fail with EFBIG, which is reported with the
+  // file's name, rather than kill with SIGXFSZ; the benchmarks inherit the setting.
+  ::signal(SIGXFSZ, SIG_IGN);
+  const std::string dir = create_run_dir(opt.results_root, host_name(), utc_timestamp_compact());
+  std::string run_id = dir.substr(dir.rfind('/') + 1);
+  ::mkdir((dir + "/logs").c_str(), 0755);
+  std::fprintf(stderr, "rigcheck run: profile %s, %zu benchmarks -> %s\n", opt.profile.c_str(), todo.size(), dir.c_str());
+
+  // Every process this run starts carries the tag; the watcher kills what is left of them when the
+  // runner ends, however it ends. It starts first, before any thread (the inventory starts some).
+  const std::string tag = fmt::format("{}.{}", run_id, ::getpid());
+  ChildWatcher watcher(tag);
+  std::unique_ptr<RunLock> lock;
+  try {
+    lock = std::make_unique<RunLock>(dir);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rigcheck run: %s\n", e.what());
+    return 1;
+  }
+  Competitors competitors;
+  competitors.lock = lock.get();
+  competitors.file = dir + "/concurrent_runs.csv";
+
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+
+  // The manifest comes first, every benchmark pending: a runner killed at any moment leaves a
+  // folder that says what ran, what was running and what never started.
+  std::vector<ManifestRow> manifest;
+  for (const BenchmarkEntry& b : todo) {
+    ManifestRow m;
+    m.benchmark = b.name;
+    m.area = b.area;
+    m.status = "pending";
+    m.reason = "not started yet";
+    manifest.push_back(m);
+  }
+  std::string write_error;
+  auto save_manifest = [&]() {
+    try {
+      write_file_atomic(dir + "/manifest.csv", format_manifest(manifest));
+      return true;
+    } catch (const std::exception& e) {
+      write_error = e.what();
+      return false;
+    }
+  };
+  auto stop_for_write_error = [&]() {
+    std::fprintf(stderr,
+                 "rigcheck run: %s\nrigcheck run: the run stops: nothing more can be recorded (a full disk or a "
+                 "file-size limit?); what was written before is kept in %s\n",
+                 write_error.c_str(), dir.c_str());
+    return 1;
+  };
+  if (!save_manifest()) return stop_for_write_error();
+  competitors.check("the start");
+
+  Inventory invent = collect_inventory();
+  try {
+    write_inventory_csv(invent, dir + "/inventory.csv");
+  } catch (const std::exception& e) {
+    write_error = e.what();
+    return stop_for_write_error();
+  }
+  std::map<std::string, std::string> facts(invent.begin(), invent.end());
+
+  const std::string bin_dir = opt.bin_dir.empty() ? self_dir() : opt.bin_dir;
+  const std::string launcher = opt.launcher.empty() ? default_launcher() : opt.launcher;
+  bool failed = false;
+  const bool tty = isatty(STDERR_FILENO);
+  for (size_t k = 0; k < todo.size(); ++k) {
+    const BenchmarkEntry& b = todo[k];
+    ManifestRow& m = manifest[k];
+    m.status.clear();
+    m.reason.clear();
+    m.output = b.name + ".csv";
+    const std::string label = fmt::format("[{}/{}] {}", k + 1, todo.size(), b.name);
+    if (g_interrupted) {
+      m.status = "not_run";
+      m.reason = "run cut short before this benchmark";
+      m.output.clear();
+      continue;
+    }
+    const std::string exe = bin_dir + "/" + b.binary;
+    std::vector<std::string> argv = {exe, "--profile", opt.profile, "--out", dir, "--stem", b.name, "--run-id", run_id};
+    // Args holding the token @launcher: the benchmark runs one process per rank, started by the
+    // launcher (mpirun, srun), never by a launcher of ours.
+    bool launched = false;
+    for (auto& a : split_ws(b.args)) {
+      if (a == "@launcher") launched = true;
+      else argv.push_back(a);
+    }
+    if (launched) {
+      std::vector<std::string> l = split_ws(launcher);
+      argv.insert(argv.begin(), l.begin(), l.end());
+    }
+    std::vector<std::string> env = split_ws(b.env);
+    for (const auto& e : env) m.command += e + " ";
+    for (size_t i = 0; i < argv.size(); ++i) m.command += (i ? " " : "") + shell_quote(argv[i]);
+    env.push_back("RIGCHECK_CHILD_TAG=" + tag);
+
+    NeedsResult needs = evaluate_needs(b.needs, facts);
+    if (!is_file(exe)) {
+      m.status = "not_built";
+      std::ifstream why(exe + ".not-built");
+      std::string text((std::istreambuf_iterator<char>(why)), std::istreambuf_iterator<char>());
+      m.reason = fmt::format("{} was not built: {}", b.binary,
+                             text.empty() ? "it is missing from " + bin_dir + " (see the configure summary)" : text);
+      m.output.clear();
+    } else if ((profile == Profile::tiny ? b.timeout_tiny_s : profile == Profile::quick ? b.timeout_quick_s
+                                                                                       : b.timeout_full_s) <= 0) {
+      // A timeout of 0 in the registry keeps a benchmark out of that profile (too slow for it).
+      m.status = "skipped";
+      m.reason = fmt::format("not part of the {} profile (its registry timeout is 0): run it with --profile full",
+                             opt.profile);
+      m.output.clear();
+    } else if (!needs.met) {
+      m.status = "skipped";
+      m.reason = "needs " + needs.missing;
+      m.output.clear();
+    } else {
+      double timeout = (profile == Profile::tiny ? b.timeout_tiny_s : profile == Profile::quick ? b.timeout_quick_s
+                                                                                               : b.timeout_full_s) *
+                       opt.timeout_scale;
+      m.status = "running";
+      m.reason = "started; a run folder left like this had its runner die (rigcheck report finishes it)";
+      if (!save_manifest()) return stop_for_write_error();
+      competitors.check(b.name);
+      ChildLimits limits;
+      if (opt.memory_limit_gib > 0 && b.area != "gpu")
+        limits.address_space_bytes = static_cast<unsigned long long>(opt.memory_limit_gib * (1ull << 30));
+      Tick tick{label, tty, &competitors, b.name};
+      ChildResult r = run_child(argv, env, timeout, dir + "/logs/" + b.name + ".log", false, on_tick, &tick, limits);
+      m.exit_code = r.exit_code;
+      m.duration_s = r.seconds;
+      m.reason.clear();
+      const std::string csv = dir + "/" + b.name + ".csv";
+      long kept = salvage_partial(csv);
+      std::string kept_note = kept > 0 ? fmt::format("; cut short: kept the {} rows it had written", kept) : "";
+      const std::string cause = describe_child_end(r, limits.address_space_bytes);
+      if (r.interrupted) {
+        m.status = "interrupted";
+        m.reason = fmt::format("stopped by signal {}{}", g_signal, kept_note);
+        failed = true;
+      } else if (r.timed_out) {
+        m.status = "timeout";
+        m.reason = fmt::format("killed after the {:.0f} s timeout{}{}", timeout,
+                               r.needed_sigkill ? " (it ignored SIGTERM and got SIGKILL 5 s later)" : "", kept_note);
+        failed = true;
+      } else if (r.exit_code == 0) {
+        m.status = "ok";
+      } else if (r.exit_code == 77 && r.term_signal == 0) {
+        m.status = "skipped";
+        m.reason = reason_from_output(r.output_tail, "SKIP: ");
+      } else {
+        m.status = "failed";
+        std::string said = launched ? launcher_failure(launcher, r.exit_code, r.output_tail)
+                                    : reason_from_output(r.output_tail, "FAILED: ");
+        // Killed by a signal, its last line is whatever it printed before, not a reason: only FAILED lines count.
+        if (r.term_signal != 0 && r.output_tail.find("FAILED: ") == std::string::npos) said.clear();
+        // The cause in words first (a signal, memory), then what the benchmark itself said.
+        m.reason = cause.rfind("exited with status", 0) == 0 ? said : cause + (said.empty() ? "" : ": " + said);
+        m.reason += kept_note;
+        failed = true;
+      }
+      if (!is_file(csv)) m.output.clear();
+      competitors.check(b.name);
+    }
+    if (tty) std::fprintf(stderr, "\r");
+    std::fprintf(stderr, "%s ... %s (%.1f s)%s%s\n", label.c_str(), m.status.c_str(), m.duration_s,
+                 m.reason.empty() ? "" : ": ", m.reason.c_str());
+    if (!save_manifest()) return stop_for_write_error();
+  }
+  if (!save_manifest()) return stop_for_write_error();
+
+  int rc = g_interrupted ? 130 : failed ? 1 : 0;
+  try {
+    ReportOptions ro;
+    ro.claims_path = opt.claims_path;
+    ro.step_budget_s = opt.step_budget_s;
+    make_report(dir, ro);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rigcheck run: the report failed: %s\n", e.what());
+    rc = rc ? rc : 1;
+  }
+  std::printf("\nReport: %s/report.md\nVerdicts: %s/verdicts.csv\n", dir.c_str(), dir.c_str());
+  if (g_interrupted) std::printf("The run was cut short (signal %d); what was measured is kept.\n", g_signal);
+  if (!competitors.seen.empty())
+    std::printf("Another rigcheck run competed with this one (concurrent_runs.csv): see the report's warnings.\n");
+  return rc;
+}
+
+}  // namespace rigcheck
