@@ -139,7 +139,7 @@ TEST(CommVerdicts, Net1MeasuredOnTwoRanksWithTheRingFormula) {
   o.quiet = true;
   auto vs = rigcheck::make_report(copy_comm_fixture(), o);
   const auto& net1 = verdict(vs, "NET-1");
-  EXPECT_EQ(net1.verdict, "refuted");  // 0.8 GB measured in all vs 1.6 GB by the guide's formula at 2 ranks
+  EXPECT_EQ(net1.verdict, rigcheck::Outcome::refuted);  // 0.8 GB measured in all vs 1.6 GB by the guide's formula at 2 ranks
   EXPECT_EQ(net1.unit, "GB");
   EXPECT_NEAR(net1.measured.value, 0.8, 0.05);
   EXPECT_GE(net1.measured.reps, 3);
@@ -152,11 +152,11 @@ TEST(CommVerdicts, Net1MeasuredOnTwoRanksWithTheRingFormula) {
   EXPECT_NE(verdict(vs2, "NET-1").reason.find("9.6 Gbps"), std::string::npos);
 
   const auto& net2 = verdict(vs, "NET-2");
-  EXPECT_EQ(net2.verdict, "not_measurable");
+  EXPECT_EQ(net2.verdict, rigcheck::Outcome::not_measurable);
   EXPECT_NE(net2.reason.find("InfiniBand"), std::string::npos);
   EXPECT_NE(net2.evidence.find("TCP"), std::string::npos);
   EXPECT_NE(net2.evidence.find("shared memory"), std::string::npos);
-  EXPECT_EQ(verdict(vs, "GPU-6").verdict, "not_measurable");
-  EXPECT_EQ(verdict(vs, "GPU-7").verdict, "not_measurable");
+  EXPECT_EQ(verdict(vs, "GPU-6").verdict, rigcheck::Outcome::not_measurable);
+  EXPECT_EQ(verdict(vs, "GPU-7").verdict, rigcheck::Outcome::not_measurable);
   EXPECT_NE(verdict(vs, "GPU-7").reason.find("2 nodes"), std::string::npos);
 }

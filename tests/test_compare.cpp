@@ -197,7 +197,7 @@ TEST(Compare, CrossRunClaimsNotMeasurableWithoutTheRightPair) {
   auto v = cross_run_claims({&a, &b}, claims, default_data_dir() + "/datasheets.csv");
   ASSERT_EQ(v.size(), 4u);
   for (auto& [c, verdict] : v) {
-    EXPECT_EQ(verdict.verdict, "not_measurable") << c.id;
+    EXPECT_EQ(verdict.verdict, Outcome::not_measurable) << c.id;
     EXPECT_FALSE(verdict.reason.empty());
   }
 }
@@ -209,11 +209,11 @@ TEST(Compare, CrossRunClaimJudgedAcrossDdr4AndDdr5) {
   auto claims = read_claims(default_data_dir() + "/claims.csv");
   for (auto& [c, v] : cross_run_claims({&a, &b}, claims, default_data_dir() + "/datasheets.csv")) {
     if (c.id == "MEM-2") {
-      EXPECT_NE(v.verdict, "not_measurable") << v.reason;  // GEMM rows exist in both
+      EXPECT_NE(v.verdict, Outcome::not_measurable) << v.reason;  // GEMM rows exist in both
       EXPECT_TRUE(v.measured.ok());
     }
     if (c.id == "MEM-3") {
-      EXPECT_EQ(v.verdict, "not_measurable");  // no latency benchmark in these runs
+      EXPECT_EQ(v.verdict, Outcome::not_measurable);  // no latency benchmark in these runs
     }
   }
 }
@@ -272,13 +272,13 @@ TEST(Compare, GpuGenerationClaimsJudgedAcrossTuringAndAmpere) {
   for (auto& [c, v] : cross_run_claims({&ampere, &turing}, claims, sheet)) {
     if (c.id == "GPU-3") {
       EXPECT_NEAR(v.measured.value, 5.0, 1e-9);  // 200 / 40
-      EXPECT_EQ(v.verdict, "refuted");           // the guide says 3x +- 0.3
+      EXPECT_EQ(v.verdict, Outcome::refuted);           // the guide says 3x +- 0.3
       ++judged;
     }
     if (c.id == "GPU-4") {
       // utilisation 200/312 vs 40/65: +4.2%
       EXPECT_NEAR(v.measured.value, 100 * ((200.0 / 312) / (40.0 / 65) - 1), 1e-6);
-      EXPECT_EQ(v.verdict, "refuted");
+      EXPECT_EQ(v.verdict, Outcome::refuted);
       ++judged;
     }
   }

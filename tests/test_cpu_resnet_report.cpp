@@ -36,7 +36,7 @@ ReportOptions quiet() {
 TEST(CpuResnetReport, Cpu1LeadsWithResNetAndPredictsE8) {
   auto vs = make_report(copy_fixture("resnet_synthetic"), quiet());
   const Verdict& v = find(vs, "CPU-1");
-  EXPECT_EQ(v.verdict, "predicted");
+  EXPECT_EQ(v.verdict, Outcome::predicted);
   EXPECT_EQ(v.evidence.rfind("ResNet-50 training step", 0), 0u) << v.evidence;
   EXPECT_NE(v.evidence.find("second evidence, GEMM"), std::string::npos) << v.evidence;
   EXPECT_NEAR(v.measured.value, 100 * 4.75 / (2 * 2.75), 1e-9);  // E(2) of the medians
@@ -48,7 +48,7 @@ TEST(CpuResnetReport, Cpu1LeadsWithResNetAndPredictsE8) {
 TEST(CpuResnetReport, Cpu2PredictsGainFrom16To32AndSaysWhyNotMeasured) {
   auto vs = make_report(copy_fixture("resnet_synthetic"), quiet());
   const Verdict& v = find(vs, "CPU-2");
-  EXPECT_EQ(v.verdict, "predicted");
+  EXPECT_EQ(v.verdict, Outcome::predicted);
   EXPECT_GE(v.predicted, 0);
   EXPECT_LT(v.predicted, 100);
   EXPECT_NE(v.reason.find("not measured: it needs more than 16 cores"), std::string::npos) << v.reason;
@@ -68,6 +68,6 @@ TEST(CpuResnetReport, OneUsableCoreMakesCpu1NotMeasurable) {
   std::ofstream(dir + "/inventory.csv", std::ios::app) << "usable_cores,1\n";
   auto vs = make_report(dir, quiet());
   const Verdict& v = find(vs, "CPU-1");
-  EXPECT_EQ(v.verdict, "not_measurable");
+  EXPECT_EQ(v.verdict, Outcome::not_measurable);
   EXPECT_NE(v.reason.find("one usable core"), std::string::npos) << v.reason;
 }

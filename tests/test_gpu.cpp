@@ -269,11 +269,11 @@ TEST(GpuVerdicts, NoGpuSaysWhatIsMissingExceptTheGuideError) {
   auto vs = report(copy_run("good"));
   for (const char* id : {"GPU-1", "GPU-3", "GPU-4", "GPU-5", "PWR-1", "PWR-2", "THM-1"}) {
     const Verdict& v = verdict_of(vs, id);
-    EXPECT_EQ(v.verdict, "not_measurable") << id;
+    EXPECT_EQ(v.verdict, Outcome::not_measurable) << id;
     EXPECT_TRUE(has(v.reason, "gpu_count>=1 (this machine: 0)")) << id << ": " << v.reason;
   }
   const Verdict& gpu2 = verdict_of(vs, "GPU-2");
-  EXPECT_EQ(gpu2.verdict, "refuted");
+  EXPECT_EQ(gpu2.verdict, Outcome::refuted);
   EXPECT_TRUE(has(gpu2.reason, "no NVIDIA T100"));
   EXPECT_TRUE(has(gpu2.evidence, "memory_gb = 10"));
   EXPECT_FALSE(gpu2.measured.ok());  // a datasheet figure is never shown as measured
@@ -284,30 +284,30 @@ TEST(GpuVerdicts, NoGpuSaysWhatIsMissingExceptTheGuideError) {
 TEST(GpuVerdicts, SyntheticH200Run) {
   auto vs = report(copy_run("gpu_h200_synthetic"));
   const Verdict& g3 = verdict_of(vs, "GPU-3");
-  EXPECT_EQ(g3.verdict, "refuted") << g3.reason;  // same-tier datasheet ratios 1.1x..1.9x, not 3x
+  EXPECT_EQ(g3.verdict, Outcome::refuted) << g3.reason;  // same-tier datasheet ratios 1.1x..1.9x, not 3x
   EXPECT_TRUE(has(g3.reason, "judged from the datasheets"));
   EXPECT_TRUE(has(g3.evidence, "f16 GEMM n=8192 760.0 TFLOP/s measured = 76.8% of its datasheet 989.5"));
   const Verdict& g4 = verdict_of(vs, "GPU-4");
-  EXPECT_EQ(g4.verdict, "not_measurable");
+  EXPECT_EQ(g4.verdict, Outcome::not_measurable);
   EXPECT_TRUE(has(g4.evidence, "bf16 n=8192 765.0 TFLOP/s = 77.3% of datasheet 989.5")) << g4.evidence;
   EXPECT_TRUE(has(g4.evidence, "fp8_e4m3 n=8192 1300 TFLOP/s = 65.7% of datasheet 1979"));
-  EXPECT_EQ(verdict_of(vs, "GPU-5").verdict, "confirmed");
+  EXPECT_EQ(verdict_of(vs, "GPU-5").verdict, Outcome::confirmed);
   const Verdict& p1 = verdict_of(vs, "PWR-1");
-  EXPECT_EQ(p1.verdict, "not_measurable");  // an H200, not an A100
+  EXPECT_EQ(p1.verdict, Outcome::not_measurable);  // an H200, not an A100
   EXPECT_DOUBLE_EQ(p1.measured.value, 688);
   EXPECT_TRUE(has(p1.evidence, "tdp_w = 700"));
   const Verdict& p2 = verdict_of(vs, "PWR-2");
-  EXPECT_EQ(p2.verdict, "refuted");
+  EXPECT_EQ(p2.verdict, Outcome::refuted);
   EXPECT_DOUBLE_EQ(p2.measured.value, 4 * 688 + 240);
   const Verdict& t1 = verdict_of(vs, "THM-1");
-  EXPECT_EQ(t1.verdict, "not_measurable");
+  EXPECT_EQ(t1.verdict, Outcome::not_measurable);
   EXPECT_DOUBLE_EQ(t1.measured.value, 61);
   EXPECT_TRUE(has(t1.evidence, "thermal slowdown in 0% of samples"));
   const Verdict& g1 = verdict_of(vs, "GPU-1");
-  EXPECT_EQ(g1.verdict, "refuted") << g1.reason;  // light CNN 1.2 GB is not within 25% of 2 GB
+  EXPECT_EQ(g1.verdict, Outcome::refuted) << g1.reason;  // light CNN 1.2 GB is not within 25% of 2 GB
   EXPECT_TRUE(has(g1.evidence, "resnet50: guide 8 GB, peak reserved amp 5.1 GB"));
   EXPECT_TRUE(has(g1.reason, "gpt2_xl (not measured"));
-  EXPECT_EQ(verdict_of(vs, "GPU-2").verdict, "refuted");
+  EXPECT_EQ(verdict_of(vs, "GPU-2").verdict, Outcome::refuted);
 }
 
 TEST(GpuVerdicts, PowerOfAnA100SystemAgainst500W) {
@@ -318,7 +318,7 @@ TEST(GpuVerdicts, PowerOfAnA100SystemAgainst500W) {
   std::ofstream(inv) << std::regex_replace(ss.str(), std::regex("gpu0_name,NVIDIA H200"), "gpu0_name,NVIDIA A100-SXM4-80GB");
   auto vs = report(dir);
   const Verdict& p1 = verdict_of(vs, "PWR-1");
-  EXPECT_EQ(p1.verdict, "refuted") << p1.reason;  // 688 + 240 W > 500 W
+  EXPECT_EQ(p1.verdict, Outcome::refuted) << p1.reason;  // 688 + 240 W > 500 W
   EXPECT_TRUE(has(p1.reason, "= 928.0 W"));
   EXPECT_TRUE(has(p1.evidence, "NVIDIA A100 SXM4 80GB tdp_w = 400"));
 }

@@ -52,19 +52,19 @@ TEST(Report, RealTinyRunGivesOneVerdictPerClaim) {
   for (size_t i = 0; i < vs.size(); ++i) EXPECT_EQ(vs[i].claim_id, claims[i].id);
 
   const Verdict& cpu1 = find(vs, "CPU-1");  // 2 cores: E(2) measured, E(8) predicted
-  EXPECT_EQ(cpu1.verdict, "predicted");
+  EXPECT_EQ(cpu1.verdict, Outcome::predicted);
   EXPECT_GT(cpu1.measured.reps, 0);
   EXPECT_GT(cpu1.measured.value, 0);
   EXPECT_FALSE(std::isnan(cpu1.predicted));
   EXPECT_LT(cpu1.predicted, cpu1.measured.value);  // Amdahl efficiency only falls with n
   EXPECT_NE(cpu1.reason.find("PREDICTED"), std::string::npos);
-  EXPECT_EQ(find(vs, "CPU-6").verdict, "refuted");
-  EXPECT_EQ(find(vs, "CPU-4").verdict, "confirmed");
-  EXPECT_EQ(find(vs, "CPU-5").verdict, "not_measurable");
+  EXPECT_EQ(find(vs, "CPU-6").verdict, Outcome::refuted);
+  EXPECT_EQ(find(vs, "CPU-4").verdict, Outcome::confirmed);
+  EXPECT_EQ(find(vs, "CPU-5").verdict, Outcome::not_measurable);
   EXPECT_NE(find(vs, "CPU-5").reason.find("isa_avx512f=yes (this machine: no)"), std::string::npos);
-  EXPECT_EQ(find(vs, "GPU-1").verdict, "not_measurable");
+  EXPECT_EQ(find(vs, "GPU-1").verdict, Outcome::not_measurable);
   EXPECT_NE(find(vs, "GPU-1").reason.find("gpu_count>=1 (this machine: 0)"), std::string::npos);
-  EXPECT_EQ(find(vs, "CPU-3").verdict, "not_measurable");  // no working-set sweep in this fixture
+  EXPECT_EQ(find(vs, "CPU-3").verdict, Outcome::not_measurable);  // no working-set sweep in this fixture
   EXPECT_NE(find(vs, "CPU-3").reason.find("cpu_cache_fc"), std::string::npos);
 
   std::string csv = slurp(dir + "/verdicts.csv");
@@ -79,13 +79,13 @@ TEST(Report, SyntheticAvx512EightCoreRunGivesMeasuredVerdicts) {
   std::string dir = copy_fixture("avx512_synthetic");
   auto vs = make_report(dir, quiet());
   const Verdict& cpu5 = find(vs, "CPU-5");
-  EXPECT_EQ(cpu5.verdict, "confirmed") << cpu5.reason;
+  EXPECT_EQ(cpu5.verdict, Outcome::confirmed) << cpu5.reason;
   // geometric mean of 125/100 and 62/50
   EXPECT_NEAR(cpu5.measured.value, 100 * (std::sqrt(1.25 * 1.24) - 1), 1e-9);
   EXPECT_NEAR(cpu5.measured.low, 100 * (std::sqrt(124.0 / 102 * 61 / 51) - 1), 1e-9);
   EXPECT_NE(cpu5.evidence.find("bf16"), std::string::npos);
   const Verdict& cpu1 = find(vs, "CPU-1");
-  EXPECT_EQ(cpu1.verdict, "confirmed");
+  EXPECT_EQ(cpu1.verdict, Outcome::confirmed);
   EXPECT_NEAR(cpu1.measured.value, 100 * 72.0 / 80, 1e-9);
   EXPECT_TRUE(std::isnan(cpu1.predicted));
 }
@@ -114,7 +114,7 @@ TEST(Report, ClaimFiguresFlipTheVerdict) {
   std::ofstream(path) << claims;
   ReportOptions o = quiet();
   o.claims_path = path;
-  EXPECT_EQ(find(make_report(dir, o), "CPU-5").verdict, "refuted");
+  EXPECT_EQ(find(make_report(dir, o), "CPU-5").verdict, Outcome::refuted);
 }
 
 namespace {

@@ -18,11 +18,12 @@ RIGCHECK_FUZZ_TARGET(claims) {
   RunData empty;
   for (const Claim& c : claims) {
     check(!c.id.empty(), "accepted an empty claim id");
-    if (c.kind == "range" || c.kind == "approx" || c.kind == "at_least" || c.kind == "at_most") {
+    if (c.kind == ClaimKind::range || c.kind == ClaimKind::approx || c.kind == ClaimKind::at_least ||
+        c.kind == ClaimKind::at_most) {
       for (auto [lo, hi] : {std::pair{0.0, 1.0}, std::pair{-1e300, 1e300}, std::pair{c.low, c.low}}) {
         if (std::isnan(lo) || std::isnan(hi)) continue;
-        const std::string v = judge(c, lo, hi);
-        check(v == "confirmed" || v == "refuted" || v == "inconclusive", "judge() said " + v);
+        const Outcome v = judge(c, lo, hi);
+        check(is_judged(v), std::string("judge() said ") + to_string(v));
       }
     }
     Verdict out;

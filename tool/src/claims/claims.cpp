@@ -30,17 +30,16 @@ std::vector<Claim> read_claims(const std::string& path) {
     in.read_header(io::ignore_no_column, "id", "section", "text_zh", "text_en", "guide_figure", "kind", "low",
                    "high", "unit", "tolerance", "needs", "needs_text", "guide_error");
     Claim c;
-    std::string low, high, tol;
-    while (in.read_row(c.id, c.section, c.text_zh, c.text_en, c.guide_figure, c.kind, low, high, c.unit, tol,
+    std::string kind, low, high, tol;
+    while (in.read_row(c.id, c.section, c.text_zh, c.text_en, c.guide_figure, kind, low, high, c.unit, tol,
                        c.needs, c.needs_text, c.guide_error)) {
       long line = static_cast<long>(in.get_file_line());
       c.low = optional_number(path, line, "low", low);
       c.high = optional_number(path, line, "high", high);
       c.tolerance = tol.empty() ? 0 : optional_number(path, line, "tolerance", tol);
-      static const char* kinds[] = {"range", "at_least", "at_most", "approx", "fact", "threshold_by_class"};
-      bool known = false;
-      for (const char* k : kinds) known |= c.kind == k;
-      if (!known) throw InputError(path, line, fmt::format("unknown kind '{}'", c.kind));
+      std::optional<ClaimKind> k = claim_kind_from_string(kind);
+      if (!k) throw InputError(path, line, fmt::format("unknown kind '{}'", kind));
+      c.kind = *k;
       if (c.id.empty()) throw InputError(path, line, "empty claim id");
       if (std::string why = needs_syntax_error(c.needs); !why.empty()) throw InputError(path, line, "needs: " + why);
       for (const Claim& o : out)

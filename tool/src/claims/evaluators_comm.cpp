@@ -99,7 +99,7 @@ const bool net1 = register_evaluator("NET-1", [](const Claim& c, const RunData& 
   // The bytes each rank really sent, from the network counters of a TCP run of the same size.
   Rows tx = flatten(run.select("mpi_allreduce_f32", "net_tx_bytes_per_rank", {{"size_bytes", size}, {"transport", "tcp"}}));
   if (time_rows.empty() && tx.empty()) {
-    v.verdict = "not_measurable";
+    v.verdict = Outcome::not_measurable;
     v.reason = "no 100M-float32 all-reduce in this run (" + manifest_status(run, "comm_allreduce_mpi") + "; " +
                manifest_status(run, "comm_allreduce_mpi_tcp") + ")";
     return v;
@@ -154,7 +154,7 @@ const bool net1 = register_evaluator("NET-1", [](const Claim& c, const RunData& 
       fmt_num(100e6 * 2 * kGuideNodes * 4 / 1e9), fmt_num(budget), kGuideNodes, fmt_num(need_gbps));
   if (tx.empty()) {
     v.evidence = evidence;
-    v.verdict = "not_measurable";
+    v.verdict = Outcome::not_measurable;
     v.reason = "the bytes sent were not measured (the TCP run, " + manifest_status(run, "comm_allreduce_mpi_tcp") +
                "); " + formula;
     return v;
@@ -172,7 +172,7 @@ const bool net1 = register_evaluator("NET-1", [](const Claim& c, const RunData& 
                           fmt_num(guide_total / 1e9), n);
   v.evidence = evidence;
   Claim at_n = c;  // the guide's formula evaluated at the ranks measured, +-10%
-  at_n.kind = "approx";
+  at_n.kind = ClaimKind::approx;
   at_n.low = guide_total / 1e9;
   at_n.tolerance = 0.1 * at_n.low;
   v.verdict = judge(at_n, v.measured.low, v.measured.high);
@@ -202,12 +202,12 @@ const bool net2 = register_evaluator("NET-2", [](const Claim& c, const RunData& 
   }
   // InfiniBand/RoCE present: the default transport's latency (RDMA when the MPI picks it) against TCP.
   if (!tcp.us.ok() || !local.us.ok() || tcp.mistrusted || local.mistrusted) {
-    v.verdict = "not_measurable";
+    v.verdict = Outcome::not_measurable;
     v.reason = "an RDMA device exists but the TCP and default-transport latencies were not both measured uncontended";
     return v;
   }
   v.measured = local.us;
-  v.verdict = (tcp.us.value >= 25 && tcp.us.value <= 100 && local.us.high <= 10) ? "confirmed" : "refuted";
+  v.verdict = (tcp.us.value >= 25 && tcp.us.value <= 100 && local.us.high <= 10) ? Outcome::confirmed : Outcome::refuted;
   v.reason = "confirmed when TCP is within 25-100 us and the default transport (RDMA where the MPI uses it) at most "
              "10 us; check the rows' transport and node count: on one node the default is shared memory";
   return v;
@@ -233,7 +233,7 @@ const bool gpu6 = register_evaluator("GPU-6", [](const Claim& c, const RunData& 
   if (unmet_needs(c, run, v)) return v;
   auto by = nccl_busbw_by(run, "nccl_p2p_disable", {{"launch", "single"}});
   if (!by.count("unset") || !by.count("1")) {
-    v.verdict = "not_measurable";
+    v.verdict = Outcome::not_measurable;
     v.reason = "needs NCCL all-reduce runs with P2P on and off (" + manifest_status(run, "comm_allreduce_nccl") + "; " +
                manifest_status(run, "comm_allreduce_nccl_nop2p") + ")";
     return v;
@@ -263,7 +263,7 @@ const bool gpu7 = register_evaluator("GPU-7", [](const Claim& c, const RunData& 
       gpus = std::max(gpus, std::atoi(param_value(r.params, "ranks").c_str()));
     }
   if (nodes < 2) {
-    v.verdict = "not_measurable";
+    v.verdict = Outcome::not_measurable;
     v.reason = fmt::format(
         "needs an NCCL all-reduce across at least 2 nodes with GPUs (rigcheck run --launcher \"mpirun -np N --hostfile "
         "hosts\"): this run had {} node(s) in NCCL runs and the inventory {} GPU(s) ({})",
@@ -273,7 +273,7 @@ const bool gpu7 = register_evaluator("GPU-7", [](const Claim& c, const RunData& 
   }
   auto by = nccl_busbw_by(run, "launch", {{"launch", "process"}});
   if (!by.count("process")) {
-    v.verdict = "not_measurable";
+    v.verdict = Outcome::not_measurable;
     v.reason = "no NCCL multi-process results";
     return v;
   }

@@ -205,7 +205,7 @@ const bool cpu1 = register_evaluator("CPU-1", [](const Claim& c, const RunData& 
   Scaling fc = scaling_of(run, "fc_inner_product_f32", "in");
   std::string gemm_ev = gemm.rate.empty() ? "" : "second evidence, GEMM: " + describe(gemm) + (fc.rate.empty() ? "" : "; " + describe(fc));
   if (usable < 2) {
-    v.verdict = "not_measurable";
+    v.verdict = Outcome::not_measurable;
     v.reason = fmt::format("one usable core (usable_cores = {}, physical cores {}; {}): parallel efficiency needs at "
                            "least 2 cores this process may use",
                            usable, physical_cores(run), cpu_budget_text(run));
@@ -215,7 +215,7 @@ const bool cpu1 = register_evaluator("CPU-1", [](const Claim& c, const RunData& 
   const bool have_resnet = !resnet.rate.empty() && resnet.rate.rbegin()->first >= 2;
   const Scaling& lead = have_resnet ? resnet : gemm;
   if (lead.rate.empty()) {
-    v.verdict = "not_measurable";
+    v.verdict = Outcome::not_measurable;
     v.reason = "no usable ResNet-50 training-step results at batch 16, 224x224 (tiny-profile rows are smaller and never judged; mistrusted rows are left out) (" + manifest_status(run, "cpu_resnet") +
                ") and no gemm_matmul_f32 results at 1 thread (" + manifest_status(run, "cpu_gemm") + ")";
     return v;
@@ -234,14 +234,14 @@ const bool cpu1 = register_evaluator("CPU-1", [](const Claim& c, const RunData& 
   }
   v.measured = lead.efficiency.at(tmax);
   if (tmax < 2) {
-    v.verdict = "not_measurable";
+    v.verdict = Outcome::not_measurable;
     v.reason = fmt::format("needs at least 2 threads measured to fit a scaling model; {} usable core(s)", usable);
     return v;
   }
   AmdahlFit f = fit_amdahl(lead);
   v.predicted = 100 * amdahl_speedup(f.p, 8) / 8;
   const double plo = 100 * amdahl_speedup(f.p_lo, 8) / 8, phi = 100 * amdahl_speedup(f.p_hi, 8) / 8;
-  v.verdict = "predicted";
+  v.verdict = Outcome::predicted;
   v.reason = fmt::format(
       "needs at least 8 cores, this process may use {}: {} E({}) = {:.1f}% [{:.1f} to {:.1f}] measured; E(8) = "
       "{:.1f}% [{:.1f} to {:.1f}] is PREDICTED by an Amdahl fit (parallel fraction p = {:.4f}, serial fraction "
@@ -259,7 +259,7 @@ const bool cpu2 = register_evaluator("CPU-2", [](const Claim& c, const RunData& 
   const int usable = usable_cores(run);
   Scaling resnet = resnet_scaling(run);
   if (resnet.rate.empty()) {
-    v.verdict = "not_measurable";
+    v.verdict = Outcome::not_measurable;
     v.reason = "no usable ResNet-50 training-step results at 1 thread, batch 16, 224x224 (tiny-profile rows are smaller and never judged; mistrusted rows are left out) (" + manifest_status(run, "cpu_resnet") + ")";
     return v;
   }
@@ -277,14 +277,14 @@ const bool cpu2 = register_evaluator("CPU-2", [](const Claim& c, const RunData& 
     return v;
   }
   if (tmax < 2) {
-    v.verdict = "not_measurable";
+    v.verdict = Outcome::not_measurable;
     v.reason = fmt::format("needs a scaling curve of at least 2 threads to predict from; {} usable core(s)", usable);
     return v;
   }
   AmdahlFit f = fit_amdahl(resnet);
   auto gain = [](double p) { return 100 * (amdahl_speedup(p, 32) / amdahl_speedup(p, 16) - 1); };
   v.predicted = gain(f.p);
-  v.verdict = "predicted";
+  v.verdict = Outcome::predicted;
   v.reason = fmt::format(
       "not measured: it needs more than 16 cores and this process may use {} (physical cores {}). PREDICTED gain "
       "from 16 to 32 cores = S(32) / S(16) - 1 = {:.1f}% [{:.1f} to {:.1f}] from an Amdahl fit of the ResNet-50 "
@@ -308,7 +308,7 @@ const bool cpu4 = register_evaluator("CPU-4", [](const Claim& c, const RunData& 
                               mib_text(eff.below), mib_text(eff.above), eff.why, latency_l3_text(run))
                 : "measured effective L3: not found (" + eff.why + ")" + latency_l3_text(run);
   if (!have_total && !have_one) {
-    v.verdict = "not_measurable";
+    v.verdict = Outcome::not_measurable;
     v.reason = "the inventory has no plausible L3 size from any source (" + fact(run, "cache_l3_candidates") + "); " + eff_text;
     return v;
   }
@@ -318,15 +318,15 @@ const bool cpu4 = register_evaluator("CPU-4", [](const Claim& c, const RunData& 
   v.measured.value = v.measured.low = v.measured.high = nominal / 1048576.0;
   v.measured.reps = 1;
   v.unit = "MiB";
-  v.basis = "inventory";
+  v.basis = Basis::inventory;
   v.evidence = fmt::format("nominal L3 {} {} (source: {}; instances: {}), {} class CPU ({}); {}",
                            mib_text(nominal), have_total ? "in total" : "in one instance (a lower bound on the part's total)",
                            fact(run, "cache_l3_source"), fact(run, "cache_l3_instances"), server ? "server" : "consumer",
                            fact(run, "cpu_model"), eff_text);
-  v.verdict = v.measured.value >= need ? "confirmed" : "refuted";
+  v.verdict = v.measured.value >= need ? Outcome::confirmed : Outcome::refuted;
   v.reason = fmt::format("a recommendation about the part: it {} it ({} MiB {} {} MiB for a {} CPU)",
-                         v.verdict == "confirmed" ? "meets" : "falls short of", fmt_num(v.measured.value),
-                         v.verdict == "confirmed" ? ">=" : "<", fmt_num(need), server ? "server" : "consumer");
+                         v.verdict == Outcome::confirmed ? "meets" : "falls short of", fmt_num(v.measured.value),
+                         v.verdict == Outcome::confirmed ? ">=" : "<", fmt_num(need), server ? "server" : "consumer");
   if (eff.found && eff.above < nominal)
     v.reason += fmt::format(". Warning: these cores effectively get only about {} to {} of it (shared with, or "
                             "partitioned from, other tenants or cores)",
@@ -343,7 +343,7 @@ const bool cpu3 = register_evaluator("CPU-3", [](const Claim& c, const RunData& 
   Verdict v;
   Knee eff = effective_l3(run);
   if (!eff.found) {
-    v.verdict = "not_measurable";
+    v.verdict = Outcome::not_measurable;
     v.reason = "Linux resctrl cache allocation is not used by this suite yet, and the emulation needs the measured "
                "effective L3, which was not found: " + eff.why;
     return v;
@@ -382,7 +382,7 @@ const bool cpu3 = register_evaluator("CPU-3", [](const Claim& c, const RunData& 
     if (!per.empty()) detail += fmt::format("{}batch {}: {}", detail.empty() ? "" : "; ", batch, per);
   }
   if (n == 0) {
-    v.verdict = "not_measurable";
+    v.verdict = Outcome::not_measurable;
     v.reason = "the FC working-set curve does not cover the scaled working sets of any layer of data/fc_layers.csv";
     return v;
   }
@@ -391,7 +391,7 @@ const bool cpu3 = register_evaluator("CPU-3", [](const Claim& c, const RunData& 
   v.measured.high = 100 * std::expm1(lsum_hi / n);
   v.measured.reps = reps;
   v.verdict = judge(c, v.measured.low, v.measured.high);
-  v.basis = "emulated";
+  v.basis = Basis::emulated;
   v.evidence = fmt::format("EMULATED, not measured (resctrl L3 allocation: {}). Measured effective L3 {} to {} "
                            "(knee of the batch-1 FC curve); a 16 MiB and a 32 MiB L3 emulated by reading the measured "
                            "curve at W x C_eff / 16 MiB and W x C_eff / 32 MiB. Per layer (median): {}",
@@ -472,7 +472,7 @@ const bool cpu5 = register_evaluator("CPU-5", [](const Claim& c, const RunData& 
                               param_value(rows_n.front()->params, "impl"), 100 * (b.value / a.value - 1));
   }
   if (n == 0) {
-    v.verdict = "not_measurable";
+    v.verdict = Outcome::not_measurable;
     v.reason = isa_seen.empty()
                    ? "no isa_primitives results under both ISAs (" + manifest_status(run, "cpu_isa_avx2") + "; " +
                          manifest_status(run, "cpu_isa_native") + ")"
@@ -504,20 +504,20 @@ const bool cpu6 = register_evaluator("CPU-6", [](const Claim&, const RunData& ru
   v.evidence = fmt::format("this machine: {} (family {} model {}, {}), avx512f {}", f("cpu_model"), f("cpu_family"),
                            f("cpu_model_number"), f("cpu_microarch"), f("isa_avx512f"));
   if (is_7003 && f("isa_avx512f") == "no") {
-    v.verdict = "refuted";
-    v.basis = "inventory";
+    v.verdict = Outcome::refuted;
+    v.basis = Basis::inventory;
     v.reason = "measured: this machine is an AMD EPYC of the Zen 3 generation (the 7003 series) and its CPUID "
                "reports no AVX-512";
     return v;
   }
   for (const DatasheetRow& d : read_datasheets(default_data_dir() + "/datasheets.csv"))
     if (d.product.find("EPYC 7003") != std::string::npos && d.property == "avx512") {
-      v.verdict = d.value == "no" ? "refuted" : "confirmed";
-      v.basis = "datasheet";
+      v.verdict = d.value == "no" ? Outcome::refuted : Outcome::confirmed;
+      v.basis = Basis::datasheet;
       v.reason = fmt::format("datasheet (data/datasheets.csv): {}: avx512 = {} ({})", d.product, d.value, d.source);
       return v;
     }
-  v.verdict = "not_measurable";
+  v.verdict = Outcome::not_measurable;
   v.reason = "neither an EPYC 7003 machine nor a datasheet row to judge by";
   return v;
 });

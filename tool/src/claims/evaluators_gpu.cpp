@@ -197,7 +197,7 @@ const bool gpu1 = register_evaluator("GPU-1", [](const Claim& c, const RunData& 
       {"light_cnn", 2}, {"resnet50", 8}, {"bert_base", 12}, {"gpt2_xl", 24}};
   auto reserved = run.select("model_memory", "peak_reserved_bytes");
   if (reserved.empty()) {
-    v.verdict = "not_measurable";
+    v.verdict = Outcome::not_measurable;
     v.reason = "no model_memory results in this run (" + manifest_status(run, "gpu_model_memory") + ")";
     return v;
   }
@@ -233,11 +233,11 @@ const bool gpu1 = register_evaluator("GPU-1", [](const Claim& c, const RunData& 
                               fmt_num(guide_gb), parts);
   }
   if (measured == 0) {
-    v.verdict = "not_measurable";
+    v.verdict = Outcome::not_measurable;
     v.reason = "no model of the guide was measured: " + missing;
     return v;
   }
-  v.verdict = refuted ? "refuted" : (missing.empty() ? "confirmed" : "inconclusive");
+  v.verdict = refuted ? Outcome::refuted : (missing.empty() ? Outcome::confirmed : Outcome::inconclusive);
   v.reason = fmt::format(
       "batch 16, one full training step (forward, backward, optimizer step); LibTorch's CUDA caching allocator "
       "peaks; the guide's figure counts as right when the fp32 peak reserved lies within 25% of it: {} of {} "
@@ -265,12 +265,12 @@ const bool gpu2 = register_evaluator("GPU-2", [](const Claim&, const RunData& ru
   this_gpu_sheet(run, what);
   if (!gpu_name(run).empty()) v.evidence += "; " + what;
   if (!t100 && !std::isnan(mem3080) && mem3080 < 12) {
-    v.verdict = "refuted";
+    v.verdict = Outcome::refuted;
     v.reason = fmt::format("from the datasheets, not measured: no NVIDIA T100 exists, and the RTX 3080's {} GB "
                            "cannot hold the 12 GB the guide says BERT-base needs",
                            fmt::format("{:g}", mem3080));
   } else {
-    v.verdict = "not_measurable";
+    v.verdict = Outcome::not_measurable;
     v.reason = "the datasheet table lacks the rows to judge this (an RTX 3080 memory row)";
   }
   return v;
@@ -299,7 +299,7 @@ const bool gpu3 = register_evaluator("GPU-3", [](const Claim& c, const RunData& 
                                 fmt_num(s->num("f16_tflops")));
   }
   if (tier.empty()) {
-    v.verdict = "not_measurable";
+    v.verdict = Outcome::not_measurable;
     v.reason = "needs runs on both generations (rigcheck compare) or datasheet rows of both";
     return v;
   }
@@ -334,7 +334,7 @@ const bool gpu4 = register_evaluator("GPU-4", [](const Claim& c, const RunData& 
                          std::isnan(peak) ? "" : fmt::format(" = {:.1f}% of datasheet {}", 100 * g[dtype].tflops.value / peak, fmt_num(peak)));
   }
   v.evidence = what + (parts.empty() ? ": no gemm_tc results (" + manifest_status(run, "gpu_gemm") + ")" : ": " + parts);
-  v.verdict = "not_measurable";
+  v.verdict = Outcome::not_measurable;
   v.reason = "utilisation (achieved / datasheet peak) is measured here for this GPU only; +40% is a comparison "
              "of two generations and needs runs on both (rigcheck compare)";
   return v;
@@ -355,14 +355,14 @@ const bool gpu5 = register_evaluator("GPU-5", [](const Claim& c, const RunData& 
   parse_double(cc, ccv);
   v.evidence = fmt::format("{}; this GPU: {} compute capability {}", ds, gpu_name(run), cc.empty() ? "unknown" : cc);
   if (std::isnan(ccv)) {
-    v.verdict = "not_measurable";
+    v.verdict = Outcome::not_measurable;
     v.reason = "the inventory has no compute capability for GPU 0";
   } else if (ccv >= 8.0) {
-    v.verdict = "confirmed";
+    v.verdict = Outcome::confirmed;
     v.reason = "judged from the compute capability (>= 8.0: Ampere or newer, 2:4 sparse tensor-core MMA) and the "
                "datasheet's sparse figures; no sparse GEMM is measured by this suite (cuSPARSELt not used)";
   } else {
-    v.verdict = "not_measurable";
+    v.verdict = Outcome::not_measurable;
     v.reason = "this GPU predates Ampere (compute capability < 8.0): the claim cannot be tried on it; the datasheet "
                "says Ampere doubles dense throughput with 2:4 sparsity";
   }
@@ -397,7 +397,7 @@ const bool pwr1 = register_evaluator("PWR-1", [](const Claim& c, const RunData& 
   if (unmet_needs(c, run, v)) return v;
   PowerSeen p = power_seen(run);
   if (!p.gpu_w.ok()) {
-    v.verdict = "not_measurable";
+    v.verdict = Outcome::not_measurable;
     v.reason = "no GPU power samples in this run (" + manifest_status(run, "gpu_gemm") + "; NVML needed)";
     return v;
   }
@@ -408,12 +408,12 @@ const bool pwr1 = register_evaluator("PWR-1", [](const Claim& c, const RunData& 
                            p.cpu_w.ok() ? fmt_num(p.cpu_w.value) + " W (RAPL)" : "power not readable here (no RAPL)");
   const bool a100 = gpu_name(run).find("A100") != std::string::npos;
   if (!a100) {
-    v.verdict = "not_measurable";
+    v.verdict = Outcome::not_measurable;
     v.reason = "the claim is about an A100 system; this GPU is " + gpu_name(run) + ": its peak draw is reported beside the budget";
     return v;
   }
   const double total = p.gpu_w.value + (p.cpu_w.ok() ? p.cpu_w.value : 0);
-  v.verdict = total > 500 ? "refuted" : p.cpu_w.ok() ? "confirmed" : "inconclusive";
+  v.verdict = total > 500 ? Outcome::refuted : p.cpu_w.ok() ? Outcome::confirmed : Outcome::inconclusive;
   v.reason = fmt::format("measured GPU {} W{} against 500 W", fmt_num(p.gpu_w.value),
                          p.cpu_w.ok() ? fmt::format(" + CPU {} W = {} W", fmt_num(p.cpu_w.value), fmt_num(total)) : " (CPU unknown)");
   return v;
@@ -424,7 +424,7 @@ const bool pwr2 = register_evaluator("PWR-2", [](const Claim& c, const RunData& 
   if (unmet_needs(c, run, v)) return v;
   PowerSeen p = power_seen(run);
   if (!p.gpu_w.ok()) {
-    v.verdict = "not_measurable";
+    v.verdict = Outcome::not_measurable;
     v.reason = "no GPU power samples in this run (" + manifest_status(run, "gpu_gemm") + "; NVML needed)";
     return v;
   }
@@ -435,7 +435,7 @@ const bool pwr2 = register_evaluator("PWR-2", [](const Claim& c, const RunData& 
                            p.cpu_w.ok() ? fmt::format(" + CPU package {} W", fmt_num(cpu)) : " (CPU power unreadable: not counted)",
                            p.what, std::isnan(p.tdp) ? "" : fmt::format("; by the datasheet 4 x {} W TDP = {} W", fmt_num(p.tdp), fmt_num(4 * p.tdp)));
   v.verdict = judge(c, v.measured.low, v.measured.high);
-  if (v.verdict == "confirmed" && !p.cpu_w.ok()) v.verdict = "inconclusive";
+  if (v.verdict == Outcome::confirmed && !p.cpu_w.ok()) v.verdict = Outcome::inconclusive;
   v.reason = fmt::format("four of this GPU at its measured peak{} against a 1200 W supply (no headroom counted)",
                          p.cpu_w.ok() ? " plus the CPU" : ", CPU not counted (a lower bound)");
   return v;
@@ -448,7 +448,7 @@ const bool thm1 = register_evaluator("THM-1", [](const Claim& c, const RunData& 
     return v;
   }
   PowerSeen p = power_seen(run);
-  v.verdict = "not_measurable";
+  v.verdict = Outcome::not_measurable;
   v.reason = "the room (inlet) temperature and the kind of cooling are not visible to software; what the GPU did "
              "under sustained load is in the evidence";
   if (!p.temp_c.ok()) {

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <set>
 
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "rigcheck/harness/csv.hpp"
@@ -36,25 +38,24 @@ std::vector<GuideClass> read_guide_classes(const std::string& path) {
 namespace {
 
 // A guide figure as a one-off claim that judge() understands.
-std::string judge_figure(const GuideClass& g, double figure, const Measured& m) {
+Outcome judge_figure(const GuideClass& g, double figure, const Measured& m) {
   Claim c;
   c.id = "IO-2/" + g.cls;
   if (g.kind == "at_least") {
-    c.kind = "at_least";
+    c.kind = ClaimKind::at_least;
     c.low = figure;
   } else {
-    c.kind = "range";
+    c.kind = ClaimKind::range;
     c.low = figure * (1 - g.tol_pct / 100);
     c.high = figure * (1 + g.tol_pct / 100);
   }
   return judge(c, m.low, m.high);
 }
 
-std::string combine(const std::vector<std::string>& vs) {
-  if (vs.empty()) return "";
-  if (std::find(vs.begin(), vs.end(), "refuted") != vs.end()) return "refuted";
-  if (std::all_of(vs.begin(), vs.end(), [](const std::string& v) { return v == "confirmed"; })) return "confirmed";
-  return "inconclusive";
+Outcome combine(const std::vector<Outcome>& vs) {
+  if (std::find(vs.begin(), vs.end(), Outcome::refuted) != vs.end()) return Outcome::refuted;
+  if (std::all_of(vs.begin(), vs.end(), [](Outcome v) { return v == Outcome::confirmed; })) return Outcome::confirmed;
+  return Outcome::inconclusive;
 }
 
 std::string first_param(const std::vector<const ResultRow*>& rows, const std::string& key) {
@@ -70,12 +71,12 @@ const bool io2 = register_evaluator("IO-2", [](const Claim&, const RunData& run)
   auto rnd = group_by_param(run.select("fio", "iops", {{"rw", "randread"}, {"bs", "4096"}, {"iodepth", "32"}}), "device_class");
   auto qd1 = group_by_param(run.select("fio", "iops", {{"rw", "randread"}, {"bs", "4096"}, {"iodepth", "1"}}), "device_class");
   if (seq.empty() && rnd.empty()) {
-    v.verdict = "not_measurable";
+    v.verdict = Outcome::not_measurable;
     v.reason = "no fio results in this run (" + manifest_status(run, "io_fio_disk") + "; " +
                manifest_status(run, "io_fio_tmpfs") + ")";
     return v;
   }
-  std::vector<std::string> verdicts;
+  std::vector<Outcome> verdicts;
   std::set<std::string> classes;
   for (auto& [c, _] : seq) classes.insert(c);
   for (auto& [c, _] : rnd) classes.insert(c);
@@ -99,12 +100,14 @@ const bool io2 = register_evaluator("IO-2", [](const Claim&, const RunData& run)
     if (!g) {
       line += "; the guide's table has no row for this class (SATA SSD, NVMe SSD, Optane, RAM disk only)";
     } else {
-      std::string vs = s.ok() ? judge_figure(*g, g->gbps, s) : "", vi = r.ok() ? judge_figure(*g, g->iops, r) : "";
+      std::optional<Outcome> vs, vi;
+      if (s.ok()) vs = judge_figure(*g, g->gbps, s);
+      if (r.ok()) vi = judge_figure(*g, g->iops, r);
       line += fmt::format("; guide's {} row: {} {} GB/s -> {}, {} {} IOPS -> {}", g->cls,
-                          g->kind == "at_least" ? ">=" : "~", fmt_num(g->gbps), vs.empty() ? "not measured" : vs,
-                          g->kind == "at_least" ? ">=" : "~", fmt_num(g->iops), vi.empty() ? "not measured" : vi);
-      if (!vs.empty()) verdicts.push_back(vs);
-      if (!vi.empty()) verdicts.push_back(vi);
+                          g->kind == "at_least" ? ">=" : "~", fmt_num(g->gbps), vs ? to_string(*vs) : "not measured",
+                          g->kind == "at_least" ? ">=" : "~", fmt_num(g->iops), vi ? to_string(*vi) : "not measured");
+      if (vs) verdicts.push_back(*vs);
+      if (vi) verdicts.push_back(*vi);
       if (judged.empty() && s.ok()) {
         v.measured = s;
         v.unit = "GB/s";
@@ -114,7 +117,7 @@ const bool io2 = register_evaluator("IO-2", [](const Claim&, const RunData& run)
     v.evidence += (v.evidence.empty() ? "" : "; ") + line;
   }
   if (verdicts.empty()) {
-    v.verdict = "not_measurable";
+    v.verdict = Outcome::not_measurable;
     v.reason = "the devices measured here have no row in the guide's table: needs a SATA SSD, NVMe SSD, Optane or a "
                "RAM disk (tmpfs) under the scratch directory";
     return v;
@@ -163,7 +166,7 @@ const bool io3 = register_evaluator("IO-3", [](const Claim& c, const RunData& ru
   std::vector<WaitPoint> ps = wait_points(run);
   const WaitPoint *w0 = find_point(ps, 1, 0, 0), *w4 = find_point(ps, 1, 4, 2);
   if (!w0 || !w4) {
-    v.verdict = "not_measurable";
+    v.verdict = Outcome::not_measurable;
     v.reason = "no dataloader_io_wait results at ratio 1 for 0 and 4x2 workers (" +
                manifest_status(run, "io_dataloader") + ")";
     return v;
@@ -208,7 +211,7 @@ const bool io1 = register_evaluator("IO-1", [](const Claim&, const RunData& run)
   auto rate = run.select("dataloader_io_wait", "step_rate_run");
   auto dev_iops = run.select("dataloader_io_wait", "device_iops");
   if (sys.empty() || iops.empty()) {
-    v.verdict = "not_measurable";
+    v.verdict = Outcome::not_measurable;
     v.reason = "no dataloader_io_wait results (" + manifest_status(run, "io_dataloader") + ")";
     return v;
   }
@@ -243,7 +246,7 @@ const bool io1 = register_evaluator("IO-1", [](const Claim&, const RunData& run)
   // The guide's 200 reads per sample against the measured count.
   Claim c;
   c.id = "IO-1";
-  c.kind = "approx";
+  c.kind = ClaimKind::approx;
   c.low = 200;
   c.tolerance = 0.5 * 200;
   v.verdict = judge(c, per_sample.low, per_sample.high);

@@ -112,7 +112,7 @@ std::string levels(const RunData& run) {
 // second run must differ in and the figures `rigcheck compare` will set side by side.
 const bool mem2 = register_evaluator("MEM-2", [](const Claim& c, const RunData& run) {
   Verdict v;
-  if (!unmet_needs(c, run, v)) v.verdict = "not_measurable";
+  if (!unmet_needs(c, run, v)) v.verdict = Outcome::not_measurable;
   v.reason += fmt::format("{}a second run on a machine whose memory differs in DIMM type and speed (DDR5-5200 vs "
                           "DDR4-3200), the rest alike, compared with rigcheck compare; {}",
                           v.reason.empty() ? "" : "; ", dimms(run));
@@ -122,7 +122,7 @@ const bool mem2 = register_evaluator("MEM-2", [](const Claim& c, const RunData& 
 
 const bool mem3 = register_evaluator("MEM-3", [](const Claim& c, const RunData& run) {
   Verdict v;
-  if (!unmet_needs(c, run, v)) v.verdict = "not_measurable";
+  if (!unmet_needs(c, run, v)) v.verdict = Outcome::not_measurable;
   v.reason += fmt::format("{}a second run on a machine whose memory differs in DIMM type and speed (DDR5 vs DDR4), "
                           "compared with rigcheck compare; {}",
                           v.reason.empty() ? "" : "; ", dimms(run));
@@ -140,7 +140,7 @@ const bool mem4 = register_evaluator("MEM-4", [](const Claim& c, const RunData& 
   Measured huge = one(run, "thp_alloc", "gbps", {{"pages", "thp"}});
   Measured small = one(run, "thp_alloc", "gbps", {{"pages", "4k"}});
   if (!huge.ok() || !small.ok()) {
-    v.verdict = "not_measurable";
+    v.verdict = Outcome::not_measurable;
     int mistrusted = 0;
     for (const ResultRow& r : run.results)
       mistrusted += r.benchmark == "thp_alloc" && r.metric == "gbps" && r.status == Status::mistrusted;
@@ -217,7 +217,7 @@ const bool mem1 = register_evaluator("MEM-1", [](const Claim&, const RunData& ru
     if (r.benchmark == "host_memory_training" && r.status == Status::skipped)
       skipped += fmt::format("; {} skipped: {}", r.case_name, r.note);
   if (pts.empty()) {
-    v.verdict = "not_measurable";
+    v.verdict = Outcome::not_measurable;
     v.reason = "no host_memory_training peak RSS rows (" + manifest_status(run, "memory_host") + ")" + skipped;
     return v;
   }
@@ -240,7 +240,7 @@ const bool mem1 = register_evaluator("MEM-1", [](const Claim&, const RunData& ru
       headline = &pt;
   }
   v.measured = headline->rss;
-  v.verdict = disagree ? "refuted" : agree == static_cast<int>(pts.size()) ? "confirmed" : "inconclusive";
+  v.verdict = disagree ? Outcome::refuted : agree == static_cast<int>(pts.size()) ? Outcome::confirmed : Outcome::inconclusive;
   v.reason = fmt::format(
       "measured: {} (the guide's own example is BERT-large batch 32{}); the formula's x batch term agrees with the "
       "peak RSS (within +-{:.0f}%) at {} of {} points and misses beyond the noise at {}{}",

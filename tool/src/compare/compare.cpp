@@ -492,7 +492,7 @@ std::vector<std::pair<Claim, Verdict>> cross_run_claims(const std::vector<const 
     if (c.id == "MEM-2" || c.id == "MEM-3") {
       std::pair<const LoadedRun*, const LoadedRun*> p{nullptr, nullptr};
       if (!find_pair(memory_type, "DDR4", "DDR5", p)) {
-        v.verdict = "not_measurable";
+        v.verdict = Outcome::not_measurable;
         v.reason = "needs one run on DDR4 and one on DDR5 memory (inventory memory_dimm_type); these runs: " +
                    seen(memory_type, "memory_dimm_type");
         out.push_back({c, v});
@@ -503,7 +503,7 @@ std::vector<std::pair<Claim, Verdict>> cross_run_claims(const std::vector<const 
       const RowComparison* r = latency ? pick_row(rows, "memory_latency", "ns_per_load", "bytes")
                                        : pick_row(rows, "gemm_matmul_f32", "gflops", "m");
       if (!r) {
-        v.verdict = "not_measurable";
+        v.verdict = Outcome::not_measurable;
         v.reason = fmt::format("no {} rows common to {} (DDR4) and {} (DDR5)",
                                latency ? "memory_latency ns_per_load" : "gemm_matmul_f32 gflops", p.first->label,
                                p.second->label);
@@ -528,7 +528,7 @@ std::vector<std::pair<Claim, Verdict>> cross_run_claims(const std::vector<const 
     } else if (c.id == "GPU-3" || c.id == "GPU-4") {
       std::pair<const LoadedRun*, const LoadedRun*> p{nullptr, nullptr};
       if (!find_pair(gpu_generation, "Turing", "Ampere", p)) {
-        v.verdict = "not_measurable";
+        v.verdict = Outcome::not_measurable;
         v.reason = "needs one run on a Turing GPU (compute capability 7.5) and one on an Ampere GPU (8.0-8.7), "
                    "inventory gpu0_compute_capability; these runs: " +
                    seen(gpu_generation, "gpu0_compute_capability");
@@ -538,7 +538,7 @@ std::vector<std::pair<Claim, Verdict>> cross_run_claims(const std::vector<const 
       auto rows = compare_pair(*p.first, *p.second, defs, opt);
       const RowComparison* r = pick_row(rows, "gemm_tc", "gflops", "m", {{"dtype", "f16"}});
       if (!r) {
-        v.verdict = "not_measurable";
+        v.verdict = Outcome::not_measurable;
         v.reason = fmt::format("no gemm_tc f16 gflops rows common to {} and {}", p.first->label, p.second->label);
         out.push_back({c, v});
         continue;
@@ -560,7 +560,7 @@ std::vector<std::pair<Claim, Verdict>> cross_run_claims(const std::vector<const 
           if (!gb.empty() && gb.find(d.product) != std::string::npos) peak_b = x;
         }
         if (std::isnan(peak_a) || std::isnan(peak_b)) {
-          v.verdict = "not_measurable";
+          v.verdict = Outcome::not_measurable;
           v.reason = fmt::format("no datasheet f16 tensor peak (property peak_tflops_f16 in datasheets.csv) for {} and {}",
                                  ga, gb);
           out.push_back({c, v});
@@ -841,12 +841,12 @@ std::vector<VerdictAcrossRuns> verdicts_across_runs(const std::vector<Claim>& cl
   for (const Claim& c : claims) {
     VerdictAcrossRuns v;
     v.claim_id = c.id;
-    std::set<std::string> seen;
+    std::set<Outcome> seen;
     for (const RunData* r : runs) {
       v.verdicts.push_back(evaluate_claim(c, *r).verdict);
       seen.insert(v.verdicts.back());
     }
-    v.change = seen.size() == 1 ? "same" : seen.count("confirmed") && seen.count("refuted") ? "FLIP" : "changed";
+    v.change = seen.size() == 1 ? "same" : seen.count(Outcome::confirmed) && seen.count(Outcome::refuted) ? "FLIP" : "changed";
     out.push_back(std::move(v));
   }
   return out;
@@ -863,7 +863,7 @@ std::string verdicts_md(const std::vector<VerdictAcrossRuns>& vs, const std::vec
   md += "---|\n";
   for (const VerdictAcrossRuns& v : vs) {
     md += "| " + v.claim_id + " |";
-    for (const std::string& x : v.verdicts) md += " " + x + " |";
+    for (Outcome x : v.verdicts) md += fmt::format(" {} |", to_string(x));
     md += v.change == "same" ? " same |\n" : " **" + v.change + "** |\n";
   }
   return md;
@@ -934,7 +934,7 @@ int run_compare(const std::vector<std::string>& dirs, const CompareOptions& opt)
   md += "\n## Cross-run claims\n\n| Claim | Guide says | Measured | Verdict | Evidence and reason |\n|---|---|---|---|---|\n";
   for (auto& [c, v] : xclaims)
     md += fmt::format("| {} | {} | {} | **{}** | {} |\n", c.id, md_cell(c.guide_figure),
-                      md_cell(format_measured(v.measured, v.unit)), v.verdict,
+                      md_cell(format_measured(v.measured, v.unit)), to_string(v.verdict),
                       md_cell(v.evidence + (v.evidence.empty() ? "" : ". ") + v.reason));
   md += verdicts_md(per_run, runs);
   std::vector<RowComparison> flagged;
@@ -963,13 +963,13 @@ int run_compare(const std::vector<std::string>& dirs, const CompareOptions& opt)
   for (auto& [c, v] : xclaims)
     body += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"{}\">{}</td><td>{}</td></tr>\n", c.id,
                         html_escape(c.guide_figure), html_escape(format_measured(v.measured, v.unit)),
-                        verdict_class(v.verdict), v.verdict, html_escape(v.evidence + " " + v.reason));
+                        verdict_class(v.verdict), to_string(v.verdict), html_escape(v.evidence + " " + v.reason));
   body += "</table></section>\n<section><h2>Verdicts of each run</h2><table><tr><th>Claim</th>";
   for (const LoadedRun& r : runs) body += "<th>" + html_escape(r.label) + "</th>";
   body += "<th>across runs</th></tr>\n";
   for (const VerdictAcrossRuns& v : per_run) {
     body += "<tr><td>" + v.claim_id + "</td>";
-    for (const std::string& x : v.verdicts) body += fmt::format("<td class=\"{}\">{}</td>", verdict_class(x), x);
+    for (Outcome x : v.verdicts) body += fmt::format("<td class=\"{}\">{}</td>", verdict_class(x), to_string(x));
     body += "<td>" + (v.change == "same" ? v.change : "<b>" + v.change + "</b>") + "</td></tr>\n";
   }
   body += "</table></section>\n";
@@ -1001,7 +1001,7 @@ int run_compare(const std::vector<std::string>& dirs, const CompareOptions& opt)
   for (const VerdictAcrossRuns& v : per_run) {
     if (v.change == "same") continue;
     std::string line = fmt::format("VERDICT {} {}:", v.change == "FLIP" ? "FLIP" : "CHANGED", v.claim_id);
-    for (size_t i = 0; i < v.verdicts.size(); ++i) line += fmt::format(" {}={}", runs[i].label, v.verdicts[i]);
+    for (size_t i = 0; i < v.verdicts.size(); ++i) line += fmt::format(" {}={}", runs[i].label, to_string(v.verdicts[i]));
     std::printf("%s\n", line.c_str());
     if (opt.fail_on_verdict_flip) code = 1;
   }

@@ -462,7 +462,7 @@ std::string html_escape(const std::string& s) {
   return out;
 }
 
-std::string verdict_class(const std::string& verdict) { return "v-" + verdict; }
+std::string verdict_class(Outcome verdict) { return std::string("v-") + to_string(verdict); }
 
 std::string html_page(const std::string& title, const std::string& body) {
   static const char* css = R"(
@@ -533,9 +533,7 @@ void write_run_html(const std::string& run_dir, const RunData& run, const std::v
           "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"{}\"><b>{}</b></td><td>{}{}</td></tr>\n",
           html_escape(c.id), html_escape(c.section), html_escape(c.text_zh), html_escape(c.guide_figure),
           html_escape(measured), verdict_class(v.verdict),
-          html_escape(v.verdict) + (v.basis == "emulated" || v.basis == "datasheet" || v.basis == "inventory"
-                                        ? "</b> (" + html_escape(v.basis) + ")<b>"
-                                        : ""),
+          std::string(to_string(v.verdict)) + (shows_basis(v) ? fmt::format("</b> ({})<b>", to_string(v.basis)) : ""),
           html_escape(why), err);
     }
     body += "</table></section>\n";

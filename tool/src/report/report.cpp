@@ -309,9 +309,9 @@ std::string verdicts_csv(const std::vector<Claim>& claims, const std::vector<Ver
   for (size_t i = 0; i < vs.size(); ++i) {
     const Claim& c = claims[i];
     const Verdict& v = vs[i];
-    s += csv_line({c.id, c.section, c.text_en, v.verdict, c.guide_figure, format_double(v.measured.value),
+    s += csv_line({c.id, c.section, c.text_en, to_string(v.verdict), c.guide_figure, format_double(v.measured.value),
                    format_double(v.measured.low), format_double(v.measured.high), std::to_string(v.measured.reps),
-                   format_double(v.predicted), v.unit, v.evidence, v.reason, c.guide_error, v.basis}) +
+                   format_double(v.predicted), v.unit, v.evidence, v.reason, c.guide_error, to_string(v.basis)}) +
          "\n";
   }
   return s;
@@ -375,9 +375,8 @@ std::vector<Verdict> make_report(const std::string& run_dir, const ReportOptions
     std::string why = v.evidence;
     if (!v.reason.empty()) why += (why.empty() ? "" : ". ") + v.reason;
     if (!c.guide_error.empty()) why += (why.empty() ? "" : ". ") + std::string("**Guide error:** ") + c.guide_error;
-    std::string label = v.basis == "emulated" || v.basis == "datasheet" || v.basis == "inventory"
-                            ? fmt::format("**{}** ({})", v.verdict, v.basis)
-                            : fmt::format("**{}**", v.verdict);
+    std::string label = fmt::format("**{}**", to_string(v.verdict));
+    if (shows_basis(v)) label += fmt::format(" ({})", to_string(v.basis));
     md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", c.id, c.section, md_escape(c.text_zh),
                       md_escape(c.guide_figure), md_escape(measured), label, md_escape(why));
   }
@@ -406,7 +405,7 @@ std::vector<Verdict> make_report(const std::string& run_dir, const ReportOptions
     for (size_t i = 0; i < claims.size(); ++i) {
       std::string m = format_measured(vs[i].measured, vs[i].unit);
       if (!std::isnan(vs[i].predicted)) m += fmt::format(" -> {} pred.", fmt_num(vs[i].predicted));
-      std::printf("%-6s %-16s %-34s %s\n", claims[i].id.c_str(), vs[i].verdict.c_str(), m.c_str(),
+      std::printf("%-6s %-16s %-34s %s\n", claims[i].id.c_str(), to_string(vs[i].verdict), m.c_str(),
                   claims[i].guide_figure.c_str());
     }
     for (auto& w : ws) std::printf("warning: %s\n", w.c_str());

@@ -19,25 +19,25 @@ bool register_evaluator(const std::string& claim_id, Evaluator e) {
   return true;
 }
 
-std::string judge(const Claim& c, double low, double high) {
+Outcome judge(const Claim& c, double low, double high) {
   double lo = -INFINITY, hi = INFINITY;
-  if (c.kind == "range") {
+  if (c.kind == ClaimKind::range) {
     lo = c.low - c.tolerance;
     hi = c.high + c.tolerance;
-  } else if (c.kind == "approx") {
+  } else if (c.kind == ClaimKind::approx) {
     lo = c.low - c.tolerance;
     hi = c.low + c.tolerance;
-  } else if (c.kind == "at_least") {
+  } else if (c.kind == ClaimKind::at_least) {
     lo = c.low - c.tolerance;
-  } else if (c.kind == "at_most") {
+  } else if (c.kind == ClaimKind::at_most) {
     hi = c.high + c.tolerance;
   } else {
-    throw std::logic_error(fmt::format("claim {}: kind {} has no numeric rule", c.id, c.kind));
+    throw std::logic_error(fmt::format("claim {}: kind {} has no numeric rule", c.id, to_string(c.kind)));
   }
   if (std::isnan(low) || std::isnan(high)) throw std::logic_error("judge() without a measured interval");
-  if (low >= lo && high <= hi) return "confirmed";
-  if (high < lo || low > hi) return "refuted";
-  return "inconclusive";
+  if (low >= lo && high <= hi) return Outcome::confirmed;
+  if (high < lo || low > hi) return Outcome::refuted;
+  return Outcome::inconclusive;
 }
 
 bool unmet_needs(const Claim& c, const RunData& run, Verdict& out) {
@@ -45,10 +45,10 @@ bool unmet_needs(const Claim& c, const RunData& run, Verdict& out) {
   NeedsResult n = evaluate_needs(c.needs, run.facts);
   if (n.met) return false;
   out.claim_id = c.id;
-  out.verdict = "not_measurable";
+  out.verdict = Outcome::not_measurable;
   out.unit = c.unit;
   out.reason = fmt::format("needs {}: {}", c.needs_text.empty() ? c.needs : c.needs_text, n.missing);
-  out.basis = "none";
+  out.basis = Basis::none;
   return true;
 }
 
@@ -58,21 +58,30 @@ Verdict evaluate_claim(const Claim& c, const RunData& run) {
     Verdict v = it->second(c, run);
     v.claim_id = c.id;
     if (v.unit.empty()) v.unit = c.unit;
-    if (v.basis.empty()) {
-      if (v.verdict == "predicted") v.basis = "predicted";
-      else if (v.verdict == "confirmed" || v.verdict == "refuted" || v.verdict == "inconclusive") v.basis = "measured";
-      else v.basis = "none";
+    if (v.basis == Basis::none) {
+      if (v.verdict == Outcome::predicted) v.basis = Basis::predicted;
+      else if (is_judged(v.verdict)) v.basis = Basis::measured;
     }
     return v;
   }
   Verdict v;
   if (unmet_needs(c, run, v)) return v;
   v.claim_id = c.id;
-  v.verdict = "no_benchmark";
+  v.verdict = Outcome::no_benchmark;
   v.unit = c.unit;
   v.reason = "no benchmark for this claim is built yet";
-  v.basis = "none";
+  v.basis = Basis::none;
   return v;
+}
+
+bool shows_basis(const Verdict& v) {
+  return v.basis != Basis::measured && v.basis != Basis::none && v.verdict != Outcome::predicted;
+}
+
+std::string verdict_label(const Verdict& v) {
+  std::string s = to_string(v.verdict);
+  if (shows_basis(v)) s += fmt::format(" ({})", to_string(v.basis));
+  return s;
 }
 
 }  // namespace rigcheck

@@ -73,7 +73,7 @@ struct CompareOptions {
 // One claim judged on each run by itself (rigcheck report's verdict), and whether they differ.
 struct VerdictAcrossRuns {
   std::string claim_id;
-  std::vector<std::string> verdicts;  // per run, in the order given
+  std::vector<Outcome> verdicts;  // per run, in the order given
   // "same"; "changed" (e.g. confirmed -> inconclusive); "FLIP" (confirmed <-> refuted: the
   // noise rule was meant to make this impossible between runs of one machine)
   std::string change;

@@ -52,7 +52,7 @@ std::string html_page(const std::string& title, const std::string& body);
 // <section> with the plots (or the note saying why there are none).
 std::string plots_section(const std::vector<RenderedPlot>& plots, const std::string& note);
 // A verdict cell's class, for the colours: v-confirmed, v-refuted...
-std::string verdict_class(const std::string& verdict);
+std::string verdict_class(Outcome verdict);
 
 // report.html of one run, beside report.md (written whole, then renamed). Never throws: a
 // plotting problem is written into the page.

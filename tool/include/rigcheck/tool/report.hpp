@@ -9,13 +9,15 @@
 #include <vector>
 
 #include "rigcheck/harness/schema.hpp"
+#include "rigcheck/tool/verdict.hpp"
 
 namespace rigcheck {
 
 inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 struct Claim {
-  std::string id, section, text_zh, text_en, guide_figure, kind;
+  std::string id, section, text_zh, text_en, guide_figure;
+  ClaimKind kind = ClaimKind::fact;
   double low = kNaN, high = kNaN, tolerance = 0;
   std::string unit, needs, needs_text, guide_error;
 };
@@ -72,19 +74,22 @@ RunData read_run(const std::string& dir);
 
 struct Verdict {
   std::string claim_id;
-  std::string verdict;  // confirmed refuted inconclusive not_measurable predicted no_benchmark
+  Outcome verdict = Outcome::no_benchmark;
   Measured measured;
   double predicted = kNaN;
   std::string unit, evidence, reason;
-  // What the verdict rests on: measured (this run), emulated (a model of hardware this machine
-  // lacks, built from this run's measurements: never a measurement), predicted (an extrapolation),
-  // inventory (facts of this machine), datasheet (vendor figures), none.
-  std::string basis;
+  // What the verdict rests on (verdict.hpp). Left at none by an evaluator whose verdict is judged,
+  // it becomes measured (predicted for a predicted verdict) in evaluate_claim.
+  Basis basis = Basis::none;
 };
 
 // confirmed / refuted / inconclusive for a measured interval against the claim's figure
 // widened by its tolerance (docs/methodology.md).
-std::string judge(const Claim& c, double low, double high);
+Outcome judge(const Claim& c, double low, double high);
+// Whether the basis is shown beside the verdict (not for measured, none, or a predicted verdict),
+// and "refuted" or "refuted (datasheet)": the verdict with its basis where shown.
+bool shows_basis(const Verdict& v);
+std::string verdict_label(const Verdict& v);
 
 using Evaluator = std::function<Verdict(const Claim&, const RunData&)>;
 bool register_evaluator(const std::string& claim_id, Evaluator e);
