@@ -6,7 +6,7 @@ set(RIGCHECK_HARNESS_SOURCES
   harness/src/schema.cpp harness/src/stats.cpp harness/src/topology.cpp)
 set(RIGCHECK_INVENTORY_SOURCES
   inventory/src/inventory.cpp inventory/src/cpu.cpp inventory/src/memory.cpp inventory/src/system.cpp
-  inventory/src/gpu.cpp)
+  inventory/src/gpu.cpp inventory/src/util.cpp)
 # The tool less its evaluators and main(): the evaluators register themselves at start-up, so
 # they are compiled as objects (a static library would drop them).
 set(RIGCHECK_TOOL_SOURCES
@@ -14,7 +14,7 @@ set(RIGCHECK_TOOL_SOURCES
   tool/src/report/report.cpp tool/src/report/verdict.cpp tool/src/report/vocabulary.cpp
   tool/src/claims/claims.cpp tool/src/claims/cache_model.cpp
   tool/src/compare/compare.cpp tool/src/compare/history.cpp
-  tool/src/html/html.cpp)
+  tool/src/html/plot_specs.cpp tool/src/html/plot_script.cpp tool/src/html/gnuplot.cpp tool/src/html/page.cpp)
 set(RIGCHECK_EVALUATOR_SOURCES
   tool/src/claims/evaluators_cpu.cpp tool/src/claims/evaluators_io.cpp tool/src/claims/evaluators_comm.cpp
   tool/src/claims/evaluators_gpu.cpp tool/src/claims/evaluators_memory.cpp)
