@@ -1,5 +1,6 @@
 #include "rigcheck/harness/topology.hpp"
 
+#include <algorithm>
 #include <sched.h>
 #include <unistd.h>
 
@@ -88,6 +89,8 @@ std::vector<int> parse_cpu_list_text(const std::string& text) {
       return {};
     }
   }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 
@@ -201,6 +204,5 @@ CpuBudget cpu_budget(const std::vector<int>& allowed) {
   return b;
 }
 
-int usable_core_count() { return cpu_budget().usable_cores; }
 
 }  // namespace rigcheck

@@ -111,7 +111,7 @@ std::map<std::string, CacheReport> caches_from_sysfs() {
       if (!r.found && read_first_line(d + "size", size_s)) r.bytes = parse_cache_size(size_s);
       r.found = true;
       if (read_first_line(d + "shared_cpu_list", shared)) {
-        auto list = parse_cpu_list(shared);
+        auto list = parse_cpu_list_text(shared);
         if (!list.empty()) sharing[name].insert(std::move(list));
       }
     }

@@ -11,7 +11,7 @@ int hardware_thread_count();  // online CPUs
 std::string host_name();
 std::string utc_timestamp_compact();  // 20261202T114501Z
 
-// "0-3,8,10-11" -> {0,1,2,3,8,10,11}; empty on a malformed list.
+// "0-3,8,10-11" -> {0,1,2,3,8,10,11}, sorted, each id once; empty on a malformed list.
 std::vector<int> parse_cpu_list_text(const std::string& text);
 // {0,1,2,3,8} -> "0-3,8"
 std::string format_cpu_list(const std::vector<int>& cpus);
@@ -40,5 +40,4 @@ struct CpuBudget {
 // before main, so its own mask then shows one core: the harness passes the union of the OpenMP
 // places instead). Empty: sched_getaffinity.
 CpuBudget cpu_budget(const std::vector<int>& allowed = {});
-int usable_core_count();
 }  // namespace rigcheck
