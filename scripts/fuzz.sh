@@ -14,6 +14,9 @@ shift || true
 "$here/scripts/setup.sh"
 
 build="$here/build-fuzz"
+# The readers find the registries through $RIGCHECK_DATA_DIR (harness/paths.hpp): these binaries
+# do not lie in a bin/ beside share/rigcheck/data.
+export RIGCHECK_DATA_DIR="$here/data"
 if [[ ! -f "$build/CMakeCache.txt" ]]; then
   mkdir -p "$build"
   CC=clang CXX=clang++ cmake -S "$here/tests/fuzz" -B "$build" -G "Unix Makefiles" >"$build/configure.log" 2>&1 ||

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "rigcheck/tool/compare.hpp"
+#include "rigcheck/harness/paths.hpp"
 #include "rigcheck/harness/csv.hpp"
 #include "rigcheck/tool/html.hpp"
 
@@ -17,7 +18,7 @@ using namespace rigcheck;
 namespace {
 const std::string kRuns = std::string(RIGCHECK_FIXTURES) + "/runs/";
 
-std::vector<ConfounderDef> defs() { return read_confounders(default_data_dir() + "/confounders.csv"); }
+std::vector<ConfounderDef> defs() { return read_confounders(data_path("confounders.csv")); }
 
 std::string write_tmp(const std::string& name, const std::string& text) {
   std::string p = ::testing::TempDir() + name;
@@ -92,7 +93,7 @@ TEST(MannWhitney, LargeSamplesUseTheNormalApproximation) {
 
 // ------------------------------------------------------------------ registries
 TEST(Registries, PlotsAndConfoundersReadAndCheck) {
-  auto specs = read_plot_specs(default_data_dir() + "/plots.csv");
+  auto specs = read_plot_specs(data_path("plots.csv"));
   ASSERT_GE(specs.size(), 11u);
   std::set<std::string> ids;
   for (const PlotSpec& s : specs) ids.insert(s.id);
@@ -120,12 +121,12 @@ TEST(Registries, PlotsAndConfoundersReadAndCheck) {
 
 TEST(Plots, ScriptOnlyWhenDataAndAmdahlLabelledPredicted) {
   LoadedRun a = load_run(kRuns + "compare_a");
-  auto specs = read_plot_specs(default_data_dir() + "/plots.csv");
+  auto specs = read_plot_specs(data_path("plots.csv"));
   std::vector<PlotRun> runs{{a.label, &a.data}};
   int with_data = 0;
   for (const PlotSpec& s : specs) {
     std::string cap;
-    std::string script = plot_script(s, runs, default_data_dir() + "/datasheets.csv", &cap);
+    std::string script = plot_script(s, runs, data_path("datasheets.csv"), &cap);
     if (s.id == "memory_latency" || s.id == "fio_iops" || s.id == "gpu_tflops") {
       EXPECT_TRUE(script.empty()) << s.id;
     }
@@ -193,8 +194,8 @@ TEST(Compare, TooFewRepetitionsSaysHowManyAreNeeded) {
 
 TEST(Compare, CrossRunClaimsNotMeasurableWithoutTheRightPair) {
   LoadedRun a = load_run(kRuns + "compare_a"), b = load_run(kRuns + "compare_a2");
-  auto claims = read_claims(default_data_dir() + "/claims.csv");
-  auto v = cross_run_claims({&a, &b}, claims, default_data_dir() + "/datasheets.csv");
+  auto claims = read_claims(data_path("claims.csv"));
+  auto v = cross_run_claims({&a, &b}, claims, data_path("datasheets.csv"));
   ASSERT_EQ(v.size(), 4u);
   for (auto& [c, verdict] : v) {
     EXPECT_EQ(verdict.verdict, Outcome::not_measurable) << c.id;
@@ -206,8 +207,8 @@ TEST(Compare, CrossRunClaimJudgedAcrossDdr4AndDdr5) {
   LoadedRun a = load_run(kRuns + "compare_a"), b = load_run(kRuns + "compare_a2");
   a.data.inventory["memory_dimm_type"] = "DDR4";
   b.data.inventory["memory_dimm_type"] = "DDR5";
-  auto claims = read_claims(default_data_dir() + "/claims.csv");
-  for (auto& [c, v] : cross_run_claims({&a, &b}, claims, default_data_dir() + "/datasheets.csv")) {
+  auto claims = read_claims(data_path("claims.csv"));
+  for (auto& [c, v] : cross_run_claims({&a, &b}, claims, data_path("datasheets.csv"))) {
     if (c.id == "MEM-2") {
       EXPECT_NE(v.verdict, Outcome::not_measurable) << v.reason;  // GEMM rows exist in both
       EXPECT_TRUE(v.measured.ok());
@@ -267,7 +268,7 @@ TEST(Compare, GpuGenerationClaimsJudgedAcrossTuringAndAmpere) {
   LoadedRun turing = make("t4", "7.5", "Tesla T4", 40), ampere = make("a100", "8.0", "NVIDIA A100-SXM4-40GB", 200);
   std::string sheet = write_tmp("sheet.csv",
                                 "product,property,value,source\nT4,peak_tflops_f16,65,test\nA100,peak_tflops_f16,312,test\n");
-  auto claims = read_claims(default_data_dir() + "/claims.csv");
+  auto claims = read_claims(data_path("claims.csv"));
   int judged = 0;
   for (auto& [c, v] : cross_run_claims({&ampere, &turing}, claims, sheet)) {
     if (c.id == "GPU-3") {

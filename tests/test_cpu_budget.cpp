@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "rigcheck/tool/cache_model.hpp"
+#include "rigcheck/harness/paths.hpp"
 #include "rigcheck/inventory/inventory.hpp"
 #include "rigcheck/harness/process.hpp"
 #include "rigcheck/tool/report.hpp"
@@ -100,7 +101,7 @@ TEST(CpuBudget, ThreadCapsFromTheEnvironmentAreCleared) {
 }
 
 TEST(Caches, ImplausibleL3IsFlaggedAndTheDatasheetNamesThePart) {
-  auto ds = read_cpu_cache_datasheets(std::string(RIGCHECK_DATA_DIR) + "/cpu_caches.csv");
+  auto ds = read_cpu_cache_datasheets(data_path("cpu_caches.csv"));
   // 508 MiB for one L3 instance of an AMD CPU (seen on a 2-vCPU Zen 5 VM: the host socket's total).
   EXPECT_NE(l3_implausible(508ull << 20, "AuthenticAMD", ds).find("implausible"), std::string::npos);
   EXPECT_EQ(l3_implausible(32ull << 20, "AuthenticAMD", ds), "");

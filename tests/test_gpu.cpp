@@ -13,13 +13,14 @@
 #include "numerics.hpp"
 #include "power.hpp"
 #include "rigcheck/tool/gpu_datasheet.hpp"
+#include "rigcheck/harness/paths.hpp"
 #include "rigcheck/tool/report.hpp"
 
 namespace fs = std::filesystem;
 using namespace rigcheck;
 
 namespace {
-std::vector<GpuDatasheet> table() { return gpu_datasheets(read_datasheets(default_data_dir() + "/datasheets.csv")); }
+std::vector<GpuDatasheet> table() { return gpu_datasheets(read_datasheets(data_path("datasheets.csv"))); }
 
 std::string copy_run(const std::string& name) {
   static int n = 0;

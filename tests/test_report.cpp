@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "rigcheck/harness/csv.hpp"
+#include "rigcheck/harness/paths.hpp"
 #include "rigcheck/tool/report.hpp"
 
 namespace fs = std::filesystem;
@@ -47,7 +48,7 @@ ReportOptions quiet() {
 TEST(Report, RealTinyRunGivesOneVerdictPerClaim) {
   std::string dir = copy_fixture("good");
   auto vs = make_report(dir, quiet());
-  auto claims = read_claims(default_data_dir() + "/claims.csv");
+  auto claims = read_claims(data_path("claims.csv"));
   ASSERT_EQ(vs.size(), claims.size());
   for (size_t i = 0; i < vs.size(); ++i) EXPECT_EQ(vs[i].claim_id, claims[i].id);
 
@@ -108,7 +109,7 @@ TEST(Report, RowsOfDifferentRegistryEntriesAreNeverMerged) {
 TEST(Report, ClaimFiguresFlipTheVerdict) {
   // The same measurement against a claim it falls short of: refuted, not confirmed.
   std::string dir = copy_fixture("avx512_synthetic");
-  std::string claims = slurp(default_data_dir() + "/claims.csv");
+  std::string claims = slurp(data_path("claims.csv"));
   claims = std::regex_replace(claims, std::regex(",range,20,30,%,2,"), ",range,50,60,%,2,");
   std::string path = dir + "/claims-edited.csv.txt";
   std::ofstream(path) << claims;
@@ -163,13 +164,13 @@ TEST(Claims, RegistryHasEveryClaimIdOfClaimsMd) {
     std::smatch m;
     if (std::regex_search(line, m, row)) want.insert(m[1]);
   }
-  for (const Claim& c : read_claims(default_data_dir() + "/claims.csv")) have.insert(c.id);
+  for (const Claim& c : read_claims(data_path("claims.csv"))) have.insert(c.id);
   EXPECT_GE(want.size(), 25u);
   EXPECT_EQ(want, have);
 }
 
 TEST(Claims, GuideErrorsNamedByClaimsMdAreRecorded) {
-  for (const Claim& c : read_claims(default_data_dir() + "/claims.csv")) {
+  for (const Claim& c : read_claims(data_path("claims.csv"))) {
     bool expected = c.id == "CPU-6" || c.id == "GPU-2" || c.id == "MEM-1" || c.id == "IO-1" || c.id == "NET-1" ||
                     c.id == "PWR-1";
     EXPECT_EQ(!c.guide_error.empty(), expected) << c.id;

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "rigcheck/harness/fccp.hpp"
+#include "rigcheck/harness/paths.hpp"
 #include "rigcheck/harness/topology.hpp"
 
 #if defined(RIGCHECK_HAVE_HWLOC) && RIGCHECK_HAVE_HWLOC
@@ -274,7 +275,7 @@ void add_caches(Collector& c, const CpuId& cpu) {
   std::vector<CpuCacheDatasheet> ds;
   std::string ds_error;
   try {
-    ds = read_cpu_cache_datasheets(std::string(macro_text(RIGCHECK_INV_STR(RIGCHECK_DATA_DIR))) + "/cpu_caches.csv");
+    ds = read_cpu_cache_datasheets(data_path("cpu_caches.csv"));
   } catch (const std::exception& e) {
     ds_error = e.what();
   }

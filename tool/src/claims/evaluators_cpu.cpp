@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "rigcheck/tool/cache_model.hpp"
+#include "rigcheck/harness/paths.hpp"
 #include "rigcheck/harness/csv.hpp"
 #include "rigcheck/harness/fccp.hpp"
 #include "rigcheck/tool/report.hpp"
@@ -353,7 +354,7 @@ const bool cpu3 = register_evaluator("CPU-3", [](const Claim& c, const RunData& 
   double lsum = 0, lsum_lo = 0, lsum_hi = 0;
   int n = 0, reps = 1 << 30, l2_points = 0, out_of_range = 0;
   std::string detail;
-  std::vector<FcLayer> layers = read_fc_layers(default_data_dir() + "/fc_layers.csv");
+  std::vector<FcLayer> layers = read_fc_layers(data_path("fc_layers.csv"));
   for (const char* batch : {"1", "16", "64"}) {
     auto curve = fc_curve(run, batch);
     if (curve.size() < 2) continue;
@@ -510,7 +511,7 @@ const bool cpu6 = register_evaluator("CPU-6", [](const Claim&, const RunData& ru
                "reports no AVX-512";
     return v;
   }
-  for (const DatasheetRow& d : read_datasheets(default_data_dir() + "/datasheets.csv"))
+  for (const DatasheetRow& d : read_datasheets(data_path("datasheets.csv")))
     if (d.product.find("EPYC 7003") != std::string::npos && d.property == "avx512") {
       v.verdict = d.value == "no" ? Outcome::refuted : Outcome::confirmed;
       v.basis = Basis::datasheet;

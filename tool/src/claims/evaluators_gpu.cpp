@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "rigcheck/harness/csv.hpp"
+#include "rigcheck/harness/paths.hpp"
 #include "rigcheck/tool/gpu_datasheet.hpp"
 #include "rigcheck/tool/report.hpp"
 #include "rigcheck/tool/report_util.hpp"
@@ -96,7 +97,7 @@ const GpuDatasheet* find_gpu_product(const std::vector<GpuDatasheet>& sheets, co
 namespace {
 
 const std::vector<GpuDatasheet>& sheets() {
-  static const std::vector<GpuDatasheet> s = gpu_datasheets(read_datasheets(default_data_dir() + "/datasheets.csv"));
+  static const std::vector<GpuDatasheet> s = gpu_datasheets(read_datasheets(data_path("datasheets.csv")));
   return s;
 }
 

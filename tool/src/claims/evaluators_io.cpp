@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "rigcheck/harness/csv.hpp"
+#include "rigcheck/harness/paths.hpp"
 #include "rigcheck/harness/fccp.hpp"
 #include "rigcheck/tool/report.hpp"
 #include "rigcheck/tool/report_util.hpp"
@@ -66,7 +67,7 @@ std::string first_param(const std::vector<const ResultRow*>& rows, const std::st
 // at QD32 x jobs, against the guide's row for that class.
 const bool io2 = register_evaluator("IO-2", [](const Claim&, const RunData& run) {
   Verdict v;
-  std::vector<GuideClass> guide = read_guide_classes(default_data_dir() + "/guide_storage_classes.csv");
+  std::vector<GuideClass> guide = read_guide_classes(data_path("guide_storage_classes.csv"));
   auto seq = group_by_param(run.select("fio", "gbps", {{"rw", "read"}, {"bs", "1048576"}}), "device_class");
   auto rnd = group_by_param(run.select("fio", "iops", {{"rw", "randread"}, {"bs", "4096"}, {"iodepth", "32"}}), "device_class");
   auto qd1 = group_by_param(run.select("fio", "iops", {{"rw", "randread"}, {"bs", "4096"}, {"iodepth", "1"}}), "device_class");

@@ -1,5 +1,6 @@
 // `rigcheck compare`: runs side by side. See compare.hpp and docs/methodology.md.
 #include "rigcheck/tool/compare.hpp"
+#include "rigcheck/harness/paths.hpp"
 
 #include <sys/stat.h>
 
@@ -144,7 +145,7 @@ LoadedRun load_run(const std::string& dir) {
     if (!m.output.empty()) area_of_file[m.output] = m.area;
   std::map<std::string, std::string> area_of_stem;
   try {
-    for (const BenchmarkEntry& e : read_benchmark_registry(default_data_dir() + "/benchmarks.csv"))
+    for (const BenchmarkEntry& e : read_benchmark_registry(data_path("benchmarks.csv")))
       area_of_stem[e.name] = e.area;
   } catch (const std::exception&) {
   }
@@ -463,7 +464,7 @@ std::vector<std::pair<Claim, Verdict>> cross_run_claims(const std::vector<const 
   std::vector<std::pair<Claim, Verdict>> out;
   std::vector<ConfounderDef> defs;
   try {
-    defs = read_confounders(default_data_dir() + "/confounders.csv");
+    defs = read_confounders(data_path("confounders.csv"));
   } catch (const std::exception&) {
   }
   CompareOptions opt;
@@ -727,7 +728,7 @@ std::string runs_table_html(const std::vector<LoadedRun>& runs) {
 }
 
 std::string data_file(const std::string& given, const std::string& name) {
-  return given.empty() ? default_data_dir() + "/" + name : given;
+  return given.empty() ? data_path(name) : given;
 }
 
 // Shared by compare and history: loads the runs, applying --exclude-broken.

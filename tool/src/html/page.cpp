@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "rigcheck/tool/html.hpp"
+#include "rigcheck/harness/paths.hpp"
 
 #include <fmt/format.h>
 
@@ -105,8 +106,8 @@ void write_run_html(const std::string& run_dir, const RunData& run, const std::v
     }
     body += "</table></section>\n";
     std::string note;
-    auto plots = render_plots(read_plot_specs(default_data_dir() + "/plots.csv"), {{run_id, &run}},
-                              default_data_dir() + "/datasheets.csv", &note);
+    auto plots = render_plots(read_plot_specs(data_path("plots.csv")), {{run_id, &run}},
+                              data_path("datasheets.csv"), &note);
     body += plots_section(plots, note);
     if (!run.manifest.empty()) {
       body += "<section id=\"manifest\"><h2>Benchmarks run</h2><table><tr><th>benchmark</th><th>area</th><th>status</th>"

@@ -1,4 +1,5 @@
 #include "rigcheck/tool/report.hpp"
+#include "rigcheck/harness/paths.hpp"
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -19,7 +20,6 @@
 
 namespace rigcheck {
 
-std::string default_data_dir() { return RIGCHECK_DATA_DIR; }
 
 std::string md_escape(std::string s) {
   std::string out;
@@ -320,7 +320,7 @@ std::string verdicts_csv(const std::vector<Claim>& claims, const std::vector<Ver
 }  // namespace
 
 std::vector<Verdict> make_report(const std::string& run_dir, const ReportOptions& opt) {
-  const std::string claims_path = opt.claims_path.empty() ? default_data_dir() + "/claims.csv" : opt.claims_path;
+  const std::string claims_path = opt.claims_path.empty() ? data_path("claims.csv") : opt.claims_path;
   std::vector<Claim> claims = read_claims(claims_path);
   // A folder whose runner died (SIGKILL, a crash): its manifest is finished first (runner.hpp).
   std::string recovered;

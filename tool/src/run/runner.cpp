@@ -1,4 +1,5 @@
 #include "rigcheck/tool/runner.hpp"
+#include "rigcheck/harness/paths.hpp"
 
 #include <signal.h>
 #include <sys/stat.h>
@@ -36,14 +37,6 @@ void on_signal(int sig) {
   g_interrupted = 1;
   g_signal = sig;
   stop_children();
-}
-
-std::string self_dir() {
-  char buf[4096];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return ".";
-  std::string p(buf, static_cast<size_t>(n));
-  return p.substr(0, p.rfind('/'));
 }
 
 bool is_file(const std::string& p) {
@@ -250,7 +243,7 @@ int run_suite(const RunOptions& opt) {
     std::fprintf(stderr, "rigcheck run: %s\n", e.what());
     return 2;
   }
-  const std::string data = default_data_dir();
+  const std::string data = data_dir();
   std::vector<BenchmarkEntry> all = read_benchmark_registry(opt.registry_path.empty() ? data + "/benchmarks.csv"
                                                                                     : opt.registry_path);
   std::set<std::string> areas;
@@ -335,7 +328,7 @@ int run_suite(const RunOptions& opt) {
   }
   std::map<std::string, std::string> facts(invent.begin(), invent.end());
 
-  const std::string bin_dir = opt.bin_dir.empty() ? self_dir() : opt.bin_dir;
+  const std::string bin_dir = opt.bin_dir.empty() ? executable_dir() : opt.bin_dir;
   const std::string launcher = opt.launcher.empty() ? default_launcher() : opt.launcher;
   bool failed = false;
   const bool tty = isatty(STDERR_FILENO);

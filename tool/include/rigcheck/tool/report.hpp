@@ -106,6 +106,5 @@ struct ReportOptions {
 // Returns the verdicts. Throws InputError (bad input: nothing is written).
 std::vector<Verdict> make_report(const std::string& run_dir, const ReportOptions& opt);
 
-std::string default_data_dir();
 
 }  // namespace rigcheck
