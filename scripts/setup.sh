@@ -17,7 +17,7 @@ PACKAGES=(
   # libclang-rt-14-dev, which clang only recommends (and apt-get runs here without recommends)
   clang libfuzzer-14-dev libclang-rt-14-dev
 )
-# Headless Chromium for the report.html browser test (tests/html_chromium.sh), about 350 MB:
+# Headless Chromium for the report.html browser test (tests/tool/html/html_chromium.sh), about 350 MB:
 # installed only when asked, RIGCHECK_BROWSER=1; without it that test skips and says why.
 if [[ "${RIGCHECK_BROWSER:-0}" == 1 ]]; then PACKAGES+=(chromium); fi
 

@@ -5,7 +5,7 @@
 # Prints one line per claim whose verdict differs (VERDICT FLIP: confirmed in one, refuted in the
 # other; VERDICT CHANGED: any other difference) and exits 1 when there is any; the comparison
 # (compare.md, with the table "Verdicts of each run") is kept in a new folder under results/.
-# Too slow for ctest; the mechanism itself is tested by tests/compare_cli.sh.
+# Too slow for ctest; the mechanism itself is tested by tests/tool/compare/compare_cli.sh.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$here"

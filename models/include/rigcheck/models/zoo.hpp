@@ -68,7 +68,7 @@ struct ParamCounts {
   int64_t total() const { return model + head; }  // what the training step updates
 };
 // Counted from the config alone, allocating nothing; equals the allocated model's numel sum
-// (tests/test_zoo.cpp checks both on small configs).
+// (tests/models/test_zoo.cpp checks both on small configs).
 ParamCounts count_parameters(const ModelConfig& cfg);
 
 enum class Optimizer { sgd, sgd_momentum, adamw };

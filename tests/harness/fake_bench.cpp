@@ -1,6 +1,6 @@
 // A benchmark binary for the harness's own tests: a correct kernel, a kernel that computes a
 // wrong answer when RIGCHECK_TEST_WRONG=1, and a case that is skipped. RIGCHECK_TEST_FAULT makes it
-// misbehave the ways a real benchmark can (tests/faults.sh):
+// misbehave the ways a real benchmark can (tests/tool/run/faults.sh):
 //   segv   dies of SIGSEGV in its set-up         hang   ignores SIGTERM and never ends
 //   oom    allocates until the allocation fails (only under an RLIMIT_AS: never the machine's memory)
 //   slow   40 cases of 0.1 s each, and first a grandchild (`sleep 300`) that leaves its process

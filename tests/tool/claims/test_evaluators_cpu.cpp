@@ -1,41 +1,20 @@
-// CPU-1, CPU-2 and CPU-5's ResNet-50 paths over the synthetic fixture runs/resnet_synthetic
-// (hand-written rows, see its README.md): CPU-1 leads with ResNet-50 and predicts E(8), CPU-2
-// predicts the 16 -> 32 core gain and says why it is not measured, CPU-5 carries the model-level
-// second evidence, and one usable core makes CPU-1 not_measurable.
+// tool/src/claims/evaluators_cpu.cpp: CPU-1, CPU-2 and CPU-5's ResNet-50 paths over the synthetic
+// fixture runs/resnet_synthetic (hand-written rows, see its README.md): CPU-1 leads with ResNet-50
+// and predicts E(8), CPU-2 predicts the 16 -> 32 core gain and says why it is not measured, CPU-5
+// carries the model-level second evidence, and one usable core makes CPU-1 not_measurable.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <fstream>
 
 #include "rigcheck/tool/report.hpp"
+#include "support/runs.hpp"
 
-namespace fs = std::filesystem;
 using namespace rigcheck;
-
-namespace {
-std::string copy_fixture(const std::string& name) {
-  static int n = 0;
-  fs::path dst = fs::path(::testing::TempDir()) / ("run-cpu-" + name + "-" + std::to_string(getpid()) + "-" + std::to_string(n++));
-  fs::remove_all(dst);
-  fs::copy(fs::path(RIGCHECK_FIXTURES) / "runs" / name, dst, fs::copy_options::recursive);
-  return dst.string();
-}
-const Verdict& find(const std::vector<Verdict>& vs, const std::string& id) {
-  for (const Verdict& v : vs)
-    if (v.claim_id == id) return v;
-  throw std::runtime_error("no verdict for " + id);
-}
-ReportOptions quiet() {
-  ReportOptions o;
-  o.quiet = true;
-  return o;
-}
-}  // namespace
+using namespace rigcheck::testsupport;
 
 TEST(CpuResnetReport, Cpu1LeadsWithResNetAndPredictsE8) {
   auto vs = make_report(copy_fixture("resnet_synthetic"), quiet());
-  const Verdict& v = find(vs, "CPU-1");
+  const Verdict& v = verdict_of(vs, "CPU-1");
   EXPECT_EQ(v.verdict, Outcome::predicted);
   EXPECT_EQ(v.evidence.rfind("ResNet-50 training step", 0), 0u) << v.evidence;
   EXPECT_NE(v.evidence.find("second evidence, GEMM"), std::string::npos) << v.evidence;
@@ -47,7 +26,7 @@ TEST(CpuResnetReport, Cpu1LeadsWithResNetAndPredictsE8) {
 
 TEST(CpuResnetReport, Cpu2PredictsGainFrom16To32AndSaysWhyNotMeasured) {
   auto vs = make_report(copy_fixture("resnet_synthetic"), quiet());
-  const Verdict& v = find(vs, "CPU-2");
+  const Verdict& v = verdict_of(vs, "CPU-2");
   EXPECT_EQ(v.verdict, Outcome::predicted);
   EXPECT_GE(v.predicted, 0);
   EXPECT_LT(v.predicted, 100);
@@ -56,7 +35,7 @@ TEST(CpuResnetReport, Cpu2PredictsGainFrom16To32AndSaysWhyNotMeasured) {
 
 TEST(CpuResnetReport, Cpu5CarriesModelLevelSecondEvidence) {
   auto vs = make_report(copy_fixture("resnet_synthetic"), quiet());
-  const Verdict& v = find(vs, "CPU-5");
+  const Verdict& v = verdict_of(vs, "CPU-5");
   EXPECT_NE(v.evidence.find("ResNet-50 inference"), std::string::npos) << v.evidence;
   EXPECT_NE(v.evidence.find("ResNet-50 train_step"), std::string::npos) << v.evidence;
   EXPECT_NE(v.evidence.find("ATen AVX2, oneDNN avx2"), std::string::npos) << v.evidence;
@@ -67,7 +46,7 @@ TEST(CpuResnetReport, OneUsableCoreMakesCpu1NotMeasurable) {
   std::string dir = copy_fixture("resnet_synthetic");
   std::ofstream(dir + "/inventory.csv", std::ios::app) << "usable_cores,1\n";
   auto vs = make_report(dir, quiet());
-  const Verdict& v = find(vs, "CPU-1");
+  const Verdict& v = verdict_of(vs, "CPU-1");
   EXPECT_EQ(v.verdict, Outcome::not_measurable);
   EXPECT_NE(v.reason.find("one usable core"), std::string::npos) << v.reason;
 }

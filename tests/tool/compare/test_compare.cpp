@@ -1,33 +1,19 @@
-// compare / history / html: Mann-Whitney U against published values, the plot registry, and
-// the comparison of fixture runs (tests/fixtures/runs/compare_*, history_*).
+// tool/src/compare/compare.cpp: Mann-Whitney U against published values, and the comparison of
+// fixture runs (tests/fixtures/runs/compare_*, history_*): flags, confounders, cross-run claims.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <cmath>
-#include <cstdio>
-#include <fstream>
-#include <set>
+#include <string>
+#include <vector>
 
-#include "rigcheck/tool/compare.hpp"
-#include "rigcheck/harness/paths.hpp"
 #include "rigcheck/harness/csv.hpp"
-#include "rigcheck/tool/html.hpp"
+#include "rigcheck/harness/paths.hpp"
+#include "rigcheck/tool/compare.hpp"
+#include "support/files.hpp"
+#include "support/runs.hpp"
 
 using namespace rigcheck;
+using namespace rigcheck::testsupport;
 
-namespace {
-const std::string kRuns = std::string(RIGCHECK_FIXTURES) + "/runs/";
-
-std::vector<ConfounderDef> defs() { return read_confounders(data_path("confounders.csv")); }
-
-std::string write_tmp(const std::string& name, const std::string& text) {
-  std::string p = ::testing::TempDir() + name;
-  std::ofstream(p) << text;
-  return p;
-}
-}  // namespace
-
-// ------------------------------------------------------------------ Mann-Whitney U
 TEST(MannWhitney, SeparatedSamplesGiveTheSmallestExactP) {
   // Every value of one sample below every value of the other: p = 2 / C(n+m, n).
   auto r = mann_whitney({1, 2, 3}, {4, 5, 6});
@@ -91,57 +77,6 @@ TEST(MannWhitney, LargeSamplesUseTheNormalApproximation) {
   EXPECT_THROW(mann_whitney({}, {1}), std::invalid_argument);
 }
 
-// ------------------------------------------------------------------ registries
-TEST(Registries, PlotsAndConfoundersReadAndCheck) {
-  auto specs = read_plot_specs(data_path("plots.csv"));
-  ASSERT_GE(specs.size(), 11u);
-  std::set<std::string> ids;
-  for (const PlotSpec& s : specs) ids.insert(s.id);
-  for (const char* id : {"gemm_scaling", "fc_working_set", "memory_latency", "memory_bandwidth", "fio_iops",
-                         "fio_latency", "io_wait", "allreduce_busbw", "gpu_tflops"})
-    EXPECT_TRUE(ids.count(id)) << id;
-  auto d = defs();
-  EXPECT_GE(d.size(), 20u);
-
-  std::string bad = write_tmp("plots_bad.csv",
-                              "id,title,benchmark,metric,where,x,x_scale,x_label,series,y_label,x_log,y_log,style,marks,"
-                              "status,note\np,P,b,m,,x,1,,,,no,no,lines,,live,\nq,Q,b,m,,x,1,,,,no,no,bars,,live,\n");
-  try {
-    read_plot_specs(bad);
-    FAIL() << "accepted style bars";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.line(), 3);
-    EXPECT_NE(std::string(e.what()).find("style 'bars'"), std::string::npos);
-  }
-  std::string badmark = write_tmp("plots_badmark.csv",
-                                  "id,title,benchmark,metric,where,x,x_scale,x_label,series,y_label,x_log,y_log,style,"
-                                  "marks,status,note\np,P,b,m,,x,1,,,,no,no,lines,vline=cache:L3,live,\n");
-  EXPECT_THROW(read_plot_specs(badmark), InputError);
-}
-
-TEST(Plots, ScriptOnlyWhenDataAndAmdahlLabelledPredicted) {
-  LoadedRun a = load_run(kRuns + "compare_a");
-  auto specs = read_plot_specs(data_path("plots.csv"));
-  std::vector<PlotRun> runs{{a.label, &a.data}};
-  int with_data = 0;
-  for (const PlotSpec& s : specs) {
-    std::string cap;
-    std::string script = plot_script(s, runs, data_path("datasheets.csv"), &cap);
-    if (s.id == "memory_latency" || s.id == "fio_iops" || s.id == "gpu_tflops") {
-      EXPECT_TRUE(script.empty()) << s.id;
-    }
-    if (s.id == "gemm_scaling") {
-      ASSERT_FALSE(script.empty());
-      EXPECT_NE(script.find("Amdahl fit"), std::string::npos);
-      EXPECT_NE(script.find("PREDICTED by the fit, not measured"), std::string::npos);
-      EXPECT_NE(script.find("dt 2"), std::string::npos);  // the fit is dashed
-    }
-    with_data += !script.empty();
-  }
-  EXPECT_GE(with_data, 3);
-}
-
-// ------------------------------------------------------------------ comparisons of fixture runs
 TEST(Compare, SameMachineTwiceFlagsNothing) {
   LoadedRun a = load_run(kRuns + "compare_a"), b = load_run(kRuns + "compare_a2");
   EXPECT_EQ(incompatibility(a, b), "");
@@ -219,24 +154,6 @@ TEST(Compare, CrossRunClaimJudgedAcrossDdr4AndDdr5) {
   }
 }
 
-TEST(History, LibraryVersionChangeIsAttributed) {
-  std::vector<LoadedRun> runs{load_run(kRuns + "compare_a"), load_run(kRuns + "compare_a2"),
-                              load_run(kRuns + "history_onednn")};
-  auto d = defs();
-  auto diffs = differing_fields({&runs[1], &runs[2]}, d);
-  bool onednn = false;
-  for (const FieldDiff& f : diffs) onednn |= f.key == "onednn_version";
-  EXPECT_TRUE(onednn);
-  auto rows = compare_pair(runs[1], runs[2], d, CompareOptions{});
-  int flagged = 0;
-  for (const RowComparison& r : rows)
-    if (r.flag == "regression") {
-      EXPECT_EQ(r.benchmark, "gemm_matmul_f32");
-      ++flagged;
-    }
-  EXPECT_GT(flagged, 0);
-}
-
 TEST(Compare, IncompatibleRunsAreRefused) {
   LoadedRun a = load_run(kRuns + "compare_a"), b = load_run(kRuns + "compare_a2");
   b.data.inventory["method_version"] = "2";
@@ -266,7 +183,7 @@ TEST(Compare, GpuGenerationClaimsJudgedAcrossTuringAndAmpere) {
     return r;
   };
   LoadedRun turing = make("t4", "7.5", "Tesla T4", 40), ampere = make("a100", "8.0", "NVIDIA A100-SXM4-40GB", 200);
-  std::string sheet = write_tmp("sheet.csv",
+  std::string sheet = temp_file("sheet.csv",
                                 "product,property,value,source\nT4,peak_tflops_f16,65,test\nA100,peak_tflops_f16,312,test\n");
   auto claims = read_claims(data_path("claims.csv"));
   int judged = 0;

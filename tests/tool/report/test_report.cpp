@@ -1,49 +1,21 @@
-// The report over fixture run folders: a real tiny run, a synthetic AVX-512 8-core run, and
-// broken copies. Also: the claims registry covers every claim id of CLAIMS.md.
+// tool/src/report/report.cpp over fixture run folders (tests/fixtures/runs/): a real tiny run, a
+// synthetic AVX-512 8-core run, and broken copies.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <regex>
-#include <set>
-#include <sstream>
 
 #include "rigcheck/harness/csv.hpp"
 #include "rigcheck/harness/paths.hpp"
 #include "rigcheck/tool/report.hpp"
+#include "support/files.hpp"
+#include "support/runs.hpp"
 
 namespace fs = std::filesystem;
 using namespace rigcheck;
-
-namespace {
-std::string copy_fixture(const std::string& name) {
-  static int n = 0;
-  fs::path dst = fs::path(::testing::TempDir()) / ("run-" + name + "-" + std::to_string(getpid()) + "-" + std::to_string(n++));
-  fs::remove_all(dst);
-  fs::copy(fs::path(RIGCHECK_FIXTURES) / "runs" / name, dst, fs::copy_options::recursive);
-  return dst.string();
-}
-
-std::string slurp(const std::string& p) {
-  std::ifstream f(p);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-const Verdict& find(const std::vector<Verdict>& vs, const std::string& id) {
-  for (const Verdict& v : vs)
-    if (v.claim_id == id) return v;
-  throw std::runtime_error("no verdict for " + id);
-}
-
-ReportOptions quiet() {
-  ReportOptions o;
-  o.quiet = true;
-  return o;
-}
-}  // namespace
+using namespace rigcheck::testsupport;
 
 TEST(Report, RealTinyRunGivesOneVerdictPerClaim) {
   std::string dir = copy_fixture("good");
@@ -52,21 +24,21 @@ TEST(Report, RealTinyRunGivesOneVerdictPerClaim) {
   ASSERT_EQ(vs.size(), claims.size());
   for (size_t i = 0; i < vs.size(); ++i) EXPECT_EQ(vs[i].claim_id, claims[i].id);
 
-  const Verdict& cpu1 = find(vs, "CPU-1");  // 2 cores: E(2) measured, E(8) predicted
+  const Verdict& cpu1 = verdict_of(vs, "CPU-1");  // 2 cores: E(2) measured, E(8) predicted
   EXPECT_EQ(cpu1.verdict, Outcome::predicted);
   EXPECT_GT(cpu1.measured.reps, 0);
   EXPECT_GT(cpu1.measured.value, 0);
   EXPECT_FALSE(std::isnan(cpu1.predicted));
   EXPECT_LT(cpu1.predicted, cpu1.measured.value);  // Amdahl efficiency only falls with n
   EXPECT_NE(cpu1.reason.find("PREDICTED"), std::string::npos);
-  EXPECT_EQ(find(vs, "CPU-6").verdict, Outcome::refuted);
-  EXPECT_EQ(find(vs, "CPU-4").verdict, Outcome::confirmed);
-  EXPECT_EQ(find(vs, "CPU-5").verdict, Outcome::not_measurable);
-  EXPECT_NE(find(vs, "CPU-5").reason.find("isa_avx512f=yes (this machine: no)"), std::string::npos);
-  EXPECT_EQ(find(vs, "GPU-1").verdict, Outcome::not_measurable);
-  EXPECT_NE(find(vs, "GPU-1").reason.find("gpu_count>=1 (this machine: 0)"), std::string::npos);
-  EXPECT_EQ(find(vs, "CPU-3").verdict, Outcome::not_measurable);  // no working-set sweep in this fixture
-  EXPECT_NE(find(vs, "CPU-3").reason.find("cpu_cache_fc"), std::string::npos);
+  EXPECT_EQ(verdict_of(vs, "CPU-6").verdict, Outcome::refuted);
+  EXPECT_EQ(verdict_of(vs, "CPU-4").verdict, Outcome::confirmed);
+  EXPECT_EQ(verdict_of(vs, "CPU-5").verdict, Outcome::not_measurable);
+  EXPECT_NE(verdict_of(vs, "CPU-5").reason.find("isa_avx512f=yes (this machine: no)"), std::string::npos);
+  EXPECT_EQ(verdict_of(vs, "GPU-1").verdict, Outcome::not_measurable);
+  EXPECT_NE(verdict_of(vs, "GPU-1").reason.find("gpu_count>=1 (this machine: 0)"), std::string::npos);
+  EXPECT_EQ(verdict_of(vs, "CPU-3").verdict, Outcome::not_measurable);  // no working-set sweep in this fixture
+  EXPECT_NE(verdict_of(vs, "CPU-3").reason.find("cpu_cache_fc"), std::string::npos);
 
   std::string csv = slurp(dir + "/verdicts.csv");
   EXPECT_EQ(csv.rfind("claim_id,section,claim,verdict,guide_value,measured_value,measured_low,measured_high,reps,"
@@ -79,13 +51,13 @@ TEST(Report, RealTinyRunGivesOneVerdictPerClaim) {
 TEST(Report, SyntheticAvx512EightCoreRunGivesMeasuredVerdicts) {
   std::string dir = copy_fixture("avx512_synthetic");
   auto vs = make_report(dir, quiet());
-  const Verdict& cpu5 = find(vs, "CPU-5");
+  const Verdict& cpu5 = verdict_of(vs, "CPU-5");
   EXPECT_EQ(cpu5.verdict, Outcome::confirmed) << cpu5.reason;
   // geometric mean of 125/100 and 62/50
   EXPECT_NEAR(cpu5.measured.value, 100 * (std::sqrt(1.25 * 1.24) - 1), 1e-9);
   EXPECT_NEAR(cpu5.measured.low, 100 * (std::sqrt(124.0 / 102 * 61 / 51) - 1), 1e-9);
   EXPECT_NE(cpu5.evidence.find("bf16"), std::string::npos);
-  const Verdict& cpu1 = find(vs, "CPU-1");
+  const Verdict& cpu1 = verdict_of(vs, "CPU-1");
   EXPECT_EQ(cpu1.verdict, Outcome::confirmed);
   EXPECT_NEAR(cpu1.measured.value, 100 * 72.0 / 80, 1e-9);
   EXPECT_TRUE(std::isnan(cpu1.predicted));
@@ -115,7 +87,7 @@ TEST(Report, ClaimFiguresFlipTheVerdict) {
   std::ofstream(path) << claims;
   ReportOptions o = quiet();
   o.claims_path = path;
-  EXPECT_EQ(find(make_report(dir, o), "CPU-5").verdict, Outcome::refuted);
+  EXPECT_EQ(verdict_of(make_report(dir, o), "CPU-5").verdict, Outcome::refuted);
 }
 
 namespace {
@@ -153,27 +125,4 @@ TEST(Report, MissingInventoryIsRefused) {
   std::string dir = copy_fixture("good");
   fs::remove(dir + "/inventory.csv");
   EXPECT_THROW(make_report(dir, quiet()), InputError);
-}
-
-TEST(Claims, RegistryHasEveryClaimIdOfClaimsMd) {
-  std::ifstream md(RIGCHECK_CLAIMS_MD);
-  if (!md) GTEST_SKIP() << "no " << RIGCHECK_CLAIMS_MD << " beside the checkout";
-  std::set<std::string> want, have;
-  std::regex row(R"(^\| ([A-Z]+-[0-9]+) \|)");
-  for (std::string line; std::getline(md, line);) {
-    std::smatch m;
-    if (std::regex_search(line, m, row)) want.insert(m[1]);
-  }
-  for (const Claim& c : read_claims(data_path("claims.csv"))) have.insert(c.id);
-  EXPECT_GE(want.size(), 25u);
-  EXPECT_EQ(want, have);
-}
-
-TEST(Claims, GuideErrorsNamedByClaimsMdAreRecorded) {
-  for (const Claim& c : read_claims(data_path("claims.csv"))) {
-    bool expected = c.id == "CPU-6" || c.id == "GPU-2" || c.id == "MEM-1" || c.id == "IO-1" || c.id == "NET-1" ||
-                    c.id == "PWR-1";
-    EXPECT_EQ(!c.guide_error.empty(), expected) << c.id;
-    EXPECT_FALSE(c.text_zh.empty()) << c.id;
-  }
 }

@@ -1,0 +1,58 @@
+// tool/src/claims/cache_model.cpp: the L3 working-set analysis (the knee of a curve, log-log
+// interpolation, the emulated gain of a larger cache).
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "rigcheck/tool/cache_model.hpp"
+
+using namespace rigcheck;
+
+namespace {
+// A curve with a cache plateau at `fast` up to `knee` bytes and a memory plateau at `slow` beyond.
+std::vector<CurvePoint> step_curve(double knee, double fast, double slow) {
+  std::vector<CurvePoint> c;
+  for (double mib : {1, 2, 4, 6, 8, 12, 16, 24, 32, 64, 128, 256}) {
+    double b = mib * 1048576, r = b <= knee ? fast : slow;
+    c.push_back({b, r, 0.95 * r, 1.05 * r});
+  }
+  return c;
+}
+}  // namespace
+
+TEST(CacheModel, KneeOfAStepCurve) {
+  Knee k = find_knee(step_curve(8 * 1048576.0, 40, 10));
+  ASSERT_TRUE(k.found) << k.why;
+  EXPECT_DOUBLE_EQ(k.below, 8 * 1048576.0);
+  EXPECT_DOUBLE_EQ(k.above, 12 * 1048576.0);
+  EXPECT_DOUBLE_EQ(k.memory_rate, 10);
+  EXPECT_DOUBLE_EQ(k.cache_rate, 40);
+}
+
+TEST(CacheModel, NoKneeWithoutACacheEffectOrPastTheCurve) {
+  EXPECT_FALSE(find_knee(step_curve(8 * 1048576.0, 12, 10)).found);  // 1.2x: within noise of memory
+  auto c = step_curve(128 * 1048576.0, 40, 10);                        // knee at the curve's end
+  EXPECT_FALSE(find_knee(c).found);
+  EXPECT_FALSE(find_knee({{1, 1, 1, 1}, {2, 1, 1, 1}}).found);
+}
+
+TEST(CacheModel, LogLogInterpolation) {
+  std::vector<CurvePoint> c = {{1, 100, 90, 110}, {4, 25, 20, 30}};
+  bool in = false;
+  EXPECT_NEAR(curve_rate(c, 2, 0, in), 50, 1e-9);  // power law between the points
+  EXPECT_TRUE(in);
+  EXPECT_NEAR(curve_rate(c, 8, 0, in), 25, 1e-9);
+  EXPECT_FALSE(in);
+}
+
+TEST(CacheModel, EmulatedGainScalesTheWorkingSet) {
+  // Effective cache 8 MiB; a 24 MiB layer misses a 16 MiB cache (24 * 8/16 = 12 MiB on the curve,
+  // memory) and fits a 32 MiB one (24 * 8/32 = 6 MiB, cache): 40/10 - 1 = +300%.
+  auto c = step_curve(8 * 1048576.0, 40, 10);
+  EmulatedGain g = emulate_cache_gain(c, 24 * 1048576.0, 8 * 1048576.0, 16 * 1048576.0, 32 * 1048576.0, 0, 0);
+  EXPECT_TRUE(g.in_range);
+  EXPECT_NEAR(g.gain, 3.0, 1e-9);
+  EXPECT_DOUBLE_EQ(g.w_small, 12 * 1048576.0);
+  // A 128 MiB layer misses both: no gain.
+  EXPECT_NEAR(emulate_cache_gain(c, 128 * 1048576.0, 8 * 1048576.0, 16 * 1048576.0, 32 * 1048576.0, 0, 0).gain, 0, 1e-9);
+}
