@@ -1,15 +1,14 @@
 // comm_allreduce_mpi: MPI_Allreduce of float32 sums, nccl-tests style (size, count, type, redop,
 // time, algbw, busbw, #wrong), in-place and out-of-place, over the ranks mpirun (or srun) starts.
 // Own main(): the Google Benchmark harness times one process; this times every rank and keeps the
-// slowest. It takes the common options of every rigcheck binary (--profile --out --stem --run-id
-// --sizes --reps --min-time --filter --list) and writes the suite's result CSV from rank 0.
+// slowest. Options, results and exit code come from the harness's Session in its rank-0 mode
+// (every rank runs, rank 0 writes the suite's result CSV).
 //
 // Open MPI's all-reduce algorithm decides the speed on small machines (PITFALLS.md): the tuned
 // component's algorithm is forced per case through the MPI tool interface (control variable
 // coll_tuned_allreduce_algorithm, then a fresh communicator), and every row says which ran.
 #include <mpi.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include <algorithm>
@@ -18,7 +17,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -26,10 +24,7 @@
 #include <fmt/format.h>
 
 #include "comm_common.hpp"
-#include "rigcheck/harness/cli.hpp"
-#include "rigcheck/harness/harness.hpp"
-#include "rigcheck/harness/result_writer.hpp"
-#include "rigcheck/harness/schema.hpp"
+#include "rigcheck/harness/session.hpp"
 #include "rigcheck/harness/stats.hpp"
 #include "rigcheck/harness/topology.hpp"
 
@@ -38,8 +33,9 @@ using namespace rigcheck::comm;
 
 namespace {
 
-constexpr double kMinCpuUtilization = 0.5;  // as the harness: below it a repetition is mistrusted
 constexpr int64_t kNet1Bytes = 400000000;   // NET-1: 100M float32 parameters
+
+constexpr const char* kBench = "mpi_allreduce_f32";
 
 struct Plan {
   int algorithm = 0;  // 0 = Open MPI's own decision rules
@@ -54,11 +50,6 @@ double cpu_seconds() {
   timespec ts;
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
-bool file_exists(const std::string& p) {
-  struct stat sb;
-  return ::stat(p.c_str(), &sb) == 0;
 }
 
 // The sizes of each profile when neither --sizes nor --algorithms is given. Quick: Open MPI's
@@ -150,14 +141,12 @@ struct Buffer {
 };
 
 struct Options {
-  CommonOptions common;
   std::string algorithms;  // "default,1,2" or "all"
   std::string modes = "out,in";
   std::string transport = "auto";
   int warmup = 2;
   bool net1 = true;
   bool huge_pages = false;
-  bool min_time_given = false;
 };
 
 std::vector<int> parse_algorithms(const std::string& spec) {
@@ -186,12 +175,7 @@ std::vector<int> parse_algorithms(const std::string& spec) {
   return out;
 }
 
-int run(int argc, char** argv) {
-  std::string prog = argv[0];
-  if (auto slash = prog.rfind('/'); slash != std::string::npos) prog = prog.substr(slash + 1);
-  CLI::App app{"comm_allreduce_mpi: MPI_Allreduce of float32 sums over the ranks the launcher starts (nccl-tests columns)"};
-  Options o;
-  add_common_options(app, o.common);
+void add_options(CLI::App& app, Options& o) {
   app.add_option("--algorithms", o.algorithms,
                  "Open MPI tuned all-reduce algorithms to run at every size: default, basic_linear, nonoverlapping, "
                  "recursive_doubling, ring, segmented_ring (or 0-5), all (default: the profile's plan)");
@@ -202,81 +186,53 @@ int run(int argc, char** argv) {
   app.add_option("--warmup", o.warmup, "untimed calls before timing")->capture_default_str();
   app.add_flag("--huge-pages", o.huge_pages, "buffers on transparent huge pages (MADV_HUGEPAGE) instead of plain pages");
   app.add_flag("--net1,!--no-net1", o.net1, "add the 100M-float32 case of claim NET-1 (quick and full)");
-  int world_rank_env = std::getenv("OMPI_COMM_WORLD_RANK") ? std::atoi(std::getenv("OMPI_COMM_WORLD_RANK"))
-                       : std::getenv("PMI_RANK")           ? std::atoi(std::getenv("PMI_RANK"))
-                                                           : 0;
-  try {
-    app.parse(argc, argv);
-    o.min_time_given = app.count("--min-time") > 0;
-    finish_common_options(o.common, physical_core_count(), hardware_thread_count());
-    if (o.transport != "auto" && o.transport != "shm" && o.transport != "tcp")
-      throw std::invalid_argument("--transport must be auto, shm or tcp");
-    if (o.modes != "out" && o.modes != "in" && o.modes != "out,in" && o.modes != "in,out")
-      throw std::invalid_argument("--modes must be out, in or out,in");
-  } catch (const CLI::ParseError& e) {
-    return world_rank_env == 0 ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : 2);
-  } catch (const std::invalid_argument& e) {
-    if (world_rank_env == 0) std::fprintf(stderr, "%s: %s\n", prog.c_str(), e.what());
-    return 2;
-  }
-  CommonOptions& opt = o.common;
-  if (opt.stem.empty()) opt.stem = prog;
-  if (opt.run_id.empty()) opt.run_id = fmt::format("adhoc-{}-{}", host_name(), utc_timestamp_compact());
-  // Quick runs shorter repetitions than the in-process benchmarks: the comm area has 1 minute.
-  if (!o.min_time_given && opt.profile == Profile::quick) opt.min_time = 0.05;
+}
 
+void validate(const Options& o) {
+  if (o.transport != "auto" && o.transport != "shm" && o.transport != "tcp")
+    throw std::invalid_argument("--transport must be auto, shm or tcp");
+  if (o.modes != "out" && o.modes != "in" && o.modes != "out,in" && o.modes != "in,out")
+    throw std::invalid_argument("--modes must be out, in or out,in");
+}
+
+// The cases: the profile's plan, or --sizes x --algorithms; NET-1's 100M floats; --filter.
+std::vector<Plan> make_plan(const Session& s, const Options& o) {
+  const CommonOptions& opt = s.options();
   std::vector<Plan> plan;
-  try {
-    if (opt.sizes.empty() && o.algorithms.empty()) {
-      plan = profile_plan(opt.profile);
-      if (o.modes != "out,in" && o.modes != "in,out")
-        plan.erase(std::remove_if(plan.begin(), plan.end(), [&](const Plan& p) { return p.inplace != (o.modes == "in"); }),
-                   plan.end());
-    } else {
-      std::vector<int> algs = parse_algorithms(o.algorithms.empty() ? "default" : o.algorithms);
-      std::vector<int64_t> sizes = opt.sizes.empty() ? parse_size_list("8-1M*8,1M") : opt.sizes;
-      for (int a : algs)
-        for (int64_t s : sizes) {
-          if (o.modes.find("out") != std::string::npos) plan.push_back({a, s, false});
-          if (o.modes.find("in") != std::string::npos) plan.push_back({a, s, true});
-        }
-    }
-    // NET-1's case, 100M float32 (400 MB), out of place: quick and full only; Open MPI's
-    // nonoverlapping algorithm (the default allocates 400 MB per call), in full every algorithm.
-    if (o.net1 && opt.profile != Profile::tiny) {
-      if (opt.profile == Profile::full && o.algorithms.empty())
-        for (int alg = 0; alg <= 5; ++alg) plan.push_back({alg, kNet1Bytes, false});
-      else
-        plan.push_back({2, kNet1Bytes, false});
-    }
-    for (Plan& p : plan)
-      if (p.bytes % 4 != 0 || p.bytes <= 0)
-        throw std::invalid_argument(fmt::format("size {} B is not a positive multiple of 4 (float32)", p.bytes));
-    if (!opt.filter.empty()) {
-      std::regex re(opt.filter);
-      plan.erase(std::remove_if(plan.begin(), plan.end(),
-                                [&](const Plan& p) { return !std::regex_search("mpi_allreduce_f32/" + p.name(), re); }),
+  if (opt.sizes.empty() && o.algorithms.empty()) {
+    plan = profile_plan(opt.profile);
+    if (o.modes != "out,in" && o.modes != "in,out")
+      plan.erase(std::remove_if(plan.begin(), plan.end(), [&](const Plan& p) { return p.inplace != (o.modes == "in"); }),
                  plan.end());
-    }
-  } catch (const std::exception& e) {
-    if (world_rank_env == 0) std::fprintf(stderr, "%s: %s\n", prog.c_str(), e.what());
-    return 2;
+  } else {
+    std::vector<int> algs = parse_algorithms(o.algorithms.empty() ? "default" : o.algorithms);
+    std::vector<int64_t> sizes = opt.sizes.empty() ? parse_size_list("8-1M*8,1M") : opt.sizes;
+    for (int a : algs)
+      for (int64_t sz : sizes) {
+        if (o.modes.find("out") != std::string::npos) plan.push_back({a, sz, false});
+        if (o.modes.find("in") != std::string::npos) plan.push_back({a, sz, true});
+      }
   }
-  if (opt.list) {
-    if (world_rank_env == 0)
-      for (const Plan& p : plan)
-        std::printf("mpi_allreduce_f32/%s\tbytes=%lld\tplace=%s\n", p.name().c_str(), static_cast<long long>(p.bytes),
-                    p.inplace ? "in" : "out");
-    return 0;
+  // NET-1's case, 100M float32 (400 MB), out of place: quick and full only; Open MPI's
+  // nonoverlapping algorithm (the default allocates 400 MB per call), in full every algorithm.
+  if (o.net1 && opt.profile != Profile::tiny) {
+    if (opt.profile == Profile::full && o.algorithms.empty())
+      for (int alg = 0; alg <= 5; ++alg) plan.push_back({alg, kNet1Bytes, false});
+    else
+      plan.push_back({2, kNet1Bytes, false});
   }
-  if (plan.empty()) {
-    if (world_rank_env == 0) std::fprintf(stderr, "%s: no case matches --filter '%s'\n", prog.c_str(), opt.filter.c_str());
-    return 2;
-  }
+  for (Plan& p : plan)
+    if (p.bytes % 4 != 0 || p.bytes <= 0)
+      throw std::invalid_argument(fmt::format("size {} B is not a positive multiple of 4 (float32)", p.bytes));
+  plan.erase(std::remove_if(plan.begin(), plan.end(), [&](const Plan& p) { return !s.selected(kBench, p.name()); }),
+             plan.end());
+  return plan;
+}
 
-  // Before MPI_Init: the MCA parameters this process's Open MPI reads from its environment.
-  // Dynamic rules let the algorithm be forced per communicator; with algorithm 0 ("ignore") the
-  // tuned component keeps its own fixed decision rules, i.e. the default.
+// Before MPI_Init: the MCA parameters this process's Open MPI reads from its environment. Dynamic
+// rules let the algorithm be forced per communicator; with algorithm 0 ("ignore") the tuned
+// component keeps its own fixed decision rules, i.e. the default.
+void set_mca_environment(const Options& o) {
   setenv("OMPI_MCA_coll_tuned_use_dynamic_rules", "1", 0);
   if (o.transport == "tcp") {
     setenv("OMPI_MCA_pml", "ob1", 1);
@@ -285,261 +241,256 @@ int run(int argc, char** argv) {
     setenv("OMPI_MCA_pml", "ob1", 1);
     setenv("OMPI_MCA_btl", "vader,self", 1);
   }
+}
 
-  MPI_Init(&argc, &argv);
-  int provided = 0;
-  MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
-  int rank = 0, nranks = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+// The job: ranks, nodes, and this rank's place.
+struct Job {
+  int rank = 0, nranks = 1, local_rank = 0, nodes = 1;
+  std::string mpi_lib;
+};
+
+// Every rank's host and network interfaces, gathered on rank 0 as mpi_ranks rows (the run's node
+// inventory); the node count, on every rank.
+Job gather_job(Session& s) {
+  Job j;
+  MPI_Comm_rank(MPI_COMM_WORLD, &j.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &j.nranks);
   MPI_Comm local;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
-  int local_rank = 0;
-  MPI_Comm_rank(local, &local_rank);
-
-  // Every rank's host and network interfaces, gathered on rank 0 (the run's node inventory).
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, j.rank, MPI_INFO_NULL, &local);
+  MPI_Comm_rank(local, &j.local_rank);
+  MPI_Comm_free(&local);
   constexpr int kInfo = 1024;
   std::string me = fmt::format("{}\t{}", host_name(), network_interfaces());
   me.resize(kInfo - 1, '\0');
-  std::vector<char> all_info(static_cast<size_t>(kInfo) * nranks);
+  std::vector<char> all_info(static_cast<size_t>(kInfo) * j.nranks);
   MPI_Gather(me.c_str(), kInfo, MPI_CHAR, all_info.data(), kInfo, MPI_CHAR, 0, MPI_COMM_WORLD);
   std::vector<std::string> hosts, nics;
-  for (int r = 0; r < nranks; ++r) {
-    std::string s(all_info.data() + static_cast<size_t>(r) * kInfo);
-    auto tab = s.find('\t');
-    hosts.push_back(s.substr(0, tab));
-    nics.push_back(tab == std::string::npos ? "" : s.substr(tab + 1));
+  for (int r = 0; r < j.nranks; ++r) {
+    std::string x(all_info.data() + static_cast<size_t>(r) * kInfo);
+    auto tab = x.find('\t');
+    hosts.push_back(x.substr(0, tab));
+    nics.push_back(tab == std::string::npos ? "" : x.substr(tab + 1));
   }
-  int nodes = 0;
-  {
-    std::vector<std::string> u = hosts;
-    std::sort(u.begin(), u.end());
-    nodes = static_cast<int>(std::unique(u.begin(), u.end()) - u.begin());
-  }
-  MPI_Bcast(&nodes, 1, MPI_INT, 0, MPI_COMM_WORLD);
-
+  std::vector<std::string> u = hosts;
+  std::sort(u.begin(), u.end());
+  j.nodes = static_cast<int>(std::unique(u.begin(), u.end()) - u.begin());
+  MPI_Bcast(&j.nodes, 1, MPI_INT, 0, MPI_COMM_WORLD);
   char lib[MPI_MAX_LIBRARY_VERSION_STRING] = {};
   int lib_len = 0;
   MPI_Get_library_version(lib, &lib_len);
-  std::string mpi_lib(lib);
-  mpi_lib = mpi_lib.substr(0, mpi_lib.find_first_of(",;\n"));
+  j.mpi_lib = std::string(lib);
+  j.mpi_lib = j.mpi_lib.substr(0, j.mpi_lib.find_first_of(",;\n"));
+  if (j.rank == 0)
+    for (int r = 0; r < j.nranks; ++r)
+      s.row("mpi_ranks", fmt::format("rank{}", r),
+            fmt::format("host={};nics={};ranks={};nodes={};mpi={}", hosts[r], nics[r], j.nranks, j.nodes, j.mpi_lib),
+            "rank", r, "count", -1, Status::ok,
+            "host name and network interfaces (/sys/class/net) of the node this rank ran on");
+  return j;
+}
 
-  // Rank 0 owns the CSV; results are never overwritten.
-  const std::string out_path = opt.out_dir + "/" + opt.stem + ".csv";
-  std::unique_ptr<ResultWriter> writer;
-  int open_ok = 1;
-  if (rank == 0) {
-    if (file_exists(out_path)) {
-      std::fprintf(stderr, "%s: %s exists; results are never overwritten (choose another --out or --stem)\n",
-                   prog.c_str(), out_path.c_str());
-      open_ok = 0;
-    } else {
-      try {
-        writer = std::make_unique<ResultWriter>(out_path);
-      } catch (const std::exception& e) {
-        std::fprintf(stderr, "%s: %s\n", prog.c_str(), e.what());
-        open_ok = 0;
-      }
+// One case on a communicator whose algorithm is set: the check on exact inputs, then the timed
+// repetitions, as rows (rank 0) and a table line.
+std::string case_params(const Options& o, const Job& job, const Plan& p) {
+  return fmt::format(
+      "size_bytes={};count={};type=float32;redop=sum;place={};ranks={};nodes={};algorithm={};algorithm_id={};"
+      "algorithm_choice={};transport={};pages={};mpi={}",
+      p.bytes, p.bytes / 4, p.inplace ? "in" : "out", job.nranks, job.nodes, ompi_allreduce_algorithm_name(p.algorithm),
+      p.algorithm, p.algorithm == 0 ? "the MPI's own decision rules (it does not say which algorithm they pick)"
+                                    : "forced through MPI_T coll_tuned_allreduce_algorithm",
+      o.transport, o.huge_pages ? "huge" : "4k", job.mpi_lib);
+}
+
+void run_case(Session& s, const Options& o, const Job& job, const Plan& p, MPI_Comm comm, Buffer& recv, Buffer* send) {
+  const CommonOptions& opt = s.options();
+  const int64_t count = p.bytes / 4;
+  const std::string params = case_params(o, job, p);
+  const std::string cname = p.name();
+  float* in = p.inplace ? recv.p : send->p;
+  float* out = recv.p;
+  const void* sendbuf = p.inplace ? MPI_IN_PLACE : static_cast<const void*>(in);
+  auto call = [&] { MPI_Allreduce(sendbuf, out, static_cast<int>(count), MPI_FLOAT, MPI_SUM, comm); };
+
+  // Check: fresh exact inputs, one call, every element against the exact sum (all ranks).
+  fill_inputs(in, count, job.rank);
+  if (!p.inplace) std::fill(out, out + count, std::nanf(""));
+  call();
+  long long wrong_local = count_wrong(out, count, job.nranks), wrong = 0;
+  MPI_Allreduce(&wrong_local, &wrong, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  const bool ok = wrong == 0;
+  const std::string check_note =
+      ok ? fmt::format("checked all {} elements on each of {} ranks against the exact sum (inputs are multiples of 1/4, "
+                       "summed exactly in float32)",
+                       count, job.nranks)
+         : fmt::format("WRONG: {} of {} elements (all ranks) differ from the exact sum", wrong, count * job.nranks);
+  s.row(kBench, cname, params, "check_wrong", static_cast<double>(wrong), "count", -1, ok ? Status::ok : Status::failed,
+        check_note);
+  if (!ok) {
+    s.case_failed(kBench, cname, check_note,
+                  fmt::format("--filter '^{}/{}$'   (started by the launcher: mpirun -np {})", kBench, cname, job.nranks));
+    if (job.rank == 0) std::printf("%s\n", table_line(p.bytes, count, "float", "sum", p.inplace, 0, 0, 0, wrong).c_str());
+    return;
+  }
+  s.case_ok();
+
+  // Warm-up, then the calls per repetition from one timed call (the slowest rank's): every rank
+  // must make the same calls.
+  double t = MPI_Wtime();
+  call();
+  double one = MPI_Wtime() - t;
+  MPI_Allreduce(MPI_IN_PLACE, &one, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  for (int w = 1; w < o.warmup && one < 0.1; ++w) call();
+  const long iters = std::clamp<long>(static_cast<long>(std::ceil(opt.min_time / std::max(one, 1e-7))), 1, 1000000);
+  // Quick and tiny: a case whose one call takes over half a second runs 3 repetitions at most.
+  const int reps = (opt.profile != Profile::full && one > 0.5) ? std::min(opt.reps, 3) : opt.reps;
+  std::vector<double> times;
+  const bool count_bytes = o.transport == "tcp";
+  for (int rep = 0; rep < reps; ++rep) {
+    long long tx0 = 0, tx1 = 0;
+    MPI_Barrier(comm);
+    if (count_bytes && job.local_rank == 0) tx0 = net_tx_bytes_total();
+    double c0 = cpu_seconds();
+    double t0 = MPI_Wtime();
+    for (long i = 0; i < iters; ++i) call();
+    double el = MPI_Wtime() - t0;
+    double util = (cpu_seconds() - c0) / el;
+    if (count_bytes) {
+      MPI_Barrier(comm);
+      if (job.local_rank == 0) tx1 = net_tx_bytes_total();
     }
+    double slowest = 0, min_util = 0;
+    MPI_Reduce(&el, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&util, &min_util, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
+    long long tx = (count_bytes && job.local_rank == 0 && tx0 >= 0 && tx1 >= 0) ? tx1 - tx0 : 0, tx_sum = 0;
+    if (count_bytes) MPI_Reduce(&tx, &tx_sum, 1, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (job.rank != 0) continue;
+    const double per = slowest / iters;
+    times.push_back(per);
+    std::string note;
+    const Status st = trust(min_util, 1, &note);  // each rank is one thread: its own share of a CPU
+    if (st != Status::ok) note = "the rank with the least CPU: " + note;
+    const double algbw = algbw_gbps(static_cast<double>(p.bytes), per);
+    s.row(kBench, cname, params, "time_per_iter", per, "s", rep, st, note.empty() ? "the slowest rank's time per call" : note);
+    s.row(kBench, cname, params, "algbw", algbw, "GB/s", rep, st, note.empty() ? "size / time (nccl-tests)" : note);
+    s.row(kBench, cname, params, "busbw", algbw * busbw_factor_allreduce(job.nranks), "GB/s", rep, st,
+          note.empty() ? "algbw x 2(n-1)/n (nccl-tests, all-reduce)" : note);
+    s.row(kBench, cname, params, "cpu_utilization", min_util, "fraction", rep, st, "lowest over ranks");
+    s.row(kBench, cname, params, "iterations", static_cast<double>(iters), "count", rep, st, "");
+    if (count_bytes)
+      s.row(kBench, cname, params, "net_tx_bytes_per_rank", static_cast<double>(tx_sum) / iters / job.nranks, "B", rep,
+            Status::ok,  // a byte count does not depend on CPU contention
+            "transmit bytes of every interface (loopback included) in /proc/net/dev, read by one rank per node, summed "
+            "over nodes, divided by calls and ranks: includes TCP/IP headers and any other traffic of the node");
   }
-  MPI_Bcast(&open_ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  if (!open_ok) {
-    MPI_T_finalize();
-    MPI_Finalize();
-    return 2;
+  if (job.rank == 0) {
+    Summary sm = summarize(times);
+    const double algbw = algbw_gbps(static_cast<double>(p.bytes), sm.median);
+    std::printf("%s  %s\n",
+                table_line(p.bytes, count, "float", "sum", p.inplace, 1e6 * sm.median, algbw,
+                           algbw * busbw_factor_allreduce(job.nranks), wrong)
+                    .c_str(),
+                ompi_allreduce_algorithm_name(p.algorithm));
+    std::fflush(stdout);
   }
+}
 
-  auto row = [&](const std::string& bench, const std::string& cname, const std::string& params,
-                 const std::string& metric, double value, const std::string& unit, int rep, Status st,
-                 const std::string& note) {
-    if (rank != 0) return;
-    ResultRow r;
-    r.run_id = opt.run_id;
-    r.benchmark = bench;
-    r.case_name = cname;
-    r.params = params;
-    r.metric = metric;
-    r.value = value;
-    r.unit = unit;
-    r.repetition = rep;
-    r.status = st;
-    r.note = note;
-    writer->write(r);
-  };
-  for (int r = 0; r < nranks; ++r)
-    row("mpi_ranks", fmt::format("rank{}", r),
-        fmt::format("host={};nics={};ranks={};nodes={};mpi={}", hosts[r], nics[r], nranks, nodes, mpi_lib), "rank", r,
-        "count", -1, Status::ok, "host name and network interfaces (/sys/class/net) of the node this rank ran on");
-
-  const std::string transport_desc = o.transport == "tcp"   ? "tcp (btl tcp,self; pml ob1)"
-                                     : o.transport == "shm" ? "shm (btl vader,self; pml ob1)"
-                                                            : "auto (the MPI's choice)";
-  if (rank == 0)
-    std::fprintf(stderr, "%s: %zu cases on %d ranks, %d node(s), %s, transport %s, %d repetitions, profile %s -> %s\n",
-                 prog.c_str(), plan.size(), nranks, nodes, mpi_lib.c_str(), transport_desc.c_str(), opt.reps,
-                 to_string(opt.profile), out_path.c_str());
-
+// Every case in plan order, one communicator per algorithm (the tuned module reads the forced
+// value when a communicator is made).
+void run_plan(Session& s, const Options& o, const Job& job, const std::vector<Plan>& plan) {
   AlgorithmControl control;
   control.find();
-
   int64_t max_bytes = 0;
   bool any_out = false;
   for (const Plan& p : plan) {
     max_bytes = std::max(max_bytes, p.bytes);
     any_out |= !p.inplace;
   }
-  std::unique_ptr<Buffer> send, recv;
-  try {
-    recv = std::make_unique<Buffer>(max_bytes, o.huge_pages);
-    if (any_out) send = std::make_unique<Buffer>(max_bytes, o.huge_pages);
-  } catch (const std::bad_alloc&) {
-    if (rank == 0) std::fprintf(stderr, "%s: cannot allocate %lld bytes per buffer\n", prog.c_str(), static_cast<long long>(max_bytes));
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
-
-  if (rank == 0) std::printf("%s\n", table_header().c_str());
-  size_t failed = 0, skipped = 0;
-  std::string first_skip;
-  std::vector<std::string> failed_cases;
+  Buffer recv(max_bytes, o.huge_pages);
+  std::unique_ptr<Buffer> send;
+  if (any_out) send = std::make_unique<Buffer>(max_bytes, o.huge_pages);
+  if (job.rank == 0) std::printf("%s\n", table_header().c_str());
   int current_alg = -1;
   MPI_Comm comm = MPI_COMM_NULL;
   std::string alg_error;
   for (const Plan& p : plan) {
-    const int64_t count = p.bytes / 4;
-    std::string params = fmt::format(
-        "size_bytes={};count={};type=float32;redop=sum;place={};ranks={};nodes={};algorithm={};algorithm_id={};"
-        "algorithm_choice={};transport={};pages={};mpi={}",
-        p.bytes, count, p.inplace ? "in" : "out", nranks, nodes, ompi_allreduce_algorithm_name(p.algorithm),
-        p.algorithm, p.algorithm == 0 ? "the MPI's own decision rules (it does not say which algorithm they pick)"
-                                      : "forced through MPI_T coll_tuned_allreduce_algorithm",
-        o.transport, o.huge_pages ? "huge" : "4k", mpi_lib);
-    const std::string bench = "mpi_allreduce_f32";
-    const std::string cname = p.name();
     if (p.algorithm != current_alg) {
       if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
       comm = MPI_COMM_NULL;
       alg_error.clear();
       if (control.index < 0) {
         if (p.algorithm != 0) alg_error = control.why_not;
-      } else if (!control.set(p.algorithm, alg_error)) {
-        // alg_error says why
+      } else {
+        control.set(p.algorithm, alg_error);  // alg_error says why when it cannot
       }
-      if (alg_error.empty()) MPI_Comm_dup(MPI_COMM_WORLD, &comm);  // the tuned module reads the forced value here
+      if (alg_error.empty()) MPI_Comm_dup(MPI_COMM_WORLD, &comm);
       current_alg = p.algorithm;
     }
     if (!alg_error.empty()) {
-      ++skipped;
-      if (first_skip.empty()) first_skip = alg_error;
-      row(bench, cname, params, "", std::nan(""), "", -1, Status::skipped, alg_error);
+      s.case_skipped(alg_error);
+      s.row(kBench, p.name(), case_params(o, job, p), "", std::nan(""), "", -1, Status::skipped, alg_error);
       continue;
     }
-    float* in = p.inplace ? recv->p : send->p;
-    float* out = recv->p;
-    const void* sendbuf = p.inplace ? MPI_IN_PLACE : static_cast<const void*>(in);
-    auto call = [&] { MPI_Allreduce(sendbuf, out, static_cast<int>(count), MPI_FLOAT, MPI_SUM, comm); };
-
-    // Check: fresh exact inputs, one call, every element against the exact sum (all ranks).
-    fill_inputs(in, count, rank);
-    if (!p.inplace) std::fill(out, out + count, std::nanf(""));
-    call();
-    long long wrong_local = count_wrong(out, count, nranks), wrong = 0;
-    MPI_Allreduce(&wrong_local, &wrong, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-    const bool ok = wrong == 0;
-    const std::string check_note =
-        ok ? fmt::format("checked all {} elements on each of {} ranks against the exact sum (inputs are multiples of 1/4, "
-                         "summed exactly in float32)",
-                         count, nranks)
-           : fmt::format("WRONG: {} of {} elements (all ranks) differ from the exact sum", wrong, count * nranks);
-    row(bench, cname, params, "check_wrong", static_cast<double>(wrong), "count", -1, ok ? Status::ok : Status::failed,
-        check_note);
-    if (!ok) {
-      ++failed;
-      failed_cases.push_back(cname + ": " + check_note);
-      if (rank == 0) std::printf("%s\n", table_line(p.bytes, count, "float", "sum", p.inplace, 0, 0, 0, wrong).c_str());
-      continue;
-    }
-
-    // Warm-up, then the calls per repetition from one timed call (the slowest rank's).
-    double t = MPI_Wtime();
-    call();
-    double one = MPI_Wtime() - t;
-    // Every rank must make the same calls: decide from the slowest rank's time.
-    MPI_Allreduce(MPI_IN_PLACE, &one, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    for (int w = 1; w < o.warmup && one < 0.1; ++w) call();
-    const long iters = std::clamp<long>(static_cast<long>(std::ceil(opt.min_time / std::max(one, 1e-7))), 1, 1000000);
-
-    // Quick and tiny: a case whose one call takes over half a second runs 3 repetitions at most.
-    const int reps = (opt.profile != Profile::full && one > 0.5) ? std::min(opt.reps, 3) : opt.reps;
-    std::vector<double> times;
-    const bool count_bytes = o.transport == "tcp";
-    for (int rep = 0; rep < reps; ++rep) {
-      long long tx0 = 0, tx1 = 0;
-      MPI_Barrier(comm);
-      if (count_bytes && local_rank == 0) tx0 = net_tx_bytes_total();
-      double c0 = cpu_seconds();
-      double t0 = MPI_Wtime();
-      for (long i = 0; i < iters; ++i) call();
-      double el = MPI_Wtime() - t0;
-      double util = (cpu_seconds() - c0) / el;
-      if (count_bytes) {
-        MPI_Barrier(comm);
-        if (local_rank == 0) tx1 = net_tx_bytes_total();
-      }
-      double slowest = 0, min_util = 0;
-      MPI_Reduce(&el, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-      MPI_Reduce(&util, &min_util, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
-      long long tx = (count_bytes && local_rank == 0 && tx0 >= 0 && tx1 >= 0) ? tx1 - tx0 : 0, tx_sum = 0;
-      if (count_bytes) MPI_Reduce(&tx, &tx_sum, 1, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-      if (rank != 0) continue;
-      const double per = slowest / iters;
-      times.push_back(per);
-      Status st = Status::ok;
-      std::string note;
-      if (min_util < kMinCpuUtilization) {
-        st = Status::mistrusted;
-        note = fmt::format("a rank had {:.0f}% of a CPU during the timed calls: something else competed", 100 * min_util);
-      }
-      const double algbw = algbw_gbps(static_cast<double>(p.bytes), per);
-      row(bench, cname, params, "time_per_iter", per, "s", rep, st,
-          note.empty() ? "the slowest rank's time per call" : note);
-      row(bench, cname, params, "algbw", algbw, "GB/s", rep, st, note.empty() ? "size / time (nccl-tests)" : note);
-      row(bench, cname, params, "busbw", algbw * busbw_factor_allreduce(nranks), "GB/s", rep, st,
-          note.empty() ? "algbw x 2(n-1)/n (nccl-tests, all-reduce)" : note);
-      row(bench, cname, params, "cpu_utilization", min_util, "fraction", rep, st, "lowest over ranks");
-      row(bench, cname, params, "iterations", static_cast<double>(iters), "count", rep, st, "");
-      if (count_bytes)
-        row(bench, cname, params, "net_tx_bytes_per_rank", static_cast<double>(tx_sum) / iters / nranks, "B", rep,
-            Status::ok,  // a byte count does not depend on CPU contention
-            "transmit bytes of every interface (loopback included) in /proc/net/dev, read by one rank per node, summed "
-            "over nodes, divided by calls and ranks: includes TCP/IP headers and any other traffic of the node");
-    }
-    if (rank == 0) {
-      Summary s = summarize(times);
-      const double algbw = algbw_gbps(static_cast<double>(p.bytes), s.median);
-      std::printf("%s  %s\n",
-                  table_line(p.bytes, count, "float", "sum", p.inplace, 1e6 * s.median, algbw,
-                             algbw * busbw_factor_allreduce(nranks), wrong)
-                      .c_str(),
-                  ompi_allreduce_algorithm_name(p.algorithm));
-      std::fflush(stdout);
-    }
+    run_case(s, o, job, p, comm, recv, send.get());
   }
   if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
-  MPI_Comm_free(&local);
-  if (rank == 0) {
-    writer->finish();
-    for (const std::string& f : failed_cases)
-      std::fprintf(stderr, "FAILED: %s   # rerun: mpirun -np %d %s --filter '%s'\n", f.c_str(), nranks, argv[0],
-                   f.substr(0, f.find(':')).c_str());
+}
+
+int run(int argc, char** argv) {
+  SharedOptions shared;
+  shared.threads = false;  // one thread per rank: the launcher sets the ranks
+  Session s(argv[0], "comm_allreduce_mpi: MPI_Allreduce of float32 sums over the ranks the launcher starts (nccl-tests columns)",
+            shared);
+  Options o;
+  add_options(s.app(), o);
+  std::vector<Plan> plan;
+  if (auto rc = s.parse(argc, argv, [&] {
+        validate(o);
+        plan = make_plan(s, o);
+      }))
+    return *rc;
+  // Quick runs shorter repetitions than the in-process benchmarks: the comm area has 1 minute.
+  if (s.app().count("--min-time") == 0 && s.options().profile == Profile::quick) s.options().min_time = 0.05;
+  if (s.listing()) {
+    for (const Plan& p : plan)
+      s.list_case(kBench, p.name(), fmt::format("bytes={}\tplace={}", p.bytes, p.inplace ? "in" : "out"));
+    return kExitOk;
   }
+  if (auto rc = s.require_cases(plan.size())) return *rc;
+
+  set_mca_environment(o);
+  MPI_Init(&argc, &argv);
+  int provided = 0;
+  MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  s.set_rank(rank);
+  // Rank 0 owns the CSV; results are never overwritten.
+  int open_ok = s.open_results() ? 1 : 0;
+  MPI_Bcast(&open_ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (!open_ok) {
+    MPI_T_finalize();
+    MPI_Finalize();
+    return kExitUsage;
+  }
+  const int rc = s.run(
+      [&] {
+        const Job job = gather_job(s);
+        const std::string transport_desc = o.transport == "tcp"   ? "tcp (btl tcp,self; pml ob1)"
+                                           : o.transport == "shm" ? "shm (btl vader,self; pml ob1)"
+                                                                  : "auto (the MPI's choice)";
+        if (job.rank == 0)
+          std::fprintf(stderr, "%s: %zu cases on %d ranks, %d node(s), %s, transport %s, %d repetitions, profile %s -> %s\n",
+                       s.prog().c_str(), plan.size(), job.nranks, job.nodes, job.mpi_lib.c_str(),
+                       transport_desc.c_str(), s.options().reps, to_string(s.options().profile),
+                       s.results_path().c_str());
+        run_plan(s, o, job, plan);
+      },
+      // A rank that cannot go on (its results cannot be written, a buffer cannot be had): the
+      // others would wait in the next collective for ever.
+      [] { MPI_Abort(MPI_COMM_WORLD, kExitFailed); });
   MPI_T_finalize();
   MPI_Finalize();
-  if (failed) return 1;
-  if (skipped == plan.size()) {
-    if (rank == 0) std::fprintf(stderr, "SKIP: %s\n", first_skip.c_str());
-    return 77;
-  }
-  return 0;
+  return rc;
 }
 
 }  // namespace

@@ -7,8 +7,8 @@
 // Every sample read is checksummed against what was written (random bytes, never zeros).
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
-#include <regex>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -17,7 +17,7 @@
 #include "fio_driver.hpp"
 #include "io_common.hpp"
 #include "pipeline.hpp"
-#include "rigcheck/harness/topology.hpp"
+#include "rigcheck/harness/session.hpp"
 #include "scratch.hpp"
 
 namespace rigcheck::io {
@@ -71,342 +71,348 @@ struct WaitCase {
   int workers, prefetch;
   std::string params;
   int64_t checked = 0, wrong = 0;
-  int reps_failed = 0;
 };
 
-int dataloader_main(int argc, char** argv) {
-  const std::string prog = prog_name(argv[0]);
-  CLI::App app{"io_dataloader: DataLoader-style prefetch pipeline, I/O wait per step, against fio (IO-1, IO-3)"};
-  CommonOptions opt;
-  add_common_options(app, opt);
+struct PeerCase {
+  int64_t w;
+  std::string params_p, params_f, job;
+  int64_t wrong = 0, checked = 0;
+  std::string fio_error;  // the last fio failure, if any
+};
+
+struct DlOptions {
   std::string scratch_dir, fio_binary = "fio", ratios_s, workers_s, peer_workers_s, sample_size_s = "110592",
                            compute_mode = "sleep";
   int samples = 0, batch = 0, steps = 0, prefetch = 2;
   double peer_runtime = 0;
   bool no_peer = false;
-  app.add_option("--scratch", scratch_dir,
-                 "existing directory for the sample files (default: a new temporary directory under $TMPDIR or "
-                 "/var/tmp); only files created by this program are touched, and removed at the end");
-  app.add_option("--fio-binary", fio_binary, "fio executable for the peer runs")->capture_default_str();
-  app.add_option("--samples", samples, "sample files (default: tiny 48, quick 512, full 4096)");
-  app.add_option("--sample-size", sample_size_s, "bytes per sample file (default 110592 = 108 KiB, ImageNet-like; a "
-                                                 "multiple of 4096 reads with O_DIRECT)")->capture_default_str();
-  app.add_option("--batch", batch, "samples per batch (default 64; tiny 8)");
-  app.add_option("--steps", steps, "training steps per repetition (default: tiny 4, quick 8, full 40)");
-  app.add_option("--prefetch", prefetch, "prefetch factor of the worker cases")->capture_default_str();
-  app.add_option("--ratios", ratios_s, "compute:I/O ratios, compute time = ratio x one batch's single-thread load time "
-                                       "(default: tiny 1, quick 0.1,0.25,0.5,1, full 0.1,0.25,0.5,1,2,4)");
-  app.add_option("--workers", workers_s, "worker counts swept at ratio 1 (default: tiny 0,4, quick 0,1,2,4, full 0,1,2,4,8)");
-  app.add_option("--peer-workers", peer_workers_s, "worker counts of the fio comparison (default: tiny 2, quick 1,4,8, "
-                                                   "full 1,2,4,8)");
-  app.add_option("--peer-runtime", peer_runtime, "seconds per fio peer run (default: tiny 0.3, quick 0.6, full 4)");
-  app.add_option("--compute", compute_mode, "sleep (the host waits on an accelerator) or spin (CPU busy)")
-      ->capture_default_str();
-  app.add_flag("--no-peer", no_peer, "skip the fio comparison");
   int64_t sample_bytes = 0;
   std::vector<double> ratios;
   std::vector<int64_t> workers, peer_workers;
-  try {
-    app.parse(argc, argv);
-    finish_common_options(opt, physical_core_count(), hardware_thread_count());
-    const bool tiny = opt.profile == Profile::tiny, quick = opt.profile == Profile::quick;
-    if (app.count("--reps") == 0) opt.reps = tiny ? 2 : quick ? 3 : 5;
-    sample_bytes = parse_size(sample_size_s);
-    if (samples == 0) samples = tiny ? 48 : quick ? 512 : 4096;
-    if (batch == 0) batch = tiny ? 8 : 64;
-    if (steps == 0) steps = tiny ? 4 : quick ? 8 : 40;
-    if (peer_runtime == 0) peer_runtime = tiny ? 0.3 : quick ? 0.6 : 4;
-    ratios = parse_doubles(ratios_s.empty() ? (tiny ? "1" : quick ? "0.1,0.25,0.5,1" : "0.1,0.25,0.5,1,2,4") : ratios_s);
-    workers = parse_workers(workers_s.empty() ? (tiny ? "0,4" : quick ? "0,1,2,4" : "0,1,2,4,8") : workers_s);
-    peer_workers = parse_int_list(peer_workers_s.empty() ? (tiny ? "2" : quick ? "1,4,8" : "1,2,4,8") : peer_workers_s, 256);
-    if (samples < 1 || batch < 1 || steps < 2 || prefetch < 1) throw std::invalid_argument("--samples, --batch >= 1, --steps >= 2, --prefetch >= 1");
-    if (compute_mode != "sleep" && compute_mode != "spin") throw std::invalid_argument("--compute must be sleep or spin");
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s: %s\n", prog.c_str(), e.what());
-    return 2;
-  }
-  if (opt.stem.empty()) opt.stem = prog;
-  if (opt.run_id.empty()) opt.run_id = fmt::format("adhoc-{}-{}", host_name(), utc_timestamp_compact());
-  const int warmup = steps >= 8 ? 2 : 1;
-  const bool has_ratio1 = std::find(ratios.begin(), ratios.end(), 1.0) != ratios.end();
+};
 
-  // Cases of dataloader_io_wait: the IO-3 pair at every ratio, the worker sweep at ratio 1.
-  std::vector<WaitCase> wcases;
+void add_options(CLI::App& app, DlOptions& o) {
+  app.add_option("--scratch", o.scratch_dir,
+                 "existing directory for the sample files (default: a new temporary directory under $TMPDIR or "
+                 "/var/tmp); only files created by this program are touched, and removed at the end");
+  app.add_option("--fio-binary", o.fio_binary, "fio executable for the peer runs")->capture_default_str();
+  app.add_option("--samples", o.samples, "sample files (default: tiny 48, quick 512, full 4096)");
+  app.add_option("--sample-size", o.sample_size_s, "bytes per sample file (default 110592 = 108 KiB, ImageNet-like; a "
+                                                   "multiple of 4096 reads with O_DIRECT)")->capture_default_str();
+  app.add_option("--batch", o.batch, "samples per batch (default 64; tiny 8)");
+  app.add_option("--steps", o.steps, "training steps per repetition (default: tiny 4, quick 8, full 40)");
+  app.add_option("--prefetch", o.prefetch, "prefetch factor of the worker cases")->capture_default_str();
+  app.add_option("--ratios", o.ratios_s, "compute:I/O ratios, compute time = ratio x one batch's single-thread load time "
+                                         "(default: tiny 1, quick 0.1,0.25,0.5,1, full 0.1,0.25,0.5,1,2,4)");
+  app.add_option("--workers", o.workers_s, "worker counts swept at ratio 1 (default: tiny 0,4, quick 0,1,2,4, full 0,1,2,4,8)");
+  app.add_option("--peer-workers", o.peer_workers_s, "worker counts of the fio comparison (default: tiny 2, quick 1,4,8, "
+                                                     "full 1,2,4,8)");
+  app.add_option("--peer-runtime", o.peer_runtime, "seconds per fio peer run (default: tiny 0.3, quick 0.6, full 4)");
+  app.add_option("--compute", o.compute_mode, "sleep (the host waits on an accelerator) or spin (CPU busy)")
+      ->capture_default_str();
+  app.add_flag("--no-peer", o.no_peer, "skip the fio comparison");
+}
+
+void validate(DlOptions& o, Profile p) {
+  const bool tiny = p == Profile::tiny, quick = p == Profile::quick;
+  o.sample_bytes = parse_size(o.sample_size_s);
+  if (o.samples == 0) o.samples = tiny ? 48 : quick ? 512 : 4096;
+  if (o.batch == 0) o.batch = tiny ? 8 : 64;
+  if (o.steps == 0) o.steps = tiny ? 4 : quick ? 8 : 40;
+  if (o.peer_runtime == 0) o.peer_runtime = tiny ? 0.3 : quick ? 0.6 : 4;
+  o.ratios = parse_doubles(o.ratios_s.empty() ? (tiny ? "1" : quick ? "0.1,0.25,0.5,1" : "0.1,0.25,0.5,1,2,4") : o.ratios_s);
+  o.workers = parse_workers(o.workers_s.empty() ? (tiny ? "0,4" : quick ? "0,1,2,4" : "0,1,2,4,8") : o.workers_s);
+  o.peer_workers =
+      parse_int_list(o.peer_workers_s.empty() ? (tiny ? "2" : quick ? "1,4,8" : "1,2,4,8") : o.peer_workers_s, 256);
+  if (o.samples < 1 || o.batch < 1 || o.steps < 2 || o.prefetch < 1)
+    throw std::invalid_argument("--samples, --batch >= 1, --steps >= 2, --prefetch >= 1");
+  if (o.compute_mode != "sleep" && o.compute_mode != "spin") throw std::invalid_argument("--compute must be sleep or spin");
+}
+
+// Cases of dataloader_io_wait: the IO-3 pair at every ratio, the worker sweep at ratio 1.
+std::vector<WaitCase> plan_wait(const Session& s, const DlOptions& o) {
+  const bool has_ratio1 = std::find(o.ratios.begin(), o.ratios.end(), 1.0) != o.ratios.end();
+  std::vector<WaitCase> cases;
   auto add = [&](double r, int w, int p) {
     std::string name = w == 0 ? fmt::format("r{:g}/w0", r) : fmt::format("r{:g}/w{}p{}", r, w, p);
-    for (auto& c : wcases)
+    for (auto& c : cases)
       if (c.name == name) return;
-    wcases.push_back({name, r, w, w == 0 ? 0 : p, "", 0, 0, 0});
+    cases.push_back({name, r, w, w == 0 ? 0 : p, "", 0, 0});
   };
-  for (double r : ratios) {
+  for (double r : o.ratios) {
     add(r, 0, 0);
-    add(r, 4, prefetch);
+    add(r, 4, o.prefetch);
   }
-  for (int64_t w : workers) add(has_ratio1 ? 1.0 : ratios.front(), static_cast<int>(w), prefetch);
-  if (opt.profile != Profile::tiny) add(has_ratio1 ? 1.0 : ratios.front(), 4, 1);
-  std::regex filter;
-  try {
-    filter = std::regex(opt.filter.empty() ? ".*" : opt.filter);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s: bad --filter: %s\n", prog.c_str(), e.what());
-    return 2;
-  }
+  for (int64_t w : o.workers) add(has_ratio1 ? 1.0 : o.ratios.front(), static_cast<int>(w), o.prefetch);
+  if (s.options().profile != Profile::tiny) add(has_ratio1 ? 1.0 : o.ratios.front(), 4, 1);
   std::vector<WaitCase> keep;
-  for (auto& c : wcases)
-    if (std::regex_search("dataloader_io_wait/" + c.name, filter)) keep.push_back(c);
-  wcases = keep;
+  for (auto& c : cases)
+    if (s.selected("dataloader_io_wait", c.name)) keep.push_back(c);
+  return keep;
+}
+
+std::vector<int64_t> plan_peers(const Session& s, const DlOptions& o) {
   std::vector<int64_t> peers;
-  if (!no_peer)
-    for (int64_t w : peer_workers)
-      if (std::regex_search(fmt::format("dataloader_vs_fio/pipeline/w{}", w), filter) ||
-          std::regex_search(fmt::format("dataloader_vs_fio/fio/w{}", w), filter))
+  if (!o.no_peer)
+    for (int64_t w : o.peer_workers)
+      if (s.selected("dataloader_vs_fio", fmt::format("pipeline/w{}", w)) || s.selected("dataloader_vs_fio", fmt::format("fio/w{}", w)))
         peers.push_back(w);
-  if (opt.list) {
+  return peers;
+}
+
+// The sample files, written with pseudo-random bytes (their checksums kept), synced and dropped
+// from the page cache.
+Dataset make_dataset(Scratch& scratch, const DlOptions& o, const std::string& prog) {
+  Dataset d;
+  d.sample_bytes = o.sample_bytes;
+  d.dir = scratch.create_dir(fmt::format("rigcheck-samples.{}", ::getpid()));
+  std::fprintf(stderr, "%s: writing %d sample files of %lld bytes in %s\n", prog.c_str(), o.samples,
+               static_cast<long long>(o.sample_bytes), d.dir.c_str());
+  const std::string rel = d.dir.substr(scratch.root().size() + 1);
+  for (int i = 0; i < o.samples; ++i) {
+    uint64_t sum = 0;
+    d.paths.push_back(scratch.create_file(fmt::format("{}/s{:06d}.bin", rel, i), o.sample_bytes,
+                                          0x5a3d1e0000ULL + static_cast<uint64_t>(i), &sum, false));
+    d.sums.push_back(sum);
+  }
+  scratch.sync_and_drop(d.paths);
+  d.direct = o.sample_bytes % 4096 == 0 && direct_io_works(d.paths.front(), o.sample_bytes);
+  return d;
+}
+
+// One repetition of a dataloader_io_wait case: its rows.
+void run_wait_case(Session& s, const Dataset& d, const DlOptions& o, WaitCase& c, double t_io, int warmup, int rep,
+                   const std::string& block) {
+  PipelineConfig pc{o.batch, c.workers, c.prefetch, o.steps, warmup, c.ratio * t_io, o.compute_mode == "spin",
+                    1000u + static_cast<uint64_t>(rep)};
+  PipelineResult r = run_pipeline(d, pc, block);
+  c.checked += r.checked;
+  c.wrong += r.wrong;
+  const Status st = r.wrong ? Status::failed : Status::ok;
+  const std::string note = r.wrong ? fmt::format("WRONG: {} of {} samples read back differ from what was written",
+                                                 r.wrong, r.checked)
+                                   : fmt::format("load average {:.2f}", load_average_1m());
+  auto row = [&](const char* m, double v, const char* u) {
+    s.row("dataloader_io_wait", c.name, c.params, m, st == Status::ok ? v : NAN, u, rep, st, note);
+  };
+  const double step_time = r.wall_s / r.steps;
+  row("io_wait_per_step", r.wait_s / r.steps, "s");
+  row("step_time", step_time, "s");
+  row("io_wait_fraction", r.wait_s / r.wall_s, "fraction");
+  row("step_rate", 1 / step_time, "steps/s");
+  row("samples_per_s", static_cast<double>(o.batch) * r.steps / r.wall_s, "samples/s");
+  // Over the whole run (warm-up included: prefetched reads fall before the measured steps): steps
+  // per second, reads issued (pread calls) and reads the device completed (its whole count: other
+  // processes' reads on the same device are included).
+  row("step_rate_run", (r.steps + warmup) / r.run_s, "steps/s");
+  row("iops_issued", r.reads / r.run_s, "IOPS");
+  row("reads_per_sample", static_cast<double>(r.reads) / r.samples, "count");
+  if (r.device_reads >= 0) {
+    row("device_iops", r.device_reads / r.run_s, "IOPS");
+    row("device_reads_per_sample", static_cast<double>(r.device_reads) / r.samples, "count");
+  }
+  std::fprintf(stderr, "  dataloader_io_wait/%s rep %d: wait %.2f ms/step of %.2f ms, %.0f samples/s\n", c.name.c_str(),
+               rep, 1e3 * r.wait_s / r.steps, 1e3 * step_time, o.batch * r.steps / r.wall_s);
+}
+
+// One repetition of a peer pair: the pipeline, then fio on the same files (A then B).
+void run_peer(Session& s, const Dataset& d, const DlOptions& o, PeerCase& pc, Fio* fio, const std::string& fio_problem,
+              Scratch& scratch, const std::string& aux, double t_io, int rep, const std::string& block) {
+  // About peer_runtime seconds: one batch takes t_io on one thread; assume at most 2x from
+  // parallel reads (a guess for the step count only, not a figure).
+  const int tsteps = static_cast<int>(
+      std::clamp(o.peer_runtime / std::max(1e-6, t_io / static_cast<double>(std::min<int64_t>(pc.w, 2))), 6.0, 5000.0));
+  PipelineConfig cfg{o.batch, static_cast<int>(pc.w), o.prefetch, tsteps, std::min(2, tsteps / 3), 0, false,
+                     2000u + static_cast<uint64_t>(rep)};
+  PipelineResult r = run_pipeline(d, cfg, block);
+  pc.wrong += r.wrong;
+  pc.checked += r.checked;
+  const double pipe_iops = static_cast<double>(o.batch) * r.steps / r.wall_s;
+  const Status st = r.wrong ? Status::failed : Status::ok;
+  const double load = load_average_1m();
+  const std::string pipe = fmt::format("pipeline/w{}", pc.w), peer = fmt::format("fio/w{}", pc.w);
+  s.row("dataloader_vs_fio", pipe, pc.params_p, "iops", st == Status::ok ? pipe_iops : NAN, "IOPS", rep, st,
+        r.wrong ? "WRONG samples" : fmt::format("load average {:.2f}", load));
+  if (!fio) {
+    s.row("dataloader_vs_fio", peer, pc.params_f, "", NAN, "", rep, Status::skipped, fio_problem);
+    return;
+  }
+  try {
+    const std::string jo = scratch.create_empty(fmt::format("{}/peer-w{}-{}.json", aux, pc.w, rep));
+    const std::string lg = scratch.create_empty(fmt::format("{}/peer-w{}-{}.log", aux, pc.w, rep));
+    fio->run(pc.job, jo, lg, o.peer_runtime + 120);
+    FioResult f = parse_fio_json(jo, "read");
+    if (f.error || f.iops <= 0) throw FioError(fmt::format("fio error {} with {} IOPS", f.error, f.iops));
+    s.row("dataloader_vs_fio", peer, pc.params_f, "iops", f.iops, "IOPS", rep, Status::ok,
+          fmt::format("load average {:.2f}", load));
+    if (st == Status::ok)
+      s.row("dataloader_vs_fio", fmt::format("ratio/w{}", pc.w), pc.params_p, "iops_ratio", pipe_iops / f.iops, "fraction",
+            rep, Status::ok, "pipeline IOPS / fio IOPS, same repetition, run one after the other");
+    std::fprintf(stderr, "  dataloader_vs_fio/w%lld rep %d: pipeline %.0f IOPS, fio %.0f IOPS, ratio %.3f\n",
+                 static_cast<long long>(pc.w), rep, pipe_iops, f.iops, pipe_iops / f.iops);
+  } catch (const FioError& e) {
+    pc.fio_error = e.what();
+    s.row("dataloader_vs_fio", peer, pc.params_f, "iops", NAN, "IOPS", rep, Status::failed, e.what());
+  }
+}
+
+// The peer pairs' parameters and fio job files; *fio_problem says why fio cannot run (then no fio).
+std::vector<PeerCase> set_up_peers(const DlOptions& o, const std::vector<int64_t>& peers, const Params& common,
+                                   const Dataset& d, Scratch& scratch, const std::string& aux, std::unique_ptr<Fio>& fio,
+                                   std::string* fio_problem) {
+  std::string fio_version;
+  if (!peers.empty()) {
+    try {
+      fio = std::make_unique<Fio>(o.fio_binary);
+      fio_version = fio->version();
+      if (!d.direct) throw FioError("the files refuse O_DIRECT here: fio and the pipeline would not bypass the cache alike");
+    } catch (const FioError& e) {
+      *fio_problem = e.what();
+      fio.reset();
+    }
+  }
+  std::vector<PeerCase> ps;
+  for (int64_t w : peers) {
+    PeerCase pc{w, "", "", "", 0, 0, ""};
+    Params p = {{"workers", std::to_string(w)}, {"queue_depth", std::to_string(w)}, {"rw", "randread"},
+                {"bs", std::to_string(o.sample_bytes)}};
+    p.insert(p.end(), common.begin(), common.end());
+    Params pp = p, pf = p;
+    pp.push_back({"impl", fmt::format("rigcheck pipeline {} workers x prefetch {} compute 0 pread", w, o.prefetch)});
+    pf.push_back({"impl", "fio psync numjobs=workers iodepth=1 opendir file_service_type=random"});
+    pf.push_back({"fio_version", fio_version});
+    pc.params_p = format_params(pp);
+    pc.params_f = format_params(pf);
+    if (fio) {
+      FioJob j{fmt::format("peer_w{}", w), "randread", o.sample_bytes, 1, static_cast<int>(w), "psync", "", d.dir, 0,
+               o.peer_runtime, std::min(0.5, o.peer_runtime / 3), true, {"file_service_type=random"}};
+      pc.job = scratch.create_empty(fmt::format("{}/peer-w{}.fio", aux, w));
+      std::FILE* f = std::fopen(pc.job.c_str(), "w");
+      std::fputs(job_file_text(j).c_str(), f);
+      std::fclose(f);
+    }
+    ps.push_back(pc);
+  }
+  return ps;
+}
+
+// Everything after the refusals: the samples, the calibration, every repetition, the checks.
+void measure(Session& s, const DlOptions& o, std::vector<WaitCase>& wcases, const std::vector<int64_t>& peers,
+             std::unique_ptr<Scratch>& scratch) {
+  const int64_t total = static_cast<int64_t>(o.samples) * o.sample_bytes;
+  scratch = std::make_unique<Scratch>(o.scratch_dir);
+  scratch->check_free_space(total, scratch->root());
+  const Dataset d = make_dataset(*scratch, o, s.prog());
+  // The fio peer's job, JSON and log files: beside the samples, never among them (fio reads every
+  // file of d.dir), in a directory of this process's own.
+  const std::string aux = scratch->create_dir(fmt::format("rigcheck-dl.{}.d", ::getpid()));
+  const std::string bypass = d.direct ? "o_direct" : "fadvise_dontneed";
+  const DeviceInfo dev = device_of(d.dir);
+  const std::string block = dev.device;
+  const int warmup = o.steps >= 8 ? 2 : 1;
+
+  // Calibration: one batch loaded by the step itself (0 workers), no compute.
+  PipelineConfig cal{o.batch, 0, 0, 5, 1, 0, false, 7};
+  PipelineResult cr = run_pipeline(d, cal, block);
+  if (cr.wrong) throw std::runtime_error(fmt::format("calibration: {} of {} samples read back wrong", cr.wrong, cr.checked));
+  const double t_io = cr.wait_s / cr.steps;
+  std::fprintf(stderr, "%s: %s on %s (%s), %s; one batch of %d loaded by one thread: %.2f ms\n", s.prog().c_str(),
+               bypass.c_str(), block.empty() ? dev.source.c_str() : block.c_str(), dev.dev_class.c_str(),
+               dev.fstype.c_str(), o.batch, t_io * 1e3);
+  const Params common = {{"batch", std::to_string(o.batch)},       {"sample_bytes", std::to_string(o.sample_bytes)},
+                         {"samples", std::to_string(o.samples)},   {"cache_bypass", bypass},
+                         {"t_io_batch_s", fmt::format("{:.6g}", t_io)}, {"device", block.empty() ? dev.source : block},
+                         {"device_class", dev.dev_class},          {"fstype", dev.fstype}};
+  for (auto& c : wcases) {
+    Params p = {{"ratio", fmt::format("{:g}", c.ratio)}, {"workers", std::to_string(c.workers)},
+                {"prefetch", std::to_string(c.prefetch)}, {"compute", o.compute_mode},
+                {"compute_s", fmt::format("{:.6g}", c.ratio * t_io)}, {"steps", std::to_string(o.steps)},
+                {"warmup_steps", std::to_string(warmup)}};
+    p.insert(p.end(), common.begin(), common.end());
+    c.params = format_params(p);
+  }
+  std::unique_ptr<Fio> fio;
+  std::string fio_problem;
+  std::vector<PeerCase> ps = set_up_peers(o, peers, common, d, *scratch, aux, fio, &fio_problem);
+
+  for (int rep = 0; rep < s.options().reps; ++rep) {
+    for (auto& c : wcases) run_wait_case(s, d, o, c, t_io, warmup, rep, block);
+    for (auto& pc : ps) run_peer(s, d, o, pc, fio.get(), fio_problem, *scratch, aux, t_io, rep, block);
+  }
+  // Correctness: every sample read in the timed repetitions was checked; a case with a wrong
+  // sample (or none checked) fails.
+  for (auto& c : wcases) {
+    const bool bad = c.wrong || c.checked == 0;
+    const std::string note = fmt::format("{} wrong of {} samples: every sample read was checksummed against the "
+                                         "pseudo-random bytes written to it (never zeros)", c.wrong, c.checked);
+    s.row("dataloader_io_wait", c.name, c.params, "check_wrong", static_cast<double>(c.wrong), "count", -1,
+          bad ? Status::failed : Status::ok, note);
+    if (bad) s.case_failed("dataloader_io_wait", c.name, note);
+    else s.case_ok();
+  }
+  for (auto& pc : ps) {
+    const bool bad = pc.wrong || pc.checked == 0;
+    const std::string note = fmt::format("{} wrong of {} samples: every sample read was checksummed", pc.wrong, pc.checked);
+    s.row("dataloader_vs_fio", fmt::format("pipeline/w{}", pc.w), pc.params_p, "check_wrong", static_cast<double>(pc.wrong),
+          "count", -1, bad ? Status::failed : Status::ok, note);
+    if (bad) s.case_failed("dataloader_vs_fio", fmt::format("pipeline/w{}", pc.w), note);
+    else if (!pc.fio_error.empty()) s.case_failed("dataloader_vs_fio", fmt::format("fio/w{}", pc.w), "fio peer: " + pc.fio_error);
+    else s.case_ok();
+  }
+  if (!fio_problem.empty()) std::fprintf(stderr, "%s: fio peer skipped: %s\n", s.prog().c_str(), fio_problem.c_str());
+}
+
+int dataloader_main(int argc, char** argv) {
+  SharedOptions shared;
+  shared.threads = shared.sizes = shared.min_time = false;  // the pipeline runs --steps steps per repetition
+  shared.reps[0] = 2, shared.reps[1] = 3, shared.reps[2] = 5;
+  Session s(argv[0], "io_dataloader: DataLoader-style prefetch pipeline, I/O wait per step, against fio (IO-1, IO-3)",
+            shared);
+  DlOptions o;
+  add_options(s.app(), o);
+  if (auto rc = s.parse(argc, argv, [&] { validate(o, s.options().profile); })) return *rc;
+  std::vector<WaitCase> wcases = plan_wait(s, o);
+  const std::vector<int64_t> peers = plan_peers(s, o);
+  if (s.listing()) {
     for (auto& c : wcases)
-      std::printf("dataloader_io_wait/%s\tratio=%g;workers=%d;prefetch=%d;batch=%d\n", c.name.c_str(), c.ratio, c.workers,
-                  c.prefetch, batch);
-    for (auto w : peers) std::printf("dataloader_vs_fio/pipeline/w%lld\ndataloader_vs_fio/fio/w%lld\n", (long long)w, (long long)w);
-    return 0;
+      s.list_case("dataloader_io_wait", c.name,
+                  fmt::format("ratio={:g};workers={};prefetch={};batch={}", c.ratio, c.workers, c.prefetch, o.batch));
+    for (auto w : peers) {
+      s.list_case("dataloader_vs_fio", fmt::format("pipeline/w{}", w), "");
+      s.list_case("dataloader_vs_fio", fmt::format("fio/w{}", w), "");
+    }
+    return kExitOk;
   }
-  if (wcases.empty() && peers.empty()) {
-    std::fprintf(stderr, "%s: no case matches --filter '%s'\n", prog.c_str(), opt.filter.c_str());
-    return 2;
-  }
+  if (auto rc = s.require_cases(wcases.size() + peers.size())) return *rc;
 
   // ---- refusals before anything is written
-  const int64_t total = static_cast<int64_t>(samples) * sample_bytes;
   try {
-    if (!scratch_dir.empty()) {
-      Scratch probe(scratch_dir);
+    if (!o.scratch_dir.empty()) {
+      Scratch probe(o.scratch_dir);
       probe.check_new_path(fmt::format("rigcheck-samples.{}", ::getpid()));
-      probe.check_free_space(total, probe.root());
+      probe.check_free_space(static_cast<int64_t>(o.samples) * o.sample_bytes, probe.root());
     }
   } catch (const Refusal& e) {
-    std::fprintf(stderr, "%s: %s\n", prog.c_str(), e.what());
-    return 2;
+    std::fprintf(stderr, "%s: %s\n", s.prog().c_str(), e.what());
+    return kExitUsage;
   }
-  const std::string out = result_path(opt, prog);
-  if (out.empty()) return 2;
-  std::unique_ptr<ResultWriter> writer;
-  try {
-    writer = std::make_unique<ResultWriter>(out);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s: %s\n", prog.c_str(), e.what());
-    return 2;
-  }
-  RowSink sink{opt.run_id, writer.get()};
+  if (!s.open_results()) return kExitUsage;
   install_cleanup_handlers();
-  int rc = 0;
   std::unique_ptr<Scratch> scratch;
-  try {
-    scratch = std::make_unique<Scratch>(scratch_dir);
-    scratch->check_free_space(total, scratch->root());
-    Dataset d;
-    d.sample_bytes = sample_bytes;
-    d.dir = scratch->create_dir(fmt::format("rigcheck-samples.{}", ::getpid()));
-    // The fio peer's job, JSON and log files: beside the samples, never among them (fio reads
-    // every file of d.dir), in a directory of this process's own.
-    const std::string aux = scratch->create_dir(fmt::format("rigcheck-dl.{}.d", ::getpid()));
-    std::fprintf(stderr, "%s: writing %d sample files of %lld bytes in %s\n", prog.c_str(), samples,
-                 static_cast<long long>(sample_bytes), d.dir.c_str());
-    const std::string rel = d.dir.substr(scratch->root().size() + 1);
-    for (int i = 0; i < samples; ++i) {
-      uint64_t sum = 0;
-      d.paths.push_back(scratch->create_file(fmt::format("{}/s{:06d}.bin", rel, i), sample_bytes,
-                                             0x5a3d1e0000ULL + static_cast<uint64_t>(i), &sum, false));
-      d.sums.push_back(sum);
-    }
-    scratch->sync_and_drop(d.paths);
-    d.direct = sample_bytes % 4096 == 0 && direct_io_works(d.paths.front(), sample_bytes);
-    const std::string bypass = d.direct ? "o_direct" : "fadvise_dontneed";
-    const DeviceInfo dev = device_of(d.dir);
-    const std::string block = dev.device;
-
-    // Calibration: one batch loaded by the step itself (0 workers), no compute.
-    PipelineConfig cal{batch, 0, 0, 5, 1, 0, false, 7};
-    PipelineResult cr = run_pipeline(d, cal, block);
-    if (cr.wrong) throw std::runtime_error(fmt::format("calibration: {} of {} samples read back wrong", cr.wrong, cr.checked));
-    const double t_io = cr.wait_s / cr.steps;
-    std::fprintf(stderr, "%s: %s on %s (%s), %s; one batch of %d loaded by one thread: %.2f ms\n", prog.c_str(),
-                 bypass.c_str(), block.empty() ? dev.source.c_str() : block.c_str(), dev.dev_class.c_str(),
-                 dev.fstype.c_str(), batch, t_io * 1e3);
-    const Params common = {{"batch", std::to_string(batch)},
-                           {"sample_bytes", std::to_string(sample_bytes)},
-                           {"samples", std::to_string(samples)},
-                           {"cache_bypass", bypass},
-                           {"t_io_batch_s", fmt::format("{:.6g}", t_io)},
-                           {"device", block.empty() ? dev.source : block},
-                           {"device_class", dev.dev_class},
-                           {"fstype", dev.fstype}};
-    for (auto& c : wcases) {
-      Params p = {{"ratio", fmt::format("{:g}", c.ratio)},
-                  {"workers", std::to_string(c.workers)},
-                  {"prefetch", std::to_string(c.prefetch)},
-                  {"compute", compute_mode},
-                  {"compute_s", fmt::format("{:.6g}", c.ratio * t_io)},
-                  {"steps", std::to_string(steps)},
-                  {"warmup_steps", std::to_string(warmup)}};
-      p.insert(p.end(), common.begin(), common.end());
-      c.params = format_kv(p);
-    }
-
-    // Peer set-up: fio present?
-    std::unique_ptr<Fio> fio;
-    std::string fio_version, fio_problem;
-    if (!peers.empty()) {
+  const int rc = s.run([&] {
+    try {
+      measure(s, o, wcases, peers, scratch);
+    } catch (const std::exception& e) {
+      // The failure may be the results disk itself: rows as far as they can be written; the
+      // scratch clean-up below runs in any case.
       try {
-        fio = std::make_unique<Fio>(fio_binary);
-        fio_version = fio->version();
-        if (!d.direct) throw FioError("the files refuse O_DIRECT here: fio and the pipeline would not bypass the cache alike");
-      } catch (const FioError& e) {
-        fio_problem = e.what();
-        fio.reset();
+        for (auto& c : wcases) s.row("dataloader_io_wait", c.name, c.params, "", NAN, "", -1, Status::failed, e.what());
+      } catch (const std::exception&) {
       }
+      throw;
     }
-    struct PeerState {
-      int64_t w;
-      std::string params_p, params_f, job;
-      int64_t wrong = 0, checked = 0;
-      bool fio_failed = false;
-    };
-    std::vector<PeerState> ps;
-    for (int64_t w : peers) {
-      PeerState s{w, "", "", "", 0, 0, false};
-      Params p = {{"workers", std::to_string(w)}, {"queue_depth", std::to_string(w)}, {"rw", "randread"},
-                  {"bs", std::to_string(sample_bytes)}};
-      p.insert(p.end(), common.begin(), common.end());
-      Params pp = p, pf = p;
-      pp.push_back({"impl", fmt::format("rigcheck pipeline {} workers x prefetch {} compute 0 pread", w, prefetch)});
-      pf.push_back({"impl", "fio psync numjobs=workers iodepth=1 opendir file_service_type=random"});
-      pf.push_back({"fio_version", fio_version});
-      s.params_p = format_kv(pp);
-      s.params_f = format_kv(pf);
-      if (fio) {
-        FioJob j{fmt::format("peer_w{}", w), "randread", sample_bytes, 1, static_cast<int>(w), "psync", "", d.dir, 0,
-                 peer_runtime, std::min(0.5, peer_runtime / 3), true, {"file_service_type=random"}};
-        s.job = scratch->create_empty(fmt::format("{}/peer-w{}.fio", aux, w));
-        std::FILE* f = std::fopen(s.job.c_str(), "w");
-        std::fputs(job_file_text(j).c_str(), f);
-        std::fclose(f);
-      }
-      ps.push_back(s);
-    }
-
-    for (int rep = 0; rep < opt.reps; ++rep) {
-      for (auto& c : wcases) {
-        PipelineConfig pc{batch, c.workers, c.prefetch, steps, warmup, c.ratio * t_io, compute_mode == "spin",
-                          1000u + static_cast<uint64_t>(rep)};
-        PipelineResult r = run_pipeline(d, pc, block);
-        c.checked += r.checked;
-        c.wrong += r.wrong;
-        const Status st = r.wrong ? Status::failed : Status::ok;
-        const std::string note = r.wrong ? fmt::format("WRONG: {} of {} samples read back differ from what was written",
-                                                       r.wrong, r.checked)
-                                         : fmt::format("load average {:.2f}", load_average_1m());
-        if (r.wrong) ++c.reps_failed;
-        auto row = [&](const char* m, double v, const char* u) {
-          sink.row("dataloader_io_wait", c.name, c.params, m, st == Status::ok ? v : NAN, u, rep, st, note);
-        };
-        const double step_time = r.wall_s / r.steps;
-        row("io_wait_per_step", r.wait_s / r.steps, "s");
-        row("step_time", step_time, "s");
-        row("io_wait_fraction", r.wait_s / r.wall_s, "fraction");
-        row("step_rate", 1 / step_time, "steps/s");
-        row("samples_per_s", static_cast<double>(batch) * r.steps / r.wall_s, "samples/s");
-        // Over the whole run (warm-up included: prefetched reads fall before the measured
-        // steps): steps per second, reads issued (pread calls) and reads the device completed
-        // (its whole count: other processes' reads on the same device are included).
-        row("step_rate_run", (r.steps + warmup) / r.run_s, "steps/s");
-        row("iops_issued", r.reads / r.run_s, "IOPS");
-        row("reads_per_sample", static_cast<double>(r.reads) / r.samples, "count");
-        if (r.device_reads >= 0) {
-          row("device_iops", r.device_reads / r.run_s, "IOPS");
-          row("device_reads_per_sample", static_cast<double>(r.device_reads) / r.samples, "count");
-        }
-        std::fprintf(stderr, "  dataloader_io_wait/%s rep %d: wait %.2f ms/step of %.2f ms, %.0f samples/s\n",
-                     c.name.c_str(), rep, 1e3 * r.wait_s / r.steps, 1e3 * step_time, batch * r.steps / r.wall_s);
-      }
-      for (auto& s : ps) {
-        // A then B in every repetition: pipeline, then fio on the same files.
-        // About peer_runtime seconds: one batch takes t_io on one thread; assume at most 2x from
-        // parallel reads (a guess for the step count only, not a figure).
-        const int tsteps = static_cast<int>(
-            std::clamp(peer_runtime / std::max(1e-6, t_io / static_cast<double>(std::min<int64_t>(s.w, 2))), 6.0, 5000.0));
-        PipelineConfig pc{batch, static_cast<int>(s.w), prefetch, tsteps, std::min(2, tsteps / 3), 0, false,
-                          2000u + static_cast<uint64_t>(rep)};
-        PipelineResult r = run_pipeline(d, pc, block);
-        s.wrong += r.wrong;
-        s.checked += r.checked;
-        const double pipe_iops = static_cast<double>(batch) * r.steps / r.wall_s;
-        const Status st = r.wrong ? Status::failed : Status::ok;
-        const double load = load_average_1m();
-        sink.row("dataloader_vs_fio", fmt::format("pipeline/w{}", s.w), s.params_p, "iops", st == Status::ok ? pipe_iops : NAN,
-                 "IOPS", rep, st, r.wrong ? "WRONG samples" : fmt::format("load average {:.2f}", load));
-        if (!fio) {
-          sink.row("dataloader_vs_fio", fmt::format("fio/w{}", s.w), s.params_f, "", NAN, "", rep, Status::skipped,
-                   fio_problem);
-          continue;
-        }
-        try {
-          const std::string jo = scratch->create_empty(fmt::format("{}/peer-w{}-{}.json", aux, s.w, rep));
-          const std::string lg = scratch->create_empty(fmt::format("{}/peer-w{}-{}.log", aux, s.w, rep));
-          fio->run(s.job, jo, lg, peer_runtime + 120);
-          FioResult f = parse_fio_json(jo, "read");
-          if (f.error || f.iops <= 0) throw FioError(fmt::format("fio error {} with {} IOPS", f.error, f.iops));
-          sink.row("dataloader_vs_fio", fmt::format("fio/w{}", s.w), s.params_f, "iops", f.iops, "IOPS", rep, Status::ok,
-                   fmt::format("load average {:.2f}", load));
-          if (st == Status::ok)
-            sink.row("dataloader_vs_fio", fmt::format("ratio/w{}", s.w), s.params_p, "iops_ratio", pipe_iops / f.iops,
-                     "fraction", rep, Status::ok, "pipeline IOPS / fio IOPS, same repetition, run one after the other");
-          std::fprintf(stderr, "  dataloader_vs_fio/w%lld rep %d: pipeline %.0f IOPS, fio %.0f IOPS, ratio %.3f\n",
-                       static_cast<long long>(s.w), rep, pipe_iops, f.iops, pipe_iops / f.iops);
-        } catch (const FioError& e) {
-          s.fio_failed = true;
-          sink.row("dataloader_vs_fio", fmt::format("fio/w{}", s.w), s.params_f, "iops", NAN, "IOPS", rep, Status::failed,
-                   e.what());
-          std::fprintf(stderr, "FAILED: fio peer w%lld: %s\n", static_cast<long long>(s.w), e.what());
-          rc = 1;
-        }
-      }
-    }
-    // Correctness: every sample read in the timed repetitions was checked; a case with a wrong
-    // sample (or none checked) fails.
-    for (auto& c : wcases) {
-      const Status st = c.wrong || c.checked == 0 ? Status::failed : Status::ok;
-      sink.row("dataloader_io_wait", c.name, c.params, "check_wrong", static_cast<double>(c.wrong), "count", -1, st,
-               fmt::format("{} wrong of {} samples: every sample read was checksummed (64-bit FNV-1a) against the "
-                           "pseudo-random bytes written to it (never zeros)", c.wrong, c.checked));
-      if (st == Status::failed) rc = 1;
-    }
-    for (auto& s : ps) {
-      const Status st = s.wrong || s.checked == 0 ? Status::failed : Status::ok;
-      sink.row("dataloader_vs_fio", fmt::format("pipeline/w{}", s.w), s.params_p, "check_wrong",
-               static_cast<double>(s.wrong), "count", -1, st,
-               fmt::format("{} wrong of {} samples: every sample read was checksummed", s.wrong, s.checked));
-      if (st == Status::failed) rc = 1;
-    }
-    if (!fio_problem.empty()) std::fprintf(stderr, "%s: fio peer skipped: %s\n", prog.c_str(), fio_problem.c_str());
-  } catch (const Refusal& e) {
-    std::fprintf(stderr, "%s: %s\n", prog.c_str(), e.what());
-    for (auto& c : wcases) sink.row("dataloader_io_wait", c.name, c.params, "", NAN, "", -1, Status::failed, e.what());
-    rc = 1;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "FAILED: %s\n", e.what());
-    try {  // the failure may be the results disk itself: the scratch clean-up below must still run
-      for (auto& c : wcases) sink.row("dataloader_io_wait", c.name, c.params, "", NAN, "", -1, Status::failed, e.what());
-    } catch (const std::exception&) {
-    }
-    rc = 1;
-  }
+  });
   if (scratch) scratch->remove_all();
-  try {
-    writer->finish();
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "FAILED: %s\n", e.what());
-    return 1;
-  }
   return rc;
 }
 

@@ -5,7 +5,6 @@
 #include <set>
 #include <stdexcept>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 namespace rigcheck {
@@ -117,20 +116,6 @@ const char* to_string(Profile p) {
     case Profile::full: return "full";
   }
   return "quick";
-}
-
-void add_common_options(CLI::App& app, CommonOptions& o) {
-  app.add_option("--threads", o.threads_spec, "thread counts: 1,2,4 | 1-16*2 | 2-10+4 | max");
-  app.add_option("--sizes", o.sizes_spec, "problem sizes: 1024,2K,64M | 1K-1M*2 (K/M/G = 2^10/2^20/2^30)");
-  app.add_option("--reps", o.reps, "repetitions per case (default: 3 tiny, 5 quick, 10 full)");
-  app.add_option("--min-time", o.min_time, "minimum seconds per repetition");
-  app.add_option("--profile", o.profile_name, "tiny | quick | full")->capture_default_str();
-  app.add_flag("--quick", o.quick, "same as --profile quick");
-  app.add_option("--out", o.out_dir, "folder for the result CSV (never overwritten)")->capture_default_str();
-  app.add_option("--stem", o.stem, "file name of the result CSV without .csv (default: the binary's name)");
-  app.add_option("--run-id", o.run_id, "run id written in every row (default: adhoc-<host>-<UTC time>)");
-  app.add_option("--filter", o.filter, "only cases whose name matches this ECMAScript regex");
-  app.add_flag("--list", o.list, "list the cases with their parameters and work model, run nothing");
 }
 
 void finish_common_options(CommonOptions& o, int physical_cores, int hardware_threads, int usable_cores) {

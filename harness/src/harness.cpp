@@ -13,7 +13,6 @@
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <regex>
 #include <set>
 
 #include <CLI/CLI.hpp>
@@ -21,7 +20,7 @@
 #include <fmt/format.h>
 
 #include "rigcheck/harness/csv.hpp"
-#include "rigcheck/harness/result_writer.hpp"
+#include "rigcheck/harness/session.hpp"
 #include "rigcheck/harness/schema.hpp"
 #include "rigcheck/harness/stats.hpp"
 #include "rigcheck/harness/topology.hpp"
@@ -40,11 +39,6 @@ std::vector<std::pair<std::string, DeriveRows>>& derivers() {
   return d;
 }
 
-// Below this share of its threads' CPU time a repetition is mistrusted: something else ran. Two
-// threads sharing one CPU get at most 0.5, so 0.75 catches oversubscription with a margin while a
-// quiet machine gives 0.95 and more.
-constexpr double kMinCpuUtilization = 0.75;
-
 struct Entry {
   const BenchmarkDef* def;
   Case c;
@@ -60,8 +54,8 @@ struct CaseState {
 
 class Harness {
  public:
-  Harness(std::vector<Entry> entries, const CommonOptions& o, ResultWriter& w)
-      : entries_(std::move(entries)), opt_(o), writer_(w), states_(entries_.size()) {}
+  Harness(std::vector<Entry> entries, Session& session)
+      : entries_(std::move(entries)), opt_(session.options()), session_(session), states_(entries_.size()) {}
 
   // Creates, checks and caches the kernel of case idx; frees the previous case's kernel.
   CaseState& prepare(size_t idx) {
@@ -131,13 +125,9 @@ class Harness {
     double real = run.real_accumulated_time / iters;
     double cpu = run.cpu_accumulated_time / iters;
     double util = real > 0 ? cpu / (real * e.c.threads) : 0;
-    Status st = Status::ok;
     std::string note;
-    if (!e.c.manual_time && util < kMinCpuUtilization) {
-      st = Status::mistrusted;
-      note = fmt::format("the process had {:.0f}% of its {} threads' CPU time: something else competed",
-                         100 * util, e.c.threads);
-    }
+    // The CPU-share rule does not apply to kernel-timed cases (the host only waits for the device).
+    Status st = e.c.manual_time ? Status::ok : trust(util, e.c.threads, &note);
     int rep = s.reps_reported++;
     row(e, "time_per_iter", real, "s", rep, st, note);
     if (e.c.work.flops > 0) {
@@ -168,18 +158,7 @@ class Harness {
  private:
   void row(const Entry& e, const std::string& metric, double value, const std::string& unit, int rep,
            Status st, const std::string& note) {
-    ResultRow r;
-    r.run_id = opt_.run_id;
-    r.benchmark = e.def->name;
-    r.case_name = e.c.name;
-    r.params = states_[&e - entries_.data()].params;
-    r.metric = metric;
-    r.value = value;
-    r.unit = unit;
-    r.repetition = rep;
-    r.status = st;
-    r.note = note;
-    writer_.write(r);
+    session_.row(e.def->name, e.c.name, states_[&e - entries_.data()].params, metric, value, unit, rep, st, note);
   }
 
   void progress(size_t idx) {
@@ -200,7 +179,7 @@ class Harness {
 
   std::vector<Entry> entries_;
   const CommonOptions& opt_;
-  ResultWriter& writer_;
+  Session& session_;
   std::vector<CaseState> states_;
   std::map<std::string, size_t> index_;
   std::unique_ptr<Kernel> kernel_;
@@ -220,21 +199,7 @@ class CsvReporter : public benchmark::BenchmarkReporter {
   Harness& h_;
 };
 
-bool file_exists(const std::string& p) {
-  struct stat sb;
-  return ::stat(p.c_str(), &sb) == 0;
-}
-
 }  // namespace
-
-std::string format_params(const Params& p) {
-  std::string s;
-  for (auto& [k, v] : p) {
-    if (!s.empty()) s += ';';
-    s += k + "=" + v;
-  }
-  return s;
-}
 
 bool register_benchmark(BenchmarkDef def) {
   registry().push_back(std::move(def));
@@ -292,67 +257,38 @@ std::vector<int> openmp_place_cpus() {
 }
 
 int harness_main(int argc, char** argv) {
-  // A file-size limit (ulimit -f) gives write(2) an EFBIG to report, not a silent SIGXFSZ death.
-  signal(SIGXFSZ, SIG_IGN);
   clear_thread_caps(argv);
   std::string prog = argv[0];
   if (auto slash = prog.rfind('/'); slash != std::string::npos) prog = prog.substr(slash + 1);
-  CLI::App app{fmt::format("{}: a rigcheck benchmark binary", prog)};
-  CommonOptions opt;
-  add_common_options(app, opt);
-  try {
-    app.parse(argc, argv);
-    CpuBudget budget = cpu_budget(openmp_place_cpus());
-    finish_common_options(opt, physical_core_count(), hardware_thread_count(), budget.usable_cores);
-    opt.cpu_budget = budget.explain();
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  } catch (const std::invalid_argument& e) {
-    std::fprintf(stderr, "%s: %s\n", prog.c_str(), e.what());
-    return 2;
-  }
-  if (opt.stem.empty()) opt.stem = prog;
-  if (opt.run_id.empty()) opt.run_id = fmt::format("adhoc-{}-{}", host_name(), utc_timestamp_compact());
+  Session session(argv[0], fmt::format("{}: a rigcheck benchmark binary", prog));
+  session.set_allowed_cpus(openmp_place_cpus());
+  if (auto rc = session.parse(argc, argv)) return *rc;
+  const CommonOptions& opt = session.options();
 
   std::vector<Entry> entries;
-  std::regex filter;
   try {
-    if (!opt.filter.empty()) filter = std::regex(opt.filter);
     for (const BenchmarkDef& d : registry())
       for (Case& c : d.cases(opt))
-        if (opt.filter.empty() || std::regex_search(d.name + "/" + c.name, filter))
-          entries.push_back({&d, std::move(c)});
+        if (session.selected(d.name, c.name)) entries.push_back({&d, std::move(c)});
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s: %s\n", prog.c_str(), e.what());
-    return 2;
+    return kExitUsage;
   }
+  if (session.listing()) {
+    const BenchmarkDef* last = nullptr;
+    for (const Entry& e : entries) {
+      if (e.def != last && !e.def->description.empty()) std::printf("# %s: %s\n", e.def->name.c_str(), e.def->description.c_str());
+      last = e.def;
+      session.list_case(e.def->name, e.c.name,
+                        fmt::format("threads={}\tflops={:.6g}\tbytes={:.6g}\t{}", e.c.threads, e.c.work.flops,
+                                    e.c.work.bytes, format_params(e.c.params)));
+    }
+    return kExitOk;
+  }
+  if (auto rc = session.require_cases(entries.size())) return *rc;
+  if (!session.open_results()) return kExitUsage;
 
-  if (opt.list) {
-    for (const Entry& e : entries)
-      std::printf("%s/%s\tthreads=%d\tflops=%.6g\tbytes=%.6g\t%s\n", e.def->name.c_str(), e.c.name.c_str(),
-                  e.c.threads, e.c.work.flops, e.c.work.bytes, format_params(e.c.params).c_str());
-    return 0;
-  }
-  if (entries.empty()) {
-    std::fprintf(stderr, "%s: no case matches --filter '%s'\n", prog.c_str(), opt.filter.c_str());
-    return 2;
-  }
-
-  const std::string out = opt.out_dir + "/" + opt.stem + ".csv";
-  if (file_exists(out)) {
-    std::fprintf(stderr, "%s: %s exists; results are never overwritten (choose another --out or --stem)\n",
-                 prog.c_str(), out.c_str());
-    return 2;
-  }
-  std::unique_ptr<ResultWriter> writer;
-  try {
-    writer = std::make_unique<ResultWriter>(out);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s: %s\n", prog.c_str(), e.what());
-    return 2;
-  }
-
-  Harness h(std::move(entries), opt, *writer);
+  Harness h(std::move(entries), session);
   int gb_argc = 1;
   char* gb_argv[] = {argv[0], nullptr};
   benchmark::Initialize(&gb_argc, gb_argv);
@@ -372,49 +308,29 @@ int harness_main(int argc, char** argv) {
         ->ReportAggregatesOnly(false);
   }
   std::fprintf(stderr, "%s: %zu cases, %d repetitions each, profile %s -> %s\n", prog.c_str(),
-               h.entries().size(), opt.reps, to_string(opt.profile), out.c_str());
+               h.entries().size(), opt.reps, to_string(opt.profile), session.results_path().c_str());
   CsvReporter reporter(h);
-  try {
+  return session.run([&] {
     benchmark::RunSpecifiedBenchmarks(&reporter);
     benchmark::Shutdown();
     for (auto& [name, derive] : derivers()) {
       std::vector<ResultRow> own;
-      for (const ResultRow& r : writer->written())
+      for (const ResultRow& r : session.written())
         if (r.benchmark == name) own.push_back(r);
       if (own.empty()) continue;
-      for (ResultRow& r : derive(own)) {
-        if (r.run_id.empty()) r.run_id = opt.run_id;
-        writer->write(r);
-      }
+      for (ResultRow& r : derive(own)) session.row(std::move(r));
     }
-    writer->finish();
-  } catch (const std::exception& e) {
-    // A result that cannot be written (a full disk): said, with the file; the rows before it stay
-    // in the .partial, which the runner cuts at its last full line.
-    std::fprintf(stderr, "FAILED: %s\n", e.what());
-    return 1;
-  }
-
-  size_t failed = 0, skipped = 0;
-  std::string first_skip;
-  for (const CaseState& s : h.states()) {
-    if (s.status == Status::failed) ++failed;
-    if (s.status == Status::skipped) {
-      if (first_skip.empty()) first_skip = s.note;
-      ++skipped;
+    for (size_t i = 0; i < h.states().size(); ++i) {
+      const CaseState& s = h.states()[i];
+      const Entry& e = h.entries()[i];
+      if (s.status == Status::failed)
+        session.case_failed(e.def->name, e.c.name, s.note, fmt::format("--filter '^{}/{}$' --reps {}", e.def->name, e.c.name, opt.reps));
+      else if (s.status == Status::skipped)
+        session.case_skipped(s.note);
+      else
+        session.case_ok();
     }
-  }
-  for (size_t i = 0; i < h.states().size(); ++i)
-    if (h.states()[i].status == Status::failed)
-      std::fprintf(stderr, "FAILED: %s --filter '^%s/%s$' --reps %d   # %s\n", argv[0],
-                   h.entries()[i].def->name.c_str(), h.entries()[i].c.name.c_str(), opt.reps,
-                   h.states()[i].note.c_str());
-  if (failed) return 1;
-  if (skipped == h.states().size()) {
-    std::fprintf(stderr, "SKIP: %s\n", first_skip.c_str());
-    return 77;
-  }
-  return 0;
+  });
 }
 
 }  // namespace rigcheck

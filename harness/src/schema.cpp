@@ -27,6 +27,15 @@ Status status_from_string(const std::string& s) {
   throw std::invalid_argument("unknown status '" + s + "' (expected ok, skipped, mistrusted or failed)");
 }
 
+std::string format_params(const Params& p) {
+  std::string s;
+  for (auto& [k, v] : p) {
+    if (!s.empty()) s += ';';
+    s += k + "=" + v;
+  }
+  return s;
+}
+
 std::string result_header() {
   std::string h;
   for (const auto& c : kResultColumns) {

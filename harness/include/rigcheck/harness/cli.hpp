@@ -1,12 +1,9 @@
-// The command line every benchmark binary shares (DESIGN.md convention 7).
+// The values of the command line every benchmark binary shares (the options themselves are
+// declared by Session, session.hpp): lists and ranges, sizes, profiles.
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
-
-namespace CLI {
-class App;
-}
 
 namespace rigcheck {
 
@@ -45,7 +42,6 @@ struct CommonOptions {
   std::string cpu_budget;    // filled by the harness: how usable_cores was found
 };
 
-void add_common_options(CLI::App& app, CommonOptions& o);
 // After parsing: expands specs, applies --quick, fills defaults. Throws std::invalid_argument.
 void finish_common_options(CommonOptions& o, int physical_cores, int hardware_threads, int usable_cores = 0);
 

@@ -15,8 +15,6 @@
 
 namespace rigcheck {
 
-using Params = std::vector<std::pair<std::string, std::string>>;
-std::string format_params(const Params& p);
 
 // Work model of ONE iteration; every derived rate comes from it (docs/methodology.md).
 struct Work {

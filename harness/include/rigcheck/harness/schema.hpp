@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace rigcheck {
@@ -36,6 +37,10 @@ enum class Status { ok, skipped, mistrusted, failed };
 const char* to_string(Status s);
 // Throws std::invalid_argument for an unknown word.
 Status status_from_string(const std::string& s);
+
+// A row's parameters, key=value pairs, and the params column they make ("k=v;k=v").
+using Params = std::vector<std::pair<std::string, std::string>>;
+std::string format_params(const Params& p);
 
 struct ResultRow {
   int schema_version = kSchemaVersion;
