@@ -2,16 +2,17 @@
 # (harness/, inventory/, tool/) and the standalone fuzz build (tests/fuzz) both read these lists,
 # so a source added here is compiled by both.
 set(RIGCHECK_HARNESS_SOURCES
-  harness/src/cli.cpp harness/src/csv.cpp harness/src/paths.cpp harness/src/process.cpp harness/src/result_writer.cpp harness/src/session.cpp
-  harness/src/schema.cpp harness/src/stats.cpp harness/src/topology.cpp)
+  harness/src/cli.cpp harness/src/csv.cpp harness/src/paths.cpp harness/src/process.cpp harness/src/result_writer.cpp
+  harness/src/schema.cpp harness/src/scratch_registry.cpp harness/src/session.cpp harness/src/sha256.cpp
+  harness/src/stats.cpp harness/src/topology.cpp)
 set(RIGCHECK_INVENTORY_SOURCES
   inventory/src/inventory.cpp inventory/src/cpu.cpp inventory/src/memory.cpp inventory/src/system.cpp
   inventory/src/gpu.cpp inventory/src/util.cpp)
 # The tool less its evaluators and main(): the evaluators register themselves at start-up, so
 # they are compiled as objects (a static library would drop them).
 set(RIGCHECK_TOOL_SOURCES
-  tool/src/run/runner.cpp tool/src/run/needs.cpp tool/src/run/runlock.cpp
-  tool/src/report/report.cpp tool/src/report/verdict.cpp tool/src/report/vocabulary.cpp
+  tool/src/run/runner.cpp tool/src/run/needs.cpp tool/src/run/runlock.cpp tool/src/run/scratch_cleanup.cpp
+  tool/src/report/report.cpp tool/src/report/integrity.cpp tool/src/report/verdict.cpp tool/src/report/vocabulary.cpp
   tool/src/claims/claims.cpp tool/src/claims/cache_model.cpp
   tool/src/compare/compare.cpp tool/src/compare/history.cpp
   tool/src/html/plot_specs.cpp tool/src/html/plot_script.cpp tool/src/html/gnuplot.cpp tool/src/html/page.cpp)

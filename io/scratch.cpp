@@ -18,6 +18,8 @@
 
 #include <fmt/format.h>
 
+#include "rigcheck/harness/scratch_registry.hpp"
+
 namespace rigcheck::io {
 
 // ------------------------------------------------------------------ cleanup registry
@@ -36,6 +38,9 @@ int register_entry(const std::string& path, bool is_dir) {
   g_entries[i] = strdup(path.c_str());
   g_is_dir[i] = is_dir;
   g_count.store(i + 1);
+  // Also for the runner, which removes what is left if this process is killed outright (SIGKILL:
+  // no handler runs). Registered before it is created, like the table above.
+  register_scratch_path(path);
   return i;
 }
 

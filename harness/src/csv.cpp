@@ -42,6 +42,17 @@ std::string csv_line(const std::vector<std::string>& fields) {
   return out;
 }
 
+std::string one_line(const std::string& s) {
+  if (s.find('\n') == std::string::npos) return s;
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\r' && i + 1 < s.size() && s[i + 1] == '\n') continue;  // \r\n: one break
+    if (s[i] == '\n') out += " | ";
+    else out += s[i];
+  }
+  return out;
+}
+
 int write_all(int fd, const std::string& s) {
   size_t off = 0;
   while (off < s.size()) {

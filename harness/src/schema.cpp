@@ -46,9 +46,11 @@ std::string result_header() {
 }
 
 std::string format_result_row(const ResultRow& r) {
-  return csv_line({std::to_string(r.schema_version), r.run_id, r.benchmark, r.case_name, r.params,
-                   r.metric, format_double(r.value), r.unit, std::to_string(r.repetition),
-                   to_string(r.status), r.note});
+  // Every text field on one line (a note quoting a library's multi-line message): the readers
+  // take a row as one line.
+  return csv_line({std::to_string(r.schema_version), one_line(r.run_id), one_line(r.benchmark), one_line(r.case_name),
+                   one_line(r.params), one_line(r.metric), format_double(r.value), one_line(r.unit),
+                   std::to_string(r.repetition), to_string(r.status), one_line(r.note)});
 }
 
 namespace {

@@ -6,8 +6,14 @@
 //   slow   40 cases of 0.1 s each, and first a grandchild (`sleep 300`) that leaves its process
 //          group and session, as a daemon would: only the run's tag can find it
 //   bulk   one case that writes 5000 rows (about 1 MB: more than a small disk takes)
+//   scratch  registers scratch entries (harness/scratch_registry.hpp) in $TMPDIR, as io's benchmarks
+//          do, then dies of SIGKILL as under the OOM killer: a folder rigcheck-test.<pid> with a file
+//          in it and a file rigcheck-test.<pid>.dat (the runner must remove both), and entries it
+//          must leave: a file not named rigcheck-*, a symbolic link rigcheck-link.<pid>, and
+//          rigcheck-outside.<pid> in a folder that is not a scratch root ($TMPDIR/elsewhere)
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +29,7 @@
 #include <fmt/format.h>
 
 #include "rigcheck/harness/harness.hpp"
+#include "rigcheck/harness/scratch_registry.hpp"
 
 namespace {
 
@@ -90,6 +97,24 @@ std::unique_ptr<rigcheck::Kernel> make_faulty() {
   } else if (f == "hang") {
     std::signal(SIGTERM, SIG_IGN);
     while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
+  } else if (f == "scratch") {
+    const char* t = std::getenv("TMPDIR");
+    const std::string root = t && *t ? t : "/var/tmp", pid = std::to_string(::getpid());
+    auto file = [](const std::string& p) {
+      rigcheck::register_scratch_path(p);
+      if (FILE* f = std::fopen(p.c_str(), "w")) std::fclose(f);
+    };
+    rigcheck::register_scratch_path(root + "/rigcheck-test." + pid);
+    ::mkdir((root + "/rigcheck-test." + pid).c_str(), 0700);
+    file(root + "/rigcheck-test." + pid + "/inside.bin");
+    file(root + "/rigcheck-test." + pid + ".dat");
+    file(root + "/not-ours." + pid);
+    file(root + "/target." + pid);
+    rigcheck::register_scratch_path(root + "/rigcheck-link." + pid);
+    ::symlink((root + "/target." + pid).c_str(), (root + "/rigcheck-link." + pid).c_str());
+    ::mkdir((root + "/elsewhere").c_str(), 0700);
+    file(root + "/elsewhere/rigcheck-outside." + pid);
+    std::raise(SIGKILL);
   } else if (f == "oom") {
     rlimit rl{};
     if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)

@@ -19,6 +19,8 @@ rc=$?
 run=$(ls -d "$tmp"/results/*/ 2>/dev/null | head -1)
 [[ -n $run && -f $run/report.md && -f $run/verdicts.csv ]] || { tail -30 "$tmp/run.log"; fail "no report from the installed rigcheck (exit $rc)"; }
 [[ $rc -eq 0 ]] || { tail -30 "$tmp/run.log"; fail "the installed rigcheck run exited $rc"; }
-bad=$(grep -E ',(failed|timeout|not_built|interrupted|not_run),' "$run/manifest.csv")
+# not_built is a build without some dependency (the asan preset has no LibTorch or CUDA): its reason
+# travels with the install; a benchmark that ran must not fail.
+bad=$(grep -E ',(failed|timeout|interrupted|not_run),' "$run/manifest.csv")
 [[ -z $bad ]] || fail "benchmarks not ok in the installed run: $bad"
 echo "ok: installed to a prefix, source tree hidden: $(($(wc -l <"$run/manifest.csv") - 1)) benchmarks ok or skipped, report written"

@@ -44,6 +44,9 @@ int main(int argc, char** argv) {
   report_cmd->add_option("run_dir", report_dir, "results/<run-id>")->required();
   report_cmd->add_option("--claims", ro.claims_path, "claims registry CSV (default: data/claims.csv)");
   report_cmd->add_flag("--quiet", ro.quiet, "do not print the table");
+  report_cmd->add_flag("--exclude-broken", ro.exclude_broken,
+                       "judge without the result files that fail their manifest checksums (cut, edited, missing, "
+                       "added), listing them with the reason, instead of refusing the folder");
   report_cmd->add_option("--step-budget", ro.step_budget_s,
                          "NET-1: seconds of each training step the gradient all-reduce may take (default 1)");
 

@@ -1,4 +1,5 @@
-// manifest.csv of a run folder (each benchmark's command, exit code, status, duration, reason):
+// manifest.csv of a run folder (each benchmark's command, exit code, status, duration, reason, and
+// since issue 21 the output file's rows and SHA-256; older manifests have neither column):
 // read_manifest, then the runner's writer (format_manifest) and the reader again.
 #include <cmath>
 
@@ -12,7 +13,12 @@ RIGCHECK_FUZZ_TARGET(manifest) {
   const std::string path = write_input(data, size, "manifest.csv");
   std::vector<ManifestRow> rows;
   if (refused_with_input_error(path, [&] { rows = read_manifest(path); })) return 0;
-  for (const ManifestRow& r : rows) check(std::isfinite(r.duration_s), "accepted a duration that is not finite");
+  for (const ManifestRow& r : rows) {
+    check(std::isfinite(r.duration_s), "accepted a duration that is not finite");
+    // The checksums (issue 21): both or neither, a count, 64 lowercase hex digits, an output file.
+    check((r.rows >= 0) == !r.sha256.empty(), "accepted rows without sha256 or sha256 without rows");
+    check(r.sha256.empty() || (r.sha256.size() == 64 && !r.output.empty()), "accepted a malformed checksum");
+  }
   const std::string again = write_input(format_manifest(rows), "manifest-again.csv");
   std::vector<ManifestRow> back;
   try {
@@ -24,7 +30,8 @@ RIGCHECK_FUZZ_TARGET(manifest) {
   for (size_t i = 0; i < rows.size(); ++i)
     check(back[i].benchmark == rows[i].benchmark && back[i].area == rows[i].area && back[i].command == rows[i].command &&
               back[i].exit_code == rows[i].exit_code && back[i].status == rows[i].status &&
-              back[i].output == rows[i].output && back[i].reason == rows[i].reason,
+              back[i].output == rows[i].output && back[i].reason == rows[i].reason && back[i].rows == rows[i].rows &&
+              back[i].sha256 == rows[i].sha256,
           "manifest row " + std::to_string(i) + " reads back differently after format_manifest");
   return 0;
 }

@@ -42,7 +42,7 @@ TEST(Report, RealTinyRunGivesOneVerdictPerClaim) {
 
   std::string csv = slurp(dir + "/verdicts.csv");
   EXPECT_EQ(csv.rfind("claim_id,section,claim,verdict,guide_value,measured_value,measured_low,measured_high,reps,"
-                      "predicted_value,unit,evidence,reason,guide_error,basis\n", 0), 0u);
+                      "predicted_value,unit,evidence,reason,guide_error,basis,summary\n", 0), 0u);
   std::string md = slurp(dir + "/report.md");
   EXPECT_NE(md.find("对于中等规模模型"), std::string::npos);  // the guide's own words beside each claim
   EXPECT_NE(md.find("% of measured f32 peak"), std::string::npos);

@@ -10,6 +10,8 @@
 #               no file that looks complete, the benchmark after it still runs
 #   tmpfs       a full disk (a small tmpfs, in a mount namespace of its own): the same, with ENOSPC
 #   concurrent  two runs at once: two folders, and each says that the other competed
+#   scratch     a benchmark killed by SIGKILL after registering scratch entries: the runner removes
+#               them (and leaves a symbolic link, a foreign name and an entry outside the root)
 # Every mode first makes an ordinary run in the same results folder and checks at the end that
 # not a byte of it changed. Usage: faults.sh RIGCHECK BIN_DIR MODE
 set -euo pipefail
@@ -217,6 +219,32 @@ concurrent)
   grep -q "warning: another rigcheck run" "$out/b.log" || fail "run B did not warn"
   [[ -z $(ls "$RIGCHECK_LOCK_DIR") ]] || fail "lock files left: $(ls "$RIGCHECK_LOCK_DIR")"
   note "two folders ${dirs[*]}, each naming the other"
+  earlier_intact
+  ;;
+scratch)
+  # A benchmark killed outright (SIGKILL, as by the OOM killer) runs no clean-up of its own: the
+  # runner removes the scratch it registered, and nothing else.
+  earlier_run
+  tmp="$out/tmp"
+  mkdir -p "$tmp"
+  rc=0
+  TMPDIR="$tmp" run --benchmarks "$(registry sc "killed,cpu,fake_bench,$fast,RIGCHECK_TEST_FAULT=scratch,,60,60,60,dies of SIGKILL" \
+    "after,cpu,fake_bench,$fast,,,60,60,60,ok")" --out "$results" >"$out/run.log" 2>&1 || rc=$?
+  ((rc == 1)) || { cat "$out/run.log"; fail "rigcheck run exited $rc, expected 1 (a benchmark failed)"; }
+  dir="$results/$(new_folder earlier)"
+  [[ $(field "$dir" killed 5) == failed ]] || fail "killed: $(reason "$dir" killed)"
+  reason "$dir" killed | grep -q "SIGKILL" || fail "killed's reason does not name SIGKILL: $(reason "$dir" killed)"
+  reason "$dir" killed | grep -q "the runner removed the scratch it left: .*rigcheck-test\.[0-9]*" ||
+    fail "the manifest does not say the scratch was removed: $(reason "$dir" killed)"
+  [[ -s $dir/logs/killed.scratch ]] || fail "no scratch registry logs/killed.scratch"
+  left=$(ls "$tmp" | tr '\n' ' ')
+  compgen -G "$tmp/rigcheck-test.*" >/dev/null && fail "registered scratch left behind: $left"
+  compgen -G "$tmp/not-ours.*" >/dev/null || fail "an entry not named rigcheck-* was removed: $left"
+  compgen -G "$tmp/rigcheck-link.*" >/dev/null || fail "a symbolic link was removed: $left"
+  compgen -G "$tmp/target.*" >/dev/null || fail "the symbolic link's target was removed: $left"
+  compgen -G "$tmp/elsewhere/rigcheck-outside.*" >/dev/null || fail "an entry outside the scratch root was removed"
+  [[ $(field "$dir" after 5) == ok ]] || fail "the run did not go on: after: $(reason "$dir" after)"
+  note "killed by SIGKILL; the runner removed $(grep -o 'rigcheck-test[^,;]*' "$dir/manifest.csv" | tr '\n' ' ')and left $left"
   earlier_intact
   ;;
 *) fail "unknown mode" ;;

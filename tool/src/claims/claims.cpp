@@ -13,7 +13,7 @@ namespace rigcheck {
 
 namespace {
 using Reader13 = io::CSVReader<13, io::trim_chars<>, io::double_quote_escape<',', '"'>>;
-using Reader8 = io::CSVReader<8, io::trim_chars<>, io::double_quote_escape<',', '"'>>;
+using Reader10 = io::CSVReader<10, io::trim_chars<>, io::double_quote_escape<',', '"'>>;
 
 double optional_number(const std::string& path, long line, const std::string& col, const std::string& s) {
   if (s.empty()) return kNaN;
@@ -53,20 +53,30 @@ std::vector<Claim> read_claims(const std::string& path) {
 std::string format_manifest(const std::vector<ManifestRow>& rows) {
   std::string s = std::string(kManifestHeader) + "\n";
   for (const ManifestRow& r : rows)
-    s += csv_line({r.benchmark, r.area, r.command, std::to_string(r.exit_code), r.status,
-                   fmt::format("{:.3f}", r.duration_s), r.output, r.reason}) + "\n";
+    s += csv_line({one_line(r.benchmark), one_line(r.area), one_line(r.command), std::to_string(r.exit_code),
+                   one_line(r.status), fmt::format("{:.3f}", r.duration_s), one_line(r.output), one_line(r.reason),
+                   r.rows >= 0 ? std::to_string(r.rows) : "", r.sha256}) +
+         "\n";
   return s;
 }
 
 std::vector<ManifestRow> read_manifest(const std::string& path) {
   std::vector<ManifestRow> out;
   with_csv_errors(path, [&] {
-    Reader8 in(path);
-    in.read_header(io::ignore_no_column, "benchmark", "area", "command", "exit_code", "status", "duration_s",
-                   "output", "reason");
+    // rows and sha256 came with the checksums (issue 21): a manifest written before has neither.
+    Reader10 in(path);
+    in.read_header(io::ignore_missing_column, "benchmark", "area", "command", "exit_code", "status", "duration_s",
+                   "output", "reason", "rows", "sha256");
+    for (const char* col : {"benchmark", "area", "command", "exit_code", "status", "duration_s", "output", "reason"})
+      if (!in.has_column(col)) throw InputError(path, 1, fmt::format("missing column \"{}\" in the header", col));
+    if (in.has_column("rows") != in.has_column("sha256"))
+      throw InputError(path, 1, "rows and sha256 come together: the header has one without the other");
     ManifestRow r;
-    std::string code, dur;
-    while (in.read_row(r.benchmark, r.area, r.command, code, r.status, dur, r.output, r.reason)) {
+    std::string code, dur, rows, sha;
+    while (true) {
+      rows.clear();
+      sha.clear();
+      if (!in.read_row(r.benchmark, r.area, r.command, code, r.status, dur, r.output, r.reason, rows, sha)) break;
       long line = static_cast<long>(in.get_file_line());
       double v;
       // An integer that fits an int: casting any other double to int is undefined (found by tests/fuzz).
@@ -75,6 +85,19 @@ std::vector<ManifestRow> read_manifest(const std::string& path) {
       r.exit_code = static_cast<int>(v);
       if (!parse_double(dur, r.duration_s))
         throw InputError(path, line, fmt::format("duration_s '{}' is not a number", dur));
+      r.rows = -1;
+      if (!rows.empty()) {
+        if (rows.size() > 15 || rows.find_first_not_of("0123456789") != std::string::npos)
+          throw InputError(path, line, fmt::format("rows '{}' is not a count of rows", rows));
+        r.rows = std::stol(rows);
+      }
+      if (!sha.empty() && (sha.size() != 64 || sha.find_first_not_of("0123456789abcdef") != std::string::npos))
+        throw InputError(path, line, fmt::format("sha256 '{}' is not 64 lowercase hex digits", sha));
+      r.sha256 = sha;
+      if ((r.rows >= 0) != !r.sha256.empty())
+        throw InputError(path, line, "rows and sha256 come together: one is empty and the other is not");
+      if (!r.sha256.empty() && r.output.empty())
+        throw InputError(path, line, "a checksum without an output file");
       out.push_back(r);
     }
   });

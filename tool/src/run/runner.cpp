@@ -21,8 +21,10 @@
 #include "rigcheck/harness/cli.hpp"
 #include "rigcheck/harness/csv.hpp"
 #include "rigcheck/inventory/inventory.hpp"
+#include "rigcheck/tool/integrity.hpp"
 #include "rigcheck/tool/needs.hpp"
 #include "rigcheck/harness/process.hpp"
+#include "rigcheck/harness/scratch_registry.hpp"
 #include "rigcheck/tool/report.hpp"
 #include "rigcheck/tool/runlock.hpp"
 #include "rigcheck/harness/topology.hpp"
@@ -80,6 +82,32 @@ std::string launcher_failure(const std::string& launcher, int exit_code, const s
   std::string said;
   for (size_t i = lines.size() > 3 ? lines.size() - 3 : 0; i < lines.size(); ++i) said += (said.empty() ? "" : " | ") + lines[i];
   return fmt::format("launcher '{}' exited {}: {}", launcher, exit_code, said.empty() ? "(no output)" : said);
+}
+
+// The output file's rows and SHA-256 in its manifest row, once the benchmark has ended and its
+// file is final (integrity.hpp: what report, compare and history verify).
+void record_checksum(const std::string& dir, ManifestRow& m) {
+  m.rows = -1;
+  m.sha256.clear();
+  if (m.output.empty()) return;
+  FileDigest d = digest_file(dir + "/" + m.output);
+  if (!d.exists) return;
+  m.rows = d.rows;
+  m.sha256 = d.sha256;
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+// The words of a manifest command line (shell_quote's quoting undone, well enough for paths).
+std::vector<std::string> command_words(const std::string& command) {
+  std::vector<std::string> out = split_ws(command);
+  for (std::string& w : out)
+    if (w.size() >= 2 && w.front() == '\'' && w.back() == '\'') w = w.substr(1, w.size() - 2);
+  return out;
 }
 
 }  // namespace
@@ -175,6 +203,13 @@ std::string recover_dead_run(const std::string& dir) {
                              kept >= 0 ? fmt::format("; cut short: kept the {} rows it had written", kept)
                                        : is_file(csv) ? "" : "; it had written no complete row");
       m.output = is_file(csv) ? m.benchmark + ".csv" : "";
+      record_checksum(dir, m);
+      // Its scratch entries are named, not removed: found later, a pid-named entry may be another
+      // process's by now (the runner itself removes them when it sees the benchmark end).
+      ScratchCleanup sc = remove_registered_scratch(dir + "/logs/" + m.benchmark + ".scratch",
+                                                    scratch_roots_of(command_words(m.command)), false);
+      if (!sc.kept.empty())
+        m.reason += "; scratch entries it registered are still there (not removed: remove them by hand): " + join(sc.kept);
       said = fmt::format("{} was cut short by the runner's death", m.benchmark);
     } else if (m.status == "pending") {
       m.status = "not_run";
@@ -362,6 +397,10 @@ int run_suite(const RunOptions& opt) {
     for (const auto& e : env) m.command += e + " ";
     for (size_t i = 0; i < argv.size(); ++i) m.command += (i ? " " : "") + shell_quote(argv[i]);
     env.push_back("RIGCHECK_CHILD_TAG=" + tag);
+    // Scratch entries outside the run folder are registered here (io's files), so that what a
+    // benchmark killed outright leaves behind is removed when it ends (scratch_cleanup.cpp).
+    const std::string scratch_list = dir + "/logs/" + b.name + ".scratch";
+    env.push_back(std::string(kScratchRegistryEnv) + "=" + scratch_list);
 
     NeedsResult needs = evaluate_needs(b.needs, facts);
     if (!is_file(exe)) {
@@ -427,7 +466,13 @@ int run_suite(const RunOptions& opt) {
         m.reason += kept_note;
         failed = true;
       }
+      // What it left of its registered scratch (a SIGKILL, the OOM killer: no handler of its ran).
+      ScratchCleanup sc = remove_registered_scratch(scratch_list, scratch_roots_of(argv));
+      if (!sc.removed.empty()) m.reason += "; the runner removed the scratch it left: " + join(sc.removed);
+      if (!sc.kept.empty()) m.reason += "; scratch left in place: " + join(sc.kept);
+      if (m.reason.rfind("; ", 0) == 0) m.reason.erase(0, 2);
       if (!is_file(csv)) m.output.clear();
+      record_checksum(dir, m);
       competitors.check(b.name);
     }
     if (tty) std::fprintf(stderr, "\r");

@@ -23,6 +23,10 @@ class InputError : public std::runtime_error {
 // RFC 4180 quoting: quoted when the field holds a comma, a quote or a line break.
 std::string csv_field(const std::string& s);
 std::string csv_line(const std::vector<std::string>& fields);
+// The text on one line: every line break (\n or \r\n) becomes " | ". The suite's readers
+// (fast-cpp-csv-parser) read a quoted field only within one line, so writers of files the suite
+// reads back (result rows, the manifest) pass free text through this.
+std::string one_line(const std::string& s);
 
 // Writes all of s to fd, again after EINTR and short writes. Returns 0, or the errno that stopped it.
 int write_all(int fd, const std::string& s);

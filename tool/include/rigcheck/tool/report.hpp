@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "rigcheck/harness/schema.hpp"
+#include "rigcheck/tool/integrity.hpp"
 #include "rigcheck/tool/verdict.hpp"
 
 namespace rigcheck {
@@ -32,8 +33,14 @@ struct ManifestRow {
   std::string status;
   double duration_s = 0;
   std::string output, reason;
+  // Of the output file once the benchmark has ended (issue 21: integrity.hpp): its data rows (the
+  // header not counted) and its SHA-256, 64 lowercase hex digits. -1 and empty: no output, or a
+  // manifest written before checksums.
+  long rows = -1;
+  std::string sha256;
 };
-inline constexpr const char* kManifestHeader = "benchmark,area,command,exit_code,status,duration_s,output,reason";
+inline constexpr const char* kManifestHeader =
+    "benchmark,area,command,exit_code,status,duration_s,output,reason,rows,sha256";
 std::string format_manifest(const std::vector<ManifestRow>& rows);
 std::vector<ManifestRow> read_manifest(const std::string& path);
 
@@ -61,7 +68,9 @@ struct RunData {
   std::vector<ConcurrentRun> concurrent;  // other runs at the same time (concurrent_runs.csv)
   std::string recovered;                  // what recover_dead_run did or saw, in words
   std::vector<ResultRow> results;
-  std::vector<std::string> result_files;
+  std::vector<std::string> result_files;  // the files read (broken ones left out with exclude_broken)
+  IntegrityReport integrity;              // every result file against the manifest (integrity.hpp)
+  std::vector<std::string> excluded;      // "file: why", the broken files left out (exclude_broken)
 
   // Per-repetition values of one metric of one benchmark's cases whose params contain every
   // given key=value, status ok only, grouped by case name.
@@ -69,8 +78,14 @@ struct RunData {
       const std::string& benchmark, const std::string& metric,
       const std::map<std::string, std::string>& where = {}) const;
 };
-// Reads a run folder strictly; throws InputError naming file, line and reason.
-RunData read_run(const std::string& dir);
+struct ReadRunOptions {
+  // A broken result file (cut, edited, missing, not written by the run: verify_run_folder) is left
+  // out and listed in RunData::excluded with the reason, instead of refusing the folder.
+  bool exclude_broken = false;
+};
+// Reads a run folder strictly: verify_run_folder first, then every result file; throws InputError
+// naming file, line and reason (for a broken file: its name and what differs from the manifest).
+RunData read_run(const std::string& dir, const ReadRunOptions& opt = {});
 
 struct Verdict {
   std::string claim_id;
@@ -101,6 +116,7 @@ struct ReportOptions {
   std::string claims_path;  // default: the registry in data/
   bool quiet = false;       // do not print the table
   double step_budget_s = 0; // NET-1: seconds per step the all-reduce may take (0: the evaluator's stated default)
+  bool exclude_broken = false;  // judge without the broken result files, saying which and why (ReadRunOptions)
 };
 // Writes report.md and verdicts.csv into the run folder (each written whole, then renamed).
 // Returns the verdicts. Throws InputError (bad input: nothing is written).

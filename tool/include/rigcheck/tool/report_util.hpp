@@ -21,6 +21,21 @@ std::string md_escape(std::string s);
 // The manifest's word on a benchmark, for reasons: "cpu_gemm: failed (exit 1)".
 std::string manifest_status(const RunData& run, const std::string& benchmark);
 
+// What report.md and report.html both show (report.cpp):
+// the Measured cell: "97.1 % [95.2 to 98.0], n=5", with a prediction labelled "predicted (not measured)";
+std::string measured_text(const Verdict& v);
+// the verdict's reason in one short sentence, built from the verdict (where the measured interval
+// lies against the guide's bounds), else the evaluator's first clause; a guide error appended;
+std::string verdict_summary(const Claim& c, const Verdict& v);
+// the warnings above the verdicts (debug build, load, governor, mistrusted rows, a run cut short,
+// concurrent runs, result files left out by --exclude-broken);
+std::vector<std::string> report_warnings(const RunData& run);
+// "What this machine is good for": this run's headline figures (best f32 GEMM, ResNet-50 step,
+// STREAM triad, sequential reads, GPU GEMM: only those measured) and the count of each verdict;
+std::string good_for_text(const RunData& run, const std::vector<Claim>& claims, const std::vector<Verdict>& vs);
+// the id of a claim's evidence section: "cpu-1" (Markdown heading anchors; "ev-" + it in HTML).
+std::string claim_anchor(const Claim& c);
+
 struct DatasheetRow {
   std::string product, property, value, source;
 };

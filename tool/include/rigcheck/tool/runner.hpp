@@ -46,6 +46,19 @@ int run_suite(const RunOptions& opt);
 // did or saw, in words (empty: nothing to do). Leaves a live run alone.
 std::string recover_dead_run(const std::string& run_dir);
 
+// The scratch entries a benchmark registered (harness/scratch_registry.hpp), after it ended:
+// the ones it left behind are removed (remove = true) when they pass every rule of
+// scratch_cleanup.cpp (a plain absolute path named rigcheck-*, directly in one of `roots`, a file or
+// directory of this user, never a symbolic link), or only named (remove = false).
+struct ScratchCleanup {
+  std::vector<std::string> removed;  // paths removed
+  std::vector<std::string> kept;     // "path: why" of entries left in place
+};
+ScratchCleanup remove_registered_scratch(const std::string& registry_file, const std::vector<std::string>& roots,
+                                         bool remove = true);
+// The scratch roots of a benchmark's command line: its --scratch DIR, else $TMPDIR or /var/tmp.
+std::vector<std::string> scratch_roots_of(const std::vector<std::string>& argv);
+
 // Keeps what a killed child had written: <stem>.csv.partial cut at its last full line and
 // renamed to <stem>.csv. Returns the number of data rows kept (-1: nothing to salvage).
 long salvage_partial(const std::string& csv_path);
