@@ -4,14 +4,18 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <regex>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "numerics.hpp"
 #include "power.hpp"
+#include "rigcheck/harness/nvml.hpp"
 #include "rigcheck/tool/gpu_datasheet.hpp"
 #include "rigcheck/harness/paths.hpp"
 #include "rigcheck/tool/report.hpp"
@@ -42,6 +46,15 @@ std::vector<Verdict> report(const std::string& dir) {
   return make_report(dir, o);
 }
 bool has(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
+
+// Appends CSV rows to a file of a copied run.
+void append(const std::string& path, const std::string& rows) { std::ofstream(path, std::ios::app) << rows; }
+// Replaces text in a file of a copied run.
+void replace_in(const std::string& path, const std::string& from, const std::string& to) {
+  std::stringstream ss;
+  ss << std::ifstream(path).rdbuf();
+  std::ofstream(path) << std::regex_replace(ss.str(), std::regex(from), to);
+}
 }  // namespace
 
 // ------------------------------------------------------------------ datasheets
@@ -183,6 +196,52 @@ TEST(GpuNumerics, BoundHoldsForASimulatedGemmAndCatchesAWrongOne) {
   EXPECT_GT(std::fabs(shifted - exact), gemm_error_bound(d, K, sum_abs, exact) / 100);
 }
 
+// cuBLASLt's split-K (item 11 of issue 19): partial sums kept in f32 (the only schemes gpu_gemm
+// allows) stay within gemm_error_bound whatever the split; partial sums rounded to a 16-bit output
+// type can leave it, and stay within gemm_error_bound_output_partials (the torch peer's bound).
+TEST(GpuNumerics, SplitKReductionAndItsBound) {
+  using namespace rigcheck::gpu;
+  EXPECT_EQ(kAllowedReductionSchemes & (kReduceInplace | kReduceOutputType), 0u);
+  EXPECT_NE(kAllowedReductionSchemes & kReduceComputeType, 0u);
+  const DtypeInfo& d = info(Dtype::bf16);
+  auto to_bf16 = [](double x) {
+    uint32_t u = f32_bits(static_cast<float>(x));
+    u += 0x7FFF + ((u >> 16) & 1);
+    return bf16_decode(static_cast<uint16_t>(u >> 16));
+  };
+  uint64_t s = 21;
+  const int K = 4096;
+  for (int slices : {2, 4, 8, 16}) {
+    for (int trial = 0; trial < 20; ++trial) {
+      std::vector<float> a(K), b(K);
+      for (int k = 0; k < K; ++k) {
+        a[k] = random_input(s, d.mantissa_bits);
+        b[k] = random_input(s, d.mantissa_bits);
+      }
+      double exact = 0, sum_abs = 0, f32_partials = 0, bf16_partials = 0;
+      for (int sl = 0; sl < slices; ++sl) {
+        float part = 0;  // one slice in f32, as each split-K slice is
+        for (int k = sl * K / slices; k < (sl + 1) * K / slices; ++k) part += a[k] * b[k];
+        f32_partials = static_cast<float>(f32_partials + part);           // COMPUTE_TYPE: added in f32
+        bf16_partials = to_bf16(bf16_partials + to_bf16(part));            // OUTPUT_TYPE: rounded and added in bf16
+      }
+      for (int k = 0; k < K; ++k) {
+        exact += static_cast<double>(a[k]) * b[k];
+        sum_abs += std::fabs(static_cast<double>(a[k]) * b[k]);
+      }
+      ASSERT_LE(std::fabs(to_bf16(f32_partials) - exact), gemm_error_bound(d, K, sum_abs, exact)) << slices;
+      ASSERT_LE(std::fabs(bf16_partials - exact), gemm_error_bound_output_partials(d, K, sum_abs, exact, slices)) << slices;
+    }
+  }
+  // Two slices whose sums nearly cancel: each rounded to bf16 (spacing 4 at 1000) loses up to 2,
+  // far beyond the f32-partials bound of a short K, within the output-partials bound.
+  const double p1 = 1000.5, p2 = -1000.25, exact = p1 + p2, sum_abs = 2000.75;
+  const double bf16_result = to_bf16(to_bf16(p1) + to_bf16(p2));
+  EXPECT_GT(std::fabs(bf16_result - exact), gemm_error_bound(d, 4, sum_abs, exact));
+  EXPECT_LE(std::fabs(bf16_result - exact), gemm_error_bound_output_partials(d, 4, sum_abs, exact, 2));
+  EXPECT_DOUBLE_EQ(gemm_error_bound_output_partials(d, 4, sum_abs, exact, 1), gemm_error_bound(d, 4, sum_abs, exact));
+}
+
 // ------------------------------------------------------------------ power samples
 TEST(GpuPower, DecodeRawNvmlSamples) {
   using namespace rigcheck::gpu;
@@ -255,6 +314,82 @@ TEST(GpuPower, SummaryOfASampleSeries) {
   for (auto& o : rows) EXPECT_NE(o.metric, "power_max_w");
 }
 
+// Issue 19 item 9: the peak from the instantaneous field, the mean from the energy counter.
+TEST(GpuPower, PeakFromInstantReadingsMeanFromTheEnergyCounter) {
+  using namespace rigcheck::gpu;
+  std::vector<RawSample> v;
+  for (int i = 0; i <= 50; ++i) {  // 1 s at 20 ms
+    RawSample r;
+    r.t_s = 0.02 * i;
+    r.power_ok = true;
+    r.power_mw = 500000;  // the 1 s average hides the spike
+    r.power_instant_ok = true;
+    r.power_instant_mw = i == 25 ? 712000 : 480000 + 1000 * (i % 3);
+    r.energy_ok = true;
+    r.energy_mj = 1000000 + static_cast<unsigned long long>(500.0 * 20 * i);  // 500 W: 10 J per 20 ms
+    v.push_back(r);
+  }
+  PowerSummary p = summarize(v);
+  EXPECT_DOUBLE_EQ(p.power_max_w, 712);  // not 500: the average's maximum
+  EXPECT_EQ(p.instant_samples, 51);
+  EXPECT_TRUE(has(p.power_max_method, "NVML_FI_DEV_POWER_INSTANT"));
+  EXPECT_NEAR(p.power_mean_w, 500, 1e-9);  // 500 J over 1 s
+  EXPECT_NEAR(p.energy_j, 500, 1e-9);
+  EXPECT_NEAR(p.energy_window_s, 1.0, 1e-12);
+  EXPECT_TRUE(has(p.power_mean_method, "nvmlDeviceGetTotalEnergyConsumption"));
+  // A counter that starts again (driver reload) loses that step, not the whole window.
+  std::vector<RawSample> reset = v;
+  for (size_t i = 30; i < reset.size(); ++i) reset[i].energy_mj = 5000 + 10000ull * (i - 30);  // from 5 J again
+  PowerSummary pr = summarize(reset);
+  EXPECT_NEAR(pr.energy_j, 500 - 10, 1e-9);  // the 10 J of the step across the reset are dropped
+  // Under 0.5 s of counter readings: the mean of the instantaneous readings.
+  PowerSummary shrt = summarize(v, 0, 0.3);
+  EXPECT_TRUE(std::isnan(shrt.energy_j));
+  EXPECT_TRUE(has(shrt.power_mean_method, "mean of 16 instantaneous readings"));
+  // No instantaneous field (an older driver): the averages stand in, and the note says what they are.
+  for (RawSample& r : v) r.power_instant_ok = false;
+  PowerSummary avg = summarize(v);
+  EXPECT_DOUBLE_EQ(avg.power_max_w, 500);
+  EXPECT_TRUE(has(avg.power_max_method, "1-second average"));
+  auto rows = observed_rows(avg);
+  bool seen = false;
+  for (auto& o : rows)
+    if (o.metric == "power_max_w") {
+      seen = true;
+      EXPECT_TRUE(has(o.note, "understated"));
+    }
+  EXPECT_TRUE(seen);
+}
+
+// NVML's field values are read by their value type (the driver chooses it per field).
+TEST(GpuPower, NvmlFieldValueByType) {
+  using rigcheck::nvml::FieldValue;
+  FieldValue f;
+  f.nvml_return = 0;
+  f.value_type = 1;  // unsigned int
+  const unsigned mw = 688123;
+  std::memcpy(f.value, &mw, sizeof mw);
+  EXPECT_DOUBLE_EQ(rigcheck::nvml::field_as_double(f), 688123);
+  f.value_type = 0;  // double
+  const double d = 412.5;
+  std::memcpy(f.value, &d, sizeof d);
+  EXPECT_DOUBLE_EQ(rigcheck::nvml::field_as_double(f), 412.5);
+  f.value_type = 3;  // unsigned long long
+  const unsigned long long ull = 1ull << 40;
+  std::memcpy(f.value, &ull, sizeof ull);
+  EXPECT_DOUBLE_EQ(rigcheck::nvml::field_as_double(f), static_cast<double>(ull));
+  f.value_type = 5;  // signed int
+  const int si = -3;
+  std::memcpy(f.value, &si, sizeof si);
+  EXPECT_DOUBLE_EQ(rigcheck::nvml::field_as_double(f), -3);
+  f.value_type = 42;  // unknown
+  EXPECT_TRUE(std::isnan(rigcheck::nvml::field_as_double(f)));
+  f.value_type = 1;
+  f.nvml_return = 3;  // NVML_ERROR_NOT_SUPPORTED for this field
+  EXPECT_TRUE(std::isnan(rigcheck::nvml::field_as_double(f)));
+  EXPECT_EQ(rigcheck::nvml::clock_event_reason_names(0x22), "applications_clocks_setting+sw_thermal_slowdown");
+}
+
 TEST(GpuPower, RaplCounterText) {
   using namespace rigcheck::gpu;
   EXPECT_DOUBLE_EQ(parse_rapl_uj("123456789\n"), 123.456789);
@@ -300,6 +435,10 @@ TEST(GpuVerdicts, SyntheticH200Run) {
   const Verdict& p2 = verdict_of(vs, "PWR-2");
   EXPECT_EQ(p2.verdict, Outcome::refuted);
   EXPECT_DOUBLE_EQ(p2.measured.value, 4 * 688 + 240);
+  EXPECT_EQ(verdict_label(p2), "refuted (predicted)");  // four GPUs from one: an extrapolation
+  EXPECT_EQ(verdict_label(g3), "refuted (datasheet)");
+  EXPECT_EQ(verdict_label(verdict_of(vs, "GPU-5")), "confirmed (datasheet)");
+  EXPECT_EQ(verdict_label(verdict_of(vs, "GPU-2")), "refuted (datasheet)");
   const Verdict& t1 = verdict_of(vs, "THM-1");
   EXPECT_EQ(t1.verdict, Outcome::not_measurable);
   EXPECT_DOUBLE_EQ(t1.measured.value, 61);
@@ -322,4 +461,104 @@ TEST(GpuVerdicts, PowerOfAnA100SystemAgainst500W) {
   EXPECT_EQ(p1.verdict, Outcome::refuted) << p1.reason;  // 688 + 240 W > 500 W
   EXPECT_TRUE(has(p1.reason, "= 928.0 W"));
   EXPECT_TRUE(has(p1.evidence, "NVIDIA A100 SXM4 80GB tdp_w = 400"));
+}
+
+// ------------------------------------------------------------------ GPU-1 with models that do not fit
+namespace {
+// The synthetic H200 run with every measured model within 25% of the guide, and GPT-2 XL as given.
+std::string gpu1_run(const std::string& gpt2_rows) {
+  std::string dir = copy_run("gpu_h200_synthetic");
+  const std::string f = dir + "/gpu_model_memory.csv";
+  replace_in(f, "light_cnn;precision=fp32;batch=16,peak_reserved_bytes,1.2e9", "light_cnn;precision=fp32;batch=16,peak_reserved_bytes,1.9e9");
+  replace_in(f, "\n1,synthetic,model_memory,gpt2_xl/fp32/b16,[^\n]*\n", "\n");
+  append(f, gpt2_rows);
+  return dir;
+}
+const char* kGpt2Skip = "1,synthetic,model_memory,gpt2_xl/{p}/b16,model=gpt2_xl;precision={p};batch=16,,,,-1,skipped,synthetic: does not fit\n";
+std::string gpt2(const std::string& precision, const std::string& metric, double value) {
+  std::string skip = std::regex_replace(kGpt2Skip, std::regex("\\{p\\}"), precision);
+  return skip + fmt::format("1,synthetic,model_memory,gpt2_xl/{0}/b16,model=gpt2_xl;precision={0};batch=16,{1},{2},bytes,-1,skipped,synthetic\n",
+                            precision, metric, value);
+}
+}  // namespace
+
+TEST(GpuVerdicts, Gpu1ModelThatDoesNotFitIsAMeasuredLowerBound) {
+  // A real out-of-memory failure in mixed precision after 139 GB allocated: the step needs more than
+  // the guide's 24 GB + 25%, measured.
+  auto vs = report(gpu1_run(gpt2("fp32", "estimate_bytes", 296e9) + gpt2("amp", "oom_lower_bound_bytes", 139e9) +
+                            gpt2("amp", "device_memory_bytes", 143.8e9)));
+  const Verdict& g1 = verdict_of(vs, "GPU-1");
+  EXPECT_EQ(g1.verdict, Outcome::refuted) << g1.reason;
+  EXPECT_EQ(g1.basis, Basis::measured);
+  EXPECT_TRUE(has(g1.evidence, "gpt2_xl: guide 24.00 GB, out of memory at batch 16 (amp) after 139.0 GB allocated of the device's 143.8 GB")) << g1.evidence;
+  EXPECT_TRUE(has(g1.reason, "3 of 4 model(s) within, 1 beyond by measurement, 0 beyond by the estimate alone")) << g1.reason;
+}
+
+TEST(GpuVerdicts, Gpu1EstimateAloneIsPredicted) {
+  // Not tried: the zoo's estimate (296 GB) is over 1.5x the device. The refutation rests on it alone.
+  auto vs = report(gpu1_run(gpt2("fp32", "estimate_bytes", 296e9) + gpt2("fp32", "device_memory_bytes", 143.8e9)));
+  const Verdict& g1 = verdict_of(vs, "GPU-1");
+  EXPECT_EQ(g1.verdict, Outcome::refuted) << g1.reason;
+  EXPECT_EQ(g1.basis, Basis::predicted);
+  EXPECT_EQ(verdict_label(g1), "refuted (predicted)");
+  EXPECT_TRUE(has(g1.evidence, "not tried (fp32): the zoo's estimate 296.0 GB is over 1.5x the device's 143.8 GB (predicted)")) << g1.evidence;
+}
+
+TEST(GpuVerdicts, Gpu1LowerBoundBelowTheGuideDecidesNothing) {
+  // A 16 GB GPU runs out after 15 GB: the step needs more than 15 GB, which does not contradict 24 GB.
+  auto vs = report(gpu1_run(gpt2("amp", "oom_lower_bound_bytes", 15e9)));
+  const Verdict& g1 = verdict_of(vs, "GPU-1");
+  EXPECT_EQ(g1.verdict, Outcome::inconclusive) << g1.reason;
+  EXPECT_EQ(g1.basis, Basis::measured);
+  EXPECT_TRUE(has(g1.reason, "1 undecided"));
+}
+
+// ------------------------------------------------------------------ what each verdict rests on
+// Issue 19 item 8: every evaluator over every fixture run says what a judged verdict rests on
+// (evaluate_claim would throw otherwise), and the GPU claims that rest on datasheets or on an
+// extrapolation say so.
+TEST(GpuVerdicts, EveryJudgedVerdictOfEveryFixtureRunStatesItsBasis) {
+  int runs = 0, judged = 0;
+  for (const auto& e : fs::directory_iterator(fs::path(RIGCHECK_FIXTURES) / "runs")) {
+    if (!e.is_directory()) continue;
+    ++runs;
+    std::vector<Verdict> vs;
+    ASSERT_NO_THROW(vs = report(copy_run(e.path().filename().string()))) << e.path();
+    for (const Verdict& v : vs) {
+      if (!is_judged(v.verdict)) continue;
+      ++judged;
+      EXPECT_NE(v.basis, Basis::none) << e.path().filename() << " " << v.claim_id;
+    }
+    for (const Verdict& v : vs) {
+      if (!is_judged(v.verdict)) continue;
+      if (v.claim_id == "GPU-2" || v.claim_id == "GPU-3" || v.claim_id == "GPU-5") {
+        EXPECT_EQ(v.basis, Basis::datasheet) << e.path().filename() << " " << v.claim_id;
+      } else if (v.claim_id == "PWR-2") {
+        EXPECT_EQ(v.basis, Basis::predicted) << e.path().filename();
+      } else if (v.claim_id == "PWR-1") {
+        EXPECT_EQ(v.basis, Basis::measured) << e.path().filename();
+      }
+    }
+  }
+  EXPECT_GE(runs, 5);
+  EXPECT_GT(judged, 10);
+}
+
+TEST(GpuVerdicts, AJudgedVerdictWithoutABasisIsAnError) {
+  register_evaluator("TEST-NO-BASIS", [](const Claim&, const RunData&) {
+    Verdict v;
+    v.verdict = Outcome::confirmed;  // and no basis
+    return v;
+  });
+  register_evaluator("TEST-PREDICTED", [](const Claim&, const RunData&) {
+    Verdict v;
+    v.verdict = Outcome::predicted;
+    return v;
+  });
+  Claim c;
+  c.id = "TEST-NO-BASIS";
+  RunData run;
+  EXPECT_THROW(evaluate_claim(c, run), std::logic_error);
+  c.id = "TEST-PREDICTED";
+  EXPECT_EQ(evaluate_claim(c, run).basis, Basis::predicted);
 }
