@@ -97,7 +97,9 @@ finish() {  # EXIT_CODE HEADLINE
   {
     echo "rigcheck GPU check, $host, $stamp: $headline"
     [[ -n ${gpu_name:-} ]] && echo "GPU: $gpu_name; driver ${driver:-?}; ${torch_line:-no torch}"
-    echo "steps: ${steps[*]:-none}; total $(elapsed) s of $budget"
+    local joined
+    joined=$(printf '%s | ' "${steps[@]}")
+    echo "steps: ${joined% | }; total $(elapsed) s of $budget"
     [[ -s $res/peers/ratios.txt ]] && cat "$res/peers/ratios.txt"
     [[ -s $res/verdicts.txt ]] && cat "$res/verdicts.txt"
     [[ -s $res/benchmarks.txt ]] && cat "$res/benchmarks.txt"
@@ -244,6 +246,7 @@ if [[ $torch == yes ]]; then
     -DCUDAToolkit_ROOT="$cuda_home" -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES="$arch" \
     -DTORCH_CUDA_ARCH_LIST="${arch:0:-1}.${arch: -1}" >"$logs/configure.log" 2>&1
   crc=$?
+  grep -E '^(fmt|benchmark|Torch|Caffe2|CUDAToolkit)_DIR|^CUDAToolkit_|^RIGCHECK_WITH_TORCH' "$bt/CMakeCache.txt" >>"$logs/configure.log" 2>/dev/null
   if [[ $crc -eq 0 ]] && grep -q "^RIGCHECK_WITH_TORCH:BOOL=ON" "$bt/CMakeCache.txt" 2>/dev/null; then
     grep -E "gpu: LibTorch with CUDA|NCCL library|TORCH" "$logs/configure.log" | head -3 >&2
     step_done ok
@@ -339,6 +342,7 @@ if [[ -n $run_dir && -f $run_dir/verdicts.csv ]]; then
   # The verdicts with their basis, from report.md's table (| id | section | claim | guide | measured | verdict | ...).
   awk -F'|' '$2 ~ /^ (GPU|PWR|THM)-[0-9]+ $/ { v = $7; gsub(/[*]/, "", v); gsub(/^ +| +$/, "", v); id = $2; gsub(/ /, "", id)
                printf "%s %s; ", id, v }' "$run_dir/report.md" | sed 's/; $//' | fold -s -w 110 | sed '1s/^/verdicts: /;2,$s/^/  /' >"$res/verdicts.txt"
+  echo >>"$res/verdicts.txt"
   awk -F, 'NR > 1 { printf "%s %s; ", $1, $5 }' "$run_dir/manifest.csv" | sed 's/; $//;s/^/benchmarks: /' >"$res/benchmarks.txt"
   echo >>"$res/benchmarks.txt"
 else
