@@ -2,9 +2,9 @@
 # (harness/, inventory/, tool/) and the standalone fuzz build (tests/fuzz) both read these lists,
 # so a source added here is compiled by both.
 set(RIGCHECK_HARNESS_SOURCES
-  harness/src/cli.cpp harness/src/csv.cpp harness/src/paths.cpp harness/src/process.cpp harness/src/result_writer.cpp
-  harness/src/schema.cpp harness/src/scratch_registry.cpp harness/src/session.cpp harness/src/sha256.cpp
-  harness/src/stats.cpp harness/src/topology.cpp)
+  harness/src/cli.cpp harness/src/csv.cpp harness/src/nvml.cpp harness/src/paths.cpp harness/src/process.cpp
+  harness/src/rapl.cpp harness/src/result_writer.cpp harness/src/schema.cpp harness/src/scratch_registry.cpp
+  harness/src/session.cpp harness/src/sha256.cpp harness/src/stats.cpp harness/src/topology.cpp)
 set(RIGCHECK_INVENTORY_SOURCES
   inventory/src/inventory.cpp inventory/src/cpu.cpp inventory/src/memory.cpp inventory/src/system.cpp
   inventory/src/gpu.cpp inventory/src/util.cpp)

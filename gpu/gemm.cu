@@ -24,6 +24,11 @@
 namespace rigcheck::gpu {
 namespace {
 
+static_assert(kReduceNone == CUBLASLT_REDUCTION_SCHEME_NONE && kReduceInplace == CUBLASLT_REDUCTION_SCHEME_INPLACE &&
+                  kReduceComputeType == CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE &&
+                  kReduceOutputType == CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE,
+              "numerics.hpp's reduction scheme values are cuBLASLt's");
+
 #define RIGCHECK_LT(call)                                                                            \
   do {                                                                                               \
     cublasStatus_t st_ = (call);                                                                     \
@@ -147,6 +152,11 @@ class LtGemm final : public Kernel {
     RIGCHECK_LT(cublasLtMatmulPreferenceCreate(&pref_));
     size_t ws = kWorkspace;
     RIGCHECK_LT(cublasLtMatmulPreferenceSetAttribute(pref_, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
+    // Split-K partial sums in f32 only: the check's bound does not count partial sums rounded to a
+    // 16-bit output type (numerics.hpp, kAllowedReductionSchemes).
+    uint32_t schemes = kAllowedReductionSchemes;
+    RIGCHECK_LT(cublasLtMatmulPreferenceSetAttribute(pref_, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &schemes,
+                                                     sizeof schemes));
     int found = 0;
     cublasLtMatmulHeuristicResult_t cand[kCandidates] = {};
     cublasStatus_t hs = cublasLtMatmulAlgoGetHeuristic(lt_, op_, la_, lb_, ld_, ld_, pref_, kCandidates, cand, &found);
@@ -171,6 +181,16 @@ class LtGemm final : public Kernel {
     if (chosen_ < 0) throw std::runtime_error("none of cuBLASLt's candidate algorithms ran");
     heur_ = cand[chosen_];
     candidates_ = found;
+    uint32_t scheme = 0;
+    int32_t splits = 1;
+    size_t got = 0;
+    if (cublasLtMatmulAlgoConfigGetAttribute(&heur_.algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, &scheme, sizeof scheme, &got) ==
+            CUBLAS_STATUS_SUCCESS &&
+        cublasLtMatmulAlgoConfigGetAttribute(&heur_.algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splits, sizeof splits, &got) ==
+            CUBLAS_STATUS_SUCCESS)
+      reduction_ = fmt::format("split-K {} (reduction scheme {})", splits, scheme);
+    else
+      reduction_ = "unknown: cublasLtMatmulAlgoConfigGetAttribute refused";
   }
 
   bool try_launch() {
@@ -279,6 +299,7 @@ class LtGemm final : public Kernel {
     p.push_back({"out_dtype", d_.out_name});
     p.push_back({"impl", fmt::format("cublasLt TN f32-accumulate: fastest of its first {} heuristic candidates (#{})", candidates_, chosen_)});
     p.push_back({"workspace_bytes", std::to_string(kWorkspace)});
+    p.push_back({"split_k", reduction_});
     if (!nvml_->ok()) p.push_back({"power_sampling", "none: " + nvml_->why()});
     for (auto& f : nvml_->facts())
       if (f.first == "power_limit_w") p.push_back(f);
@@ -291,8 +312,6 @@ class LtGemm final : public Kernel {
       out = observed_rows(summarize(sampler_->stop()));
       sampler_.reset();
     } else {
-      std::string why;
-      rapl_package_files(&why);
       out.push_back({"power_samples", "count", 0, "no power samples: " + nvml_->why()});
     }
     if (sustained_time_ > 0)
@@ -306,6 +325,7 @@ class LtGemm final : public Kernel {
   static constexpr int kSamples = 252;
   static constexpr int kCandidates = 8;
   int chosen_ = -1, candidates_ = 0;
+  std::string reduction_;
   const DtypeInfo& d_;
   int64_t M_, N_, K_;
   double sustained_s_;
@@ -346,7 +366,7 @@ const bool gemm = register_benchmark(
            c.work.flops = 2.0 * n * n * n;
            c.work.bytes = static_cast<double>(n) * n * (2 * d.in_bytes + d.out_bytes);
            c.manual_time = true;
-           c.threads = o.physical_cores;  // OpenMP fills the inputs; the timing is the GPU's
+           c.threads = o.usable_cores;  // OpenMP fills the inputs; the timing is the GPU's
            c.make = [dt, n]() -> std::unique_ptr<Kernel> { return std::make_unique<LtGemm>(dt, n, 0); };
            cs.push_back(std::move(c));
          }

@@ -3,7 +3,11 @@
 // precision (autocast bf16, fp16 before Ampere). Three figures per case: the peak allocated and
 // peak reserved bytes of LibTorch's CUDA caching allocator, and the device memory in use as NVML
 // reports it (the whole device: CUDA context included), sampled during the steps; the zoo's
-// analytic estimate beside them. A model that does not fit is skipped with the reason.
+// analytic estimate beside them. A model that does not fit is skipped with the reason and what
+// was learnt (rows of status skipped, GPU-1 reads them): after a real out-of-memory error at
+// batch 16, `oom_lower_bound_bytes`, the allocator's peak allocated when it ran out (measured: the
+// step needs more); when the estimate alone is over 1.5x the device (not tried), `estimate_bytes`
+// (predicted). `device_memory_bytes` beside both.
 // Built against any LibTorch; without CUDA in it (Debian's CPU LibTorch) every case skips.
 #include <torch/torch.h>
 
@@ -72,9 +76,12 @@ class TrainStep final : public Kernel {
     // Far beyond the device by the estimate: skip before building the model (a GPT-2 XL
     // takes a while to initialise); near it, try, and let an out-of-memory error decide.
     const RawSample mem = nvml_->ok() ? nvml_->read() : RawSample{};
-    if (mem.mem_ok && estimate_ > 1.5 * static_cast<double>(mem.mem_total))
-      throw Skip(fmt::format("{} at batch {} ({}) does not fit: the estimate {:.1f} GB is over 1.5x the device's {:.1f} GB",
-                             cfg.name, kBatch, zoo::to_string(prec_), estimate_ / 1e9, mem.mem_total / 1e9));
+    if (mem.mem_ok) device_bytes_ = static_cast<double>(mem.mem_total);
+    if (mem.mem_ok && estimate_ > 1.5 * device_bytes_)
+      throw Skip(fmt::format("{} at batch {} ({}) does not fit: the estimate {:.1f} GB is over 1.5x the device's {:.1f} GB "
+                             "(not tried)",
+                             cfg.name, kBatch, zoo::to_string(prec_), estimate_ / 1e9, device_bytes_ / 1e9),
+                 memory_rows());
     reset_peaks();
     try {
       model_ = zoo::build_model(cfg, torch::kCUDA, torch::kFloat32, 1);
@@ -172,10 +179,33 @@ class TrainStep final : public Kernel {
   }
   [[noreturn]] void throw_if_oom(const c10::Error& e) const {
     const std::string m = e.what();
-    if (m.find("out of memory") != std::string::npos || m.find("OutOfMemory") != std::string::npos)
+    if (m.find("out of memory") != std::string::npos || m.find("OutOfMemory") != std::string::npos) {
+      std::vector<Observed> rows;
+#if RIGCHECK_TORCH_CUDA
+      // The step held this much at once before it asked for more than the device could give.
+      const Peak p = read_peaks();
+      if (std::isfinite(p.allocated) && p.allocated > 0)
+        rows.push_back({"oom_lower_bound_bytes", "bytes", p.allocated,
+                        fmt::format("measured: CUDA out of memory at batch {} ({}); the caching allocator's peak allocated "
+                                    "when it failed: the step needs more than this",
+                                    kBatch, zoo::to_string(prec_))});
+#endif
+      for (auto& r : memory_rows()) rows.push_back(r);
       throw Skip(fmt::format("{} at batch {} ({}) does not fit in this GPU's memory (estimate {:.1f} GB): {}", cfg_.name,
-                             kBatch, zoo::to_string(prec_), estimate_ / 1e9, m.substr(0, m.find('\n'))));
+                             kBatch, zoo::to_string(prec_), estimate_ / 1e9, m.substr(0, m.find('\n'))),
+                 rows);
+    }
     throw e;
+  }
+  // The estimate and the device's memory, the rows beside a case that does not fit.
+  std::vector<Observed> memory_rows() const {
+    std::vector<Observed> rows;
+    if (std::isfinite(estimate_))
+      rows.push_back({"estimate_bytes", "bytes", estimate_,
+                      "predicted: the zoo's analytic estimate (weights + gradients + optimizer state + activations)"});
+    if (std::isfinite(device_bytes_))
+      rows.push_back({"device_memory_bytes", "bytes", device_bytes_, "NVML: the device's total memory"});
+    return rows;
   }
 
   zoo::ModelConfig cfg_;
@@ -185,7 +215,7 @@ class TrainStep final : public Kernel {
   std::unique_ptr<torch::optim::Optimizer> opt_;
   std::unique_ptr<Nvml> nvml_;
   std::unique_ptr<Sampler> sampler_;
-  double estimate_ = NAN;
+  double estimate_ = NAN, device_bytes_ = NAN;
   Peak after_first_;
 };
 
@@ -204,7 +234,7 @@ const bool memory = register_benchmark(
                        {"autocast", zoo::to_string(prec)}, {"batch", std::to_string(kBatch)}};
            c.work.flops = zoo::training_flops_per_step(cfg, kBatch);
            c.manual_time = true;           // a step and a device synchronisation, wall clock
-           c.threads = o.physical_cores;  // LibTorch's CPU threads (model initialisation)
+           c.threads = o.usable_cores;  // LibTorch's CPU threads (model initialisation)
            c.make = [cfg, prec]() -> std::unique_ptr<Kernel> { return std::make_unique<TrainStep>(cfg, prec); };
            cs.push_back(std::move(c));
          }

@@ -57,6 +57,30 @@ inline double gemm_error_bound(const DtypeInfo& d, int64_t K, double sum_abs, do
   return e1 + d.u_out * (std::fabs(exact) + e1);
 }
 
+// cuBLASLt's split-K reduction schemes (cublasLtReductionScheme_t; gemm.cu checks the values):
+// where the partial sums of a K split into S slices are added. NONE: no split; COMPUTE_TYPE: in a
+// workspace of the f32 compute type; INPLACE and OUTPUT_TYPE: rounded to the output type (bf16,
+// f16) and added in it.
+inline constexpr uint32_t kReduceNone = 0, kReduceInplace = 1, kReduceComputeType = 2, kReduceOutputType = 4;
+// The schemes gpu_gemm lets cuBLASLt choose (CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK): partial
+// sums in f32 only, for which gemm_error_bound holds whatever the split (its gamma_(K+1) covers any
+// order of the K additions). INPLACE and OUTPUT_TYPE round each partial sum to the output type,
+// which gemm_error_bound does not count (gemm_error_bound_output_partials does).
+inline constexpr uint32_t kAllowedReductionSchemes = kReduceNone | kReduceComputeType;
+
+// The bound when the K products are split into S slices, each slice's sum (f32, as above) rounded
+// to the output type and the S results added in the output type (cuBLAS's reduced-precision
+// split-K, which LibTorch allows for 16-bit types by default):
+//   e1 + gamma_S(u_out) (1 + u_in)^2 (1 + g) sum_abs
+// (each of the S roundings of a partial and the S - 1 additions costs at most u_out of the
+// magnitudes summed, and sum |partial| <= (1 + u_in)^2 (1 + g) sum_abs). S <= 1: gemm_error_bound.
+inline double gemm_error_bound_output_partials(const DtypeInfo& d, int64_t K, double sum_abs, double exact, int slices) {
+  if (slices <= 1) return gemm_error_bound(d, K, sum_abs, exact);
+  const double g = gamma_n(static_cast<double>(K) + 1, d.u_acc);
+  const double e1 = ((1 + d.u_in) * (1 + d.u_in) * (1 + g) - 1) * sum_abs;
+  return e1 + gamma_n(slices, d.u_out) * (1 + d.u_in) * (1 + d.u_in) * (1 + g) * sum_abs;
+}
+
 // splitmix64: a fast, reproducible stream for large inputs.
 inline uint64_t splitmix64(uint64_t& s) {
   uint64_t z = (s += 0x9E3779B97F4A7C15ULL);

@@ -1,13 +1,7 @@
 #include "power.hpp"
 
-#include <dirent.h>
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <chrono>
-#include <fstream>
-#include <sstream>
-#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -17,6 +11,8 @@ Sample decode(const RawSample& r) {
   Sample s;
   s.t_s = r.t_s;
   s.power_w = r.power_ok ? r.power_mw / 1000.0 : NAN;
+  s.power_instant_w = r.power_instant_ok ? r.power_instant_mw / 1000.0 : NAN;
+  s.energy_j = r.energy_ok ? static_cast<double>(r.energy_mj) / 1000.0 : NAN;
   s.temp_c = r.temp_ok ? static_cast<double>(r.temp_c) : NAN;
   s.sm_mhz = r.clocks_ok ? static_cast<double>(r.sm_mhz) : NAN;
   s.mem_mhz = r.clocks_ok ? static_cast<double>(r.mem_mhz) : NAN;
@@ -26,21 +22,6 @@ Sample decode(const RawSample& r) {
   return s;
 }
 
-std::string throttle_reason_names(unsigned long long bits) {
-  static const std::pair<unsigned long long, const char*> names[] = {
-      {0x1, "gpu_idle"},          {0x2, "applications_clocks_setting"}, {0x4, "sw_power_cap"},
-      {0x8, "hw_slowdown"},       {0x10, "sync_boost"},                 {0x20, "sw_thermal_slowdown"},
-      {0x40, "hw_thermal_slowdown"}, {0x80, "hw_power_brake_slowdown"}, {0x100, "display_clock_setting"}};
-  std::string out;
-  unsigned long long known = 0;
-  for (auto& [b, n] : names) {
-    known |= b;
-    if (bits & b) out += (out.empty() ? "" : "+") + std::string(n);
-  }
-  if (bits & ~known) out += (out.empty() ? "" : "+") + fmt::format("other_0x{:x}", bits & ~known);
-  return out.empty() ? "none" : out;
-}
-
 namespace {
 double median(std::vector<double> v) {
   if (v.empty()) return NAN;
@@ -48,19 +29,35 @@ double median(std::vector<double> v) {
   size_t n = v.size();
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
+double mean(const std::vector<double>& v) {
+  if (v.empty()) return NAN;
+  double sum = 0;
+  for (double x : v) sum += x;
+  return sum / v.size();
+}
 }  // namespace
 
 PowerSummary summarize(const std::vector<RawSample>& raw, double from_s, double to_s) {
   PowerSummary p;
-  std::vector<double> power, sm, mem;
+  std::vector<double> instant, average, sm, mem;
   int reasons_n = 0, thermal = 0, capped = 0;
   double temp_max = NAN, mem_max = NAN, temp_first = NAN;
   double e0 = -1, t0 = 0, prev_e = -1, prev_t = 0, cpu_max = NAN;
+  // GPU energy: increases between successive readings (a decrease is the counter starting again,
+  // as after a driver reload: that step is dropped), over the span of the readings.
+  double gpu_prev_j = NAN, gpu_first_t = NAN, gpu_last_t = NAN, gpu_sum_j = 0;
   for (const RawSample& r : raw) {
     if (r.t_s < from_s || r.t_s > to_s) continue;
     Sample s = decode(r);
     ++p.samples;
-    if (!std::isnan(s.power_w)) power.push_back(s.power_w);
+    if (!std::isnan(s.power_instant_w)) instant.push_back(s.power_instant_w);
+    if (!std::isnan(s.power_w)) average.push_back(s.power_w);
+    if (!std::isnan(s.energy_j)) {
+      if (std::isnan(gpu_prev_j)) gpu_first_t = r.t_s;
+      else if (s.energy_j >= gpu_prev_j) gpu_sum_j += s.energy_j - gpu_prev_j;
+      gpu_prev_j = s.energy_j;
+      gpu_last_t = r.t_s;
+    }
     if (!std::isnan(s.sm_mhz)) sm.push_back(s.sm_mhz);
     if (!std::isnan(s.mem_mhz)) mem.push_back(s.mem_mhz);
     if (!std::isnan(s.temp_c)) {
@@ -87,11 +84,33 @@ PowerSummary summarize(const std::vector<RawSample>& raw, double from_s, double 
       prev_t = r.t_s;
     }
   }
-  if (!power.empty()) {
-    p.power_max_w = *std::max_element(power.begin(), power.end());
-    double sum = 0;
-    for (double w : power) sum += w;
-    p.power_mean_w = sum / power.size();
+  p.instant_samples = static_cast<int>(instant.size());
+  p.average_samples = static_cast<int>(average.size());
+  if (!instant.empty()) {
+    p.power_max_w = *std::max_element(instant.begin(), instant.end());
+    p.power_max_method = fmt::format("largest of {} instantaneous readings (NVML field NVML_FI_DEV_POWER_INSTANT)", instant.size());
+  } else if (!average.empty()) {
+    p.power_max_w = *std::max_element(average.begin(), average.end());
+    p.power_max_method = fmt::format(
+        "largest of {} readings of nvmlDeviceGetPowerUsage (NVML refused the instantaneous field): a 1-second average "
+        "on Ampere and newer except the A100, so a shorter peak is understated",
+        average.size());
+  }
+  const double window = gpu_last_t - gpu_first_t;
+  if (!std::isnan(window) && window >= kMinEnergyWindowS) {
+    p.energy_j = gpu_sum_j;
+    p.energy_window_s = window;
+    p.power_mean_w = gpu_sum_j / window;
+    p.power_mean_method = fmt::format("total-energy counter (nvmlDeviceGetTotalEnergyConsumption): {:.1f} J over {:.2f} s",
+                                      gpu_sum_j, window);
+  } else if (!instant.empty()) {
+    p.power_mean_w = mean(instant);
+    p.power_mean_method = fmt::format("mean of {} instantaneous readings (the energy counter spanned {}: under {} s)",
+                                      instant.size(), std::isnan(window) ? "nothing" : fmt::format("{:.2f} s", window),
+                                      kMinEnergyWindowS);
+  } else if (!average.empty()) {
+    p.power_mean_w = mean(average);
+    p.power_mean_method = fmt::format("mean of {} readings of nvmlDeviceGetPowerUsage (1-second averages)", average.size());
   }
   p.temp_max_c = temp_max;
   p.temp_first_c = temp_first;
@@ -107,152 +126,52 @@ PowerSummary summarize(const std::vector<RawSample>& raw, double from_s, double 
   return p;
 }
 
-double parse_rapl_uj(const std::string& text) {
-  std::string t = text;
-  while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
-  if (t.empty() || t.find_first_not_of("0123456789") != std::string::npos)
-    throw std::invalid_argument(fmt::format("not a RAPL energy counter (microjoules): '{}'", text));
-  // The kernel's counter is a u64: 20 digits at most. Without this limit, 309 digits made std::stod
-  // throw std::out_of_range, not the documented invalid_argument (tests/fuzz, kernel_text).
-  if (t.size() > 20) throw std::invalid_argument(fmt::format("not a RAPL energy counter (more than 20 digits): '{}'", text));
-  return std::stod(t) * 1e-6;
-}
-
-double rapl_delta_j(double before_j, double after_j, double range_j) {
-  return after_j >= before_j ? after_j - before_j : after_j + range_j - before_j;
-}
-
-namespace {
-std::string slurp(const std::string& path, bool& ok) {
-  std::ifstream in(path);
-  ok = static_cast<bool>(in);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  ok = ok && !in.bad();
-  return ss.str();
-}
-}  // namespace
-
-std::vector<std::string> rapl_package_files(std::string* why) {
-  std::vector<std::string> files;
-  const std::string root = "/sys/class/powercap";
-  DIR* d = opendir(root.c_str());
-  if (!d) {
-    if (why) *why = root + " is absent (no powercap/RAPL driver)";
-    return files;
-  }
-  std::string denied;
-  while (dirent* e = readdir(d)) {
-    std::string n = e->d_name;
-    // Top-level zones only ("intel-rapl:0", also used for AMD packages), not "intel-rapl:0:0".
-    if (n.rfind("intel-rapl:", 0) != 0 || std::count(n.begin(), n.end(), ':') != 1) continue;
-    bool ok = false;
-    std::string name = slurp(root + "/" + n + "/name", ok);
-    if (!ok || name.rfind("package", 0) != 0) continue;
-    std::string f = root + "/" + n + "/energy_uj";
-    slurp(f, ok);
-    if (ok) files.push_back(f);
-    else denied = f;
-  }
-  closedir(d);
-  std::sort(files.begin(), files.end());
-  if (files.empty() && why) *why = denied.empty() ? "no RAPL package zone under " + root : denied + " is not readable";
-  return files;
-}
-
-// ------------------------------------------------------------------ NVML through dlopen
-namespace {
-using nvmlDevice_t = void*;
-struct NvmlMemory {
-  unsigned long long total, free, used;
-};
-template <class F>
-F sym(void* lib, const char* name) {
-  return lib ? reinterpret_cast<F>(dlsym(lib, name)) : nullptr;
-}
-}  // namespace
-
+// ------------------------------------------------------------------ one device through NVML
 Nvml::Nvml(const std::string& pci_bus_id) {
-  lib_ = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!lib_) {
-    why_ = "libnvidia-ml.so.1 not found (no NVIDIA driver)";
-    return;
-  }
-  auto init = sym<int (*)()>(lib_, "nvmlInit_v2");
-  if (!init) {
-    why_ = "libnvidia-ml.so.1 lacks nvmlInit_v2";
-    return;
-  }
-  if (int rc = init(); rc != 0) {
-    why_ = fmt::format("nvmlInit_v2 returned {}", rc);
-    return;
-  }
-  nvmlDevice_t dev = nullptr;
-  int rc = -1;
-  if (!pci_bus_id.empty()) {
-    if (auto by_pci = sym<int (*)(const char*, nvmlDevice_t*)>(lib_, "nvmlDeviceGetHandleByPciBusId_v2"))
-      rc = by_pci(pci_bus_id.c_str(), &dev);
-  }
-  if (rc != 0) {
-    if (auto by_index = sym<int (*)(unsigned, nvmlDevice_t*)>(lib_, "nvmlDeviceGetHandleByIndex_v2"))
-      rc = pci_bus_id.empty() ? by_index(0, &dev) : rc;
-  }
-  if (rc != 0 || !dev) {
-    why_ = fmt::format("NVML has no device with PCI bus id '{}' (status {})", pci_bus_id, rc);
-    return;
-  }
-  dev_ = dev;
-}
-
-Nvml::~Nvml() {
-  if (dev_)
-    if (auto shut = sym<int (*)()>(lib_, "nvmlShutdown")) shut();
-  // The library stays loaded (never dlclose()d, as the inventory does).
+  if (!nvml::library(&why_)) return;
+  dev_ = pci_bus_id.empty() ? nvml::device_by_index(0, &why_) : nvml::device_by_pci_bus_id(pci_bus_id, &why_);
 }
 
 RawSample Nvml::read() const {
   RawSample r;
   if (!dev_) return r;
-  static auto power = sym<int (*)(nvmlDevice_t, unsigned*)>(lib_, "nvmlDeviceGetPowerUsage");
-  static auto temp = sym<int (*)(nvmlDevice_t, int, unsigned*)>(lib_, "nvmlDeviceGetTemperature");
-  static auto clock = sym<int (*)(nvmlDevice_t, int, unsigned*)>(lib_, "nvmlDeviceGetClockInfo");
-  static auto reasons_new = sym<int (*)(nvmlDevice_t, unsigned long long*)>(lib_, "nvmlDeviceGetCurrentClocksEventReasons");
-  static auto reasons_old = sym<int (*)(nvmlDevice_t, unsigned long long*)>(lib_, "nvmlDeviceGetCurrentClocksThrottleReasons");
-  static auto mem = sym<int (*)(nvmlDevice_t, NvmlMemory*)>(lib_, "nvmlDeviceGetMemoryInfo");
-  r.power_ok = power && power(dev_, &r.power_mw) == 0;
+  using nvml::symbol;
+  static auto temp = symbol<int (*)(nvml::Device, int, unsigned*)>("nvmlDeviceGetTemperature");
+  static auto clock = symbol<int (*)(nvml::Device, int, unsigned*)>("nvmlDeviceGetClockInfo");
+  static auto reasons_new = symbol<int (*)(nvml::Device, unsigned long long*)>("nvmlDeviceGetCurrentClocksEventReasons");
+  static auto reasons_old = symbol<int (*)(nvml::Device, unsigned long long*)>("nvmlDeviceGetCurrentClocksThrottleReasons");
+  static auto mem = symbol<int (*)(nvml::Device, unsigned long long*)>("nvmlDeviceGetMemoryInfo");
+  static auto fields = symbol<int (*)(nvml::Device, int, nvml::FieldValue*)>("nvmlDeviceGetFieldValues");
+  r.power_ok = nvml::get_uint(dev_, "nvmlDeviceGetPowerUsage", r.power_mw) == 0;
+  r.energy_ok = nvml::get_ull(dev_, "nvmlDeviceGetTotalEnergyConsumption", r.energy_mj) == 0;
+  if (fields) {
+    nvml::FieldValue v;
+    v.field_id = nvml::kFieldPowerInstant;
+    v.scope_id = 0;  // NVML_POWER_SCOPE_GPU
+    const double mw = fields(dev_, 1, &v) == 0 ? nvml::field_as_double(v) : NAN;
+    r.power_instant_ok = std::isfinite(mw) && mw >= 0 && mw < 4.2e9;
+    r.power_instant_mw = r.power_instant_ok ? static_cast<unsigned>(mw) : 0;
+  }
   r.temp_ok = temp && temp(dev_, 0 /* NVML_TEMPERATURE_GPU */, &r.temp_c) == 0;
   r.clocks_ok = clock && clock(dev_, 1 /* NVML_CLOCK_SM */, &r.sm_mhz) == 0 && clock(dev_, 2 /* NVML_CLOCK_MEM */, &r.mem_mhz) == 0;
   auto reasons = reasons_new ? reasons_new : reasons_old;
   r.reasons_ok = reasons && reasons(dev_, &r.reasons) == 0;
-  NvmlMemory m{};
-  r.mem_ok = mem && mem(dev_, &m) == 0;
-  r.mem_used = m.used;
-  r.mem_total = m.total;
+  unsigned long long m[3] = {};  // nvmlMemory_t: total, free, used
+  r.mem_ok = mem && mem(dev_, m) == 0;
+  r.mem_used = m[2];
+  r.mem_total = m[0];
   return r;
 }
 
 int Nvml::cuda_cc_major() const {
-  auto p = sym<int (*)(nvmlDevice_t, int*, int*)>(lib_, "nvmlDeviceGetCudaComputeCapability");
+  auto p = nvml::symbol<int (*)(nvml::Device, int*, int*)>("nvmlDeviceGetCudaComputeCapability");
   int major = 0, minor = 0;
   return dev_ && p && p(dev_, &major, &minor) == 0 ? major : 0;
 }
 
 std::vector<std::pair<std::string, std::string>> Nvml::facts() const {
-  std::vector<std::pair<std::string, std::string>> f;
-  if (!dev_) return f;
-  auto get_u = [&](const char* fn, const char* key, double scale, const char* fmt_unit) {
-    auto p = sym<int (*)(nvmlDevice_t, unsigned*)>(lib_, fn);
-    unsigned v = 0;
-    int rc = p ? p(dev_, &v) : -1;
-    f.emplace_back(key, rc == 0 ? fmt::format("{:g}{}", v * scale, fmt_unit)
-                                : fmt::format("unknown: {} {}", fn, p ? fmt::format("returned {}", rc) : "missing"));
-  };
-  get_u("nvmlDeviceGetEnforcedPowerLimit", "power_limit_w", 1e-3, "");
-  get_u("nvmlDeviceGetCurrPcieLinkGeneration", "pcie_gen", 1, "");
-  get_u("nvmlDeviceGetCurrPcieLinkWidth", "pcie_width", 1, "");
-  get_u("nvmlDeviceGetMaxPcieLinkGeneration", "pcie_gen_max", 1, "");
-  get_u("nvmlDeviceGetMaxPcieLinkWidth", "pcie_width_max", 1, "");
-  return f;
+  if (!dev_) return {};
+  return nvml::device_facts(dev_);
 }
 
 // ------------------------------------------------------------------ sampler
@@ -263,18 +182,6 @@ double mono_s() {
 }  // namespace
 
 Sampler::Sampler(const Nvml& nvml, int interval_ms) : nvml_(nvml), interval_ms_(interval_ms), start_(mono_s()) {
-  rapl_files_ = rapl_package_files();
-  for (const std::string& f : rapl_files_) {
-    bool ok = false;
-    std::string range_path = f.substr(0, f.rfind('/')) + "/max_energy_range_uj";
-    std::string t = slurp(range_path, ok);
-    double r = 0;
-    try {
-      r = ok ? parse_rapl_uj(t) : 0;
-    } catch (const std::exception&) {
-    }
-    rapl_ranges_.push_back(r);
-  }
   th_ = std::thread([this] { loop(); });
 }
 
@@ -285,31 +192,10 @@ Sampler::~Sampler() {
 double Sampler::now_s() const { return mono_s() - start_; }
 
 void Sampler::loop() {
-  std::vector<double> last(rapl_files_.size(), -1), total(rapl_files_.size(), 0);
   while (true) {
     RawSample r = nvml_.read();
     r.t_s = now_s();
-    if (!rapl_files_.empty()) {
-      double sum = 0;
-      bool all = true;
-      for (size_t i = 0; i < rapl_files_.size(); ++i) {
-        bool ok = false;
-        std::string t = slurp(rapl_files_[i], ok);
-        double j = -1;
-        try {
-          j = ok ? parse_rapl_uj(t) : -1;
-        } catch (const std::exception&) {
-        }
-        if (j < 0) {
-          all = false;
-          continue;
-        }
-        if (last[i] >= 0) total[i] += rapl_delta_j(last[i], j, rapl_ranges_[i]);
-        last[i] = j;
-        sum += total[i];
-      }
-      r.cpu_energy_j = all ? sum : -1;
-    }
+    r.cpu_energy_j = rapl_.total_j();
     {
       std::lock_guard<std::mutex> g(mu_);
       samples_.push_back(r);
@@ -326,28 +212,27 @@ std::vector<RawSample> Sampler::stop() {
   return samples_;
 }
 
-}  // namespace rigcheck::gpu
-
-namespace rigcheck::gpu {
 std::vector<Kernel::Observed> observed_rows(const PowerSummary& p) {
   std::vector<Kernel::Observed> out;
   const std::string note = fmt::format("{} NVML samples; clock-event reasons seen: {}", p.samples,
                                        throttle_reason_names(p.reasons_seen));
-  auto add = [&](const char* m, double v, const char* unit) {
-    if (!std::isnan(v)) out.push_back({m, unit, v, note});
+  auto add = [&](const char* m, double v, const char* unit, const std::string& n) {
+    if (!std::isnan(v)) out.push_back({m, unit, v, n});
   };
-  add("power_max_w", p.power_max_w, "W");
-  add("power_mean_w", p.power_mean_w, "W");
-  add("gpu_temp_max_c", p.temp_max_c, "C");
-  add("gpu_temp_first_c", p.temp_first_c, "C");
-  add("sm_clock_median_mhz", p.sm_mhz_median, "MHz");
-  add("sm_clock_min_mhz", p.sm_mhz_min, "MHz");
-  add("mem_clock_median_mhz", p.mem_mhz_median, "MHz");
-  add("thermal_throttle_fraction", p.thermal_fraction, "fraction");
-  add("power_cap_fraction", p.power_cap_fraction, "fraction");
-  add("throttle_reasons_bits", p.samples ? static_cast<double>(p.reasons_seen) : NAN, "bitmask");
-  add("cpu_package_power_max_w", p.cpu_power_max_w, "W");
-  add("cpu_package_power_mean_w", p.cpu_power_mean_w, "W");
+  add("power_max_w", p.power_max_w, "W", p.power_max_method);
+  add("power_mean_w", p.power_mean_w, "W", p.power_mean_method);
+  add("gpu_energy_j", p.energy_j, "J", p.power_mean_method);
+  add("gpu_temp_max_c", p.temp_max_c, "C", note);
+  add("gpu_temp_first_c", p.temp_first_c, "C", note);
+  add("sm_clock_median_mhz", p.sm_mhz_median, "MHz", note);
+  add("sm_clock_min_mhz", p.sm_mhz_min, "MHz", note);
+  add("mem_clock_median_mhz", p.mem_mhz_median, "MHz", note);
+  add("thermal_throttle_fraction", p.thermal_fraction, "fraction", note);
+  add("power_cap_fraction", p.power_cap_fraction, "fraction", note);
+  add("throttle_reasons_bits", p.samples ? static_cast<double>(p.reasons_seen) : NAN, "bitmask", note);
+  add("cpu_package_power_max_w", p.cpu_power_max_w, "W", note);
+  add("cpu_package_power_mean_w", p.cpu_power_mean_w, "W", note);
   return out;
 }
+
 }  // namespace rigcheck::gpu

@@ -105,16 +105,14 @@ class Copy final : public Kernel {
     if (stream_) cudaStreamDestroy(stream_);
   }
 
+  // Every copy is issued on stream_, the stream the events are recorded on: a pageable copy too
+  // (cudaMemcpyAsync from pageable memory returns once the host buffer is staged, but the copy is
+  // ordered on stream_, so the second event waits for its last byte). cudaMemcpy on the legacy
+  // stream, with the events on a non-blocking stream, timed the staging only.
   void copy() {
     switch (kind_) {
-      case Kind::h2d:
-        if (flag_) RIGCHECK_CUDA(cudaMemcpyAsync(a_->p, src_host_->p, bytes_, cudaMemcpyHostToDevice, stream_));
-        else RIGCHECK_CUDA(cudaMemcpy(a_->p, src_host_->p, bytes_, cudaMemcpyHostToDevice));
-        break;
-      case Kind::d2h:
-        if (flag_) RIGCHECK_CUDA(cudaMemcpyAsync(dst_host_->p, a_->p, bytes_, cudaMemcpyDeviceToHost, stream_));
-        else RIGCHECK_CUDA(cudaMemcpy(dst_host_->p, a_->p, bytes_, cudaMemcpyDeviceToHost));
-        break;
+      case Kind::h2d: RIGCHECK_CUDA(cudaMemcpyAsync(a_->p, src_host_->p, bytes_, cudaMemcpyHostToDevice, stream_)); break;
+      case Kind::d2h: RIGCHECK_CUDA(cudaMemcpyAsync(dst_host_->p, a_->p, bytes_, cudaMemcpyDeviceToHost, stream_)); break;
       case Kind::d2d: RIGCHECK_CUDA(cudaMemcpyAsync(b_->p, a_->p, bytes_, cudaMemcpyDeviceToDevice, stream_)); break;
       case Kind::p2p: RIGCHECK_CUDA(cudaMemcpyPeerAsync(b_->p, b_->dev, a_->p, 0, bytes_, stream_)); break;
     }

@@ -87,6 +87,7 @@ class Harness {
       s.status = Status::skipped;
       s.note = ex.what();
       row(e, "", std::nan(""), "", -1, s.status, s.note);
+      for (const Kernel::Observed& o : ex.observed) row(e, o.metric, o.value, o.unit, -1, Status::skipped, o.note);
     } catch (const std::exception& ex) {
       s.status = Status::failed;
       s.note = fmt::format("set-up failed: {}", ex.what());

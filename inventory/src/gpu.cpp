@@ -1,6 +1,10 @@
 // Inventory: NVIDIA GPUs and the CUDA libraries, through dlopen only (no link-time dependency).
 #include "internal.hpp"
 
+#include <tuple>
+
+#include "rigcheck/harness/nvml.hpp"
+
 namespace rigcheck::inventory_detail {
 
 // "13000" -> "13.0", the CUDA version encoding (1000 * major + 10 * minor).
@@ -127,48 +131,62 @@ void add_cuda_libraries(Collector& c) {
   });
 
   c.section("nvidia_driver_version", [&] {
-    std::string err;
-    void* lib = open_first({"libnvidia-ml.so.1"}, err);
-    if (lib == nullptr) {
-      c.add("nvidia_driver_version", unknown("libnvidia-ml.so.1 not found"));
+    // NVML through the suite's one loader (rigcheck/harness/nvml.hpp), shared with the GPU
+    // benchmarks' samplers.
+    std::string why;
+    if (nvml::library(&why) == nullptr) {
+      c.add("nvidia_driver_version", unknown(why));
       return;
     }
-    auto init = symbol<int (*)()>(lib, "nvmlInit_v2");
-    auto version = symbol<int (*)(char*, unsigned)>(lib, "nvmlSystemGetDriverVersion");
-    auto shutdown = symbol<int (*)()>(lib, "nvmlShutdown");
-    if (init == nullptr || version == nullptr) {
-      c.add("nvidia_driver_version", unknown("libnvidia-ml.so.1 lacks nvmlInit_v2/nvmlSystemGetDriverVersion"));
-      return;
-    }
-    if (const int rc = init(); rc != 0) {
-      c.add("nvidia_driver_version", unknown(fmt::format("nvmlInit_v2 returned {}", rc)));
-      return;
-    }
+    auto version = nvml::symbol<int (*)(char*, unsigned)>("nvmlSystemGetDriverVersion");
     char buf[96] = {};  // NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE is 80
-    const int rc = version(buf, sizeof buf - 1);
-    c.add("nvidia_driver_version",
-          rc == 0 ? std::string(buf) : unknown(fmt::format("nvmlSystemGetDriverVersion returned {}", rc)));
-    // PCIe link and power limit per NVML device (NVML numbers devices by PCI bus order, which
-    // CUDA follows only with CUDA_DEVICE_ORDER=PCI_BUS_ID: hence the nvml_gpuN_ prefix).
-    auto count = symbol<int (*)(unsigned*)>(lib, "nvmlDeviceGetCount_v2");
-    auto handle = symbol<int (*)(unsigned, void**)>(lib, "nvmlDeviceGetHandleByIndex_v2");
-    unsigned n = 0;
-    if (count != nullptr && handle != nullptr && count(&n) == 0)
-      for (unsigned i = 0; i < n; ++i) {
-        void* dev = nullptr;
-        if (handle(i, &dev) != 0) continue;
-        for (auto [fn, key] : {std::pair{"nvmlDeviceGetCurrPcieLinkGeneration", "pcie_gen"},
-                               std::pair{"nvmlDeviceGetCurrPcieLinkWidth", "pcie_width"},
-                               std::pair{"nvmlDeviceGetMaxPcieLinkGeneration", "pcie_gen_max"},
-                               std::pair{"nvmlDeviceGetMaxPcieLinkWidth", "pcie_width_max"},
-                               std::pair{"nvmlDeviceGetEnforcedPowerLimit", "power_limit_mw"}}) {
-          auto get = symbol<int (*)(void*, unsigned*)>(lib, fn);
-          unsigned v = 0;
-          const int r = get != nullptr ? get(dev, &v) : -1;
-          c.add(fmt::format("nvml_gpu{}_{}", i, key), r == 0 ? std::to_string(v) : unknown(fmt::format("{} returned {}", fn, r)));
-        }
+    const int rc = version != nullptr ? version(buf, sizeof buf - 1) : nvml::kMissing;
+    c.add("nvidia_driver_version", rc == 0 ? std::string(buf) : unknown(nvml::failure("nvmlSystemGetDriverVersion", rc)));
+    // Per NVML device: UUID, ECC, MIG and persistence mode, clocks, power limits, PCIe link (NVML
+    // numbers devices by PCI bus order, which CUDA follows only with CUDA_DEVICE_ORDER=PCI_BUS_ID:
+    // hence the nvml_gpuN_ prefix).
+    const unsigned n = nvml::device_count(&why);
+    if (n == 0) c.add("nvml_gpu_count", why.empty() ? std::string("0") : unknown(why));
+    else c.add("nvml_gpu_count", std::to_string(n));
+    for (unsigned i = 0; i < n; ++i) {
+      why.clear();
+      nvml::Device dev = nvml::device_by_index(i, &why);
+      if (dev == nullptr) {
+        c.add(fmt::format("nvml_gpu{}_name", i), unknown(why));
+        continue;
       }
-    if (shutdown != nullptr) shutdown();
+      for (auto& [key, value] : nvml::device_facts(dev)) c.add(fmt::format("nvml_gpu{}_{}", i, key), value);
+    }
+  });
+
+  // The math libraries the GPU benchmarks and LibTorch use, as the dynamic loader finds them from
+  // here (the suite's binaries have /usr/local/cuda/lib64 in their run path).
+  c.section("cublas_version", [&] {
+    for (auto [key, names, getter] :
+         {std::tuple{"cublaslt_version", std::vector<const char*>{"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so",
+                                                                  "/usr/local/cuda/lib64/libcublasLt.so"},
+                     "cublasLtGetProperty"},
+          std::tuple{"cublas_version", std::vector<const char*>{"libcublas.so.13", "libcublas.so.12", "libcublas.so",
+                                                                "/usr/local/cuda/lib64/libcublas.so"},
+                     "cublasGetProperty"},
+          std::tuple{"cudnn_version", std::vector<const char*>{"libcudnn.so.9", "libcudnn.so.8", "libcudnn.so",
+                                                               "/usr/local/cuda/lib64/libcudnn.so"},
+                     "cudnnGetProperty"}}) {
+      std::string err;
+      void* lib = open_first(names, err);
+      if (lib == nullptr) {
+        c.add(key, unknown(fmt::format("{} not found: {}", names.front(), err)));
+        continue;
+      }
+      // (libraryPropertyType: MAJOR_VERSION 0, MINOR_VERSION 1, PATCH_LEVEL 2) -> status 0.
+      auto get = symbol<int (*)(int, int*)>(lib, getter);
+      int v[3] = {};
+      int rc = get == nullptr ? -1 : 0;
+      for (int p = 0; p < 3 && rc == 0; ++p) rc = get(p, &v[p]);
+      c.add(key, rc == 0 ? fmt::format("{}.{}.{}", v[0], v[1], v[2])
+                         : unknown(get == nullptr ? fmt::format("no {} in {}", getter, names.front())
+                                                  : fmt::format("{} returned {}", getter, rc)));
+    }
   });
 
   c.section("nccl_version", [&] {

@@ -2,6 +2,7 @@
 #include "rigcheck/models/train.hpp"
 
 #include <ATen/autocast_mode.h>
+#include <torch/version.h>
 
 #include <stdexcept>
 
@@ -101,41 +102,67 @@ torch::Tensor loss_of(const torch::Tensor& logits, const torch::Tensor& target) 
 }
 
 namespace {
-// Autocast for the duration of the forward pass, on the model's device type.
+// LibTorch 2.4 replaced the per-device autocast functions (is_enabled / set_enabled /
+// get_autocast_gpu_dtype and their _cpu_ twins, deprecated then, warning at every call) by one set
+// taking the device type; LibTorch 1.13 (Debian's) has only the old ones.
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+#define RIGCHECK_AUTOCAST_DEVICE_API 1
+#else
+#define RIGCHECK_AUTOCAST_DEVICE_API 0
+#endif
+
+bool autocast_enabled(torch::DeviceType dev) {
+#if RIGCHECK_AUTOCAST_DEVICE_API
+  return at::autocast::is_autocast_enabled(dev);
+#else
+  return dev == torch::kCUDA ? at::autocast::is_enabled() : at::autocast::is_cpu_enabled();
+#endif
+}
+at::ScalarType autocast_dtype(torch::DeviceType dev) {
+#if RIGCHECK_AUTOCAST_DEVICE_API
+  return at::autocast::get_autocast_dtype(dev);
+#else
+  return dev == torch::kCUDA ? at::autocast::get_autocast_gpu_dtype() : at::autocast::get_autocast_cpu_dtype();
+#endif
+}
+void set_autocast(torch::DeviceType dev, bool on, at::ScalarType dtype) {
+#if RIGCHECK_AUTOCAST_DEVICE_API
+  at::autocast::set_autocast_dtype(dev, dtype);
+  at::autocast::set_autocast_enabled(dev, on);
+#else
+  if (dev == torch::kCUDA) {
+    at::autocast::set_autocast_gpu_dtype(dtype);
+    at::autocast::set_enabled(on);
+  } else {
+    at::autocast::set_autocast_cpu_dtype(dtype);
+    at::autocast::set_cpu_enabled(on);
+  }
+#endif
+}
+
+// Autocast for the duration of the forward pass, on the model's device type (CPU or CUDA).
 class AutocastScope {
  public:
-  AutocastScope(Precision p, torch::DeviceType dev) : on_(p != Precision::fp32), cuda_(dev == torch::kCUDA) {
+  AutocastScope(Precision p, torch::DeviceType dev)
+      : on_(p != Precision::fp32), dev_(dev == torch::kCUDA ? torch::kCUDA : torch::kCPU) {
     if (!on_) return;
-    const auto dt = p == Precision::amp_bf16 ? at::kBFloat16 : at::kHalf;
-    if (cuda_) {
-      prev_ = at::autocast::is_enabled();
-      prev_dtype_ = at::autocast::get_autocast_gpu_dtype();
-      at::autocast::set_autocast_gpu_dtype(dt);
-      at::autocast::set_enabled(true);
-    } else {
-      prev_ = at::autocast::is_cpu_enabled();
-      prev_dtype_ = at::autocast::get_autocast_cpu_dtype();
-      at::autocast::set_autocast_cpu_dtype(dt);
-      at::autocast::set_cpu_enabled(true);
-    }
+    prev_ = autocast_enabled(dev_);
+    prev_dtype_ = autocast_dtype(dev_);
+    set_autocast(dev_, true, p == Precision::amp_bf16 ? at::kBFloat16 : at::kHalf);
     at::autocast::increment_nesting();
   }
   ~AutocastScope() {
     if (!on_) return;
     if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
-    if (cuda_) {
-      at::autocast::set_enabled(prev_);
-      at::autocast::set_autocast_gpu_dtype(prev_dtype_);
-    } else {
-      at::autocast::set_cpu_enabled(prev_);
-      at::autocast::set_autocast_cpu_dtype(prev_dtype_);
-    }
+    set_autocast(dev_, prev_, prev_dtype_);
   }
   AutocastScope(const AutocastScope&) = delete;
   AutocastScope& operator=(const AutocastScope&) = delete;
 
  private:
-  bool on_, cuda_, prev_ = false;
+  bool on_;
+  torch::DeviceType dev_;
+  bool prev_ = false;
   at::ScalarType prev_dtype_ = at::kFloat;
 };
 }  // namespace

@@ -4,10 +4,17 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <string>
 #include <vector>
 
 #include "numerics.hpp"
 #include "power.hpp"
+#include "rigcheck/harness/nvml.hpp"
+
+namespace {
+bool has(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
+}  // namespace
 
 TEST(GpuNumerics, RandomInputsAreExactInTheirFormat) {
   using namespace rigcheck::gpu;
@@ -172,4 +179,126 @@ TEST(GpuPower, RaplCounterText) {
   EXPECT_THROW(parse_rapl_uj("-5"), std::invalid_argument);
   EXPECT_DOUBLE_EQ(rapl_delta_j(10, 15, 100), 5);
   EXPECT_DOUBLE_EQ(rapl_delta_j(95, 3, 100), 8);  // the counter wrapped
+}
+
+// cuBLASLt's split-K (item 11 of issue 19): partial sums kept in f32 (the only schemes gpu_gemm
+// allows) stay within gemm_error_bound whatever the split; partial sums rounded to a 16-bit output
+// type can leave it, and stay within gemm_error_bound_output_partials (the torch peer's bound).
+TEST(GpuNumerics, SplitKReductionAndItsBound) {
+  using namespace rigcheck::gpu;
+  EXPECT_EQ(kAllowedReductionSchemes & (kReduceInplace | kReduceOutputType), 0u);
+  EXPECT_NE(kAllowedReductionSchemes & kReduceComputeType, 0u);
+  const DtypeInfo& d = info(Dtype::bf16);
+  auto to_bf16 = [](double x) {
+    uint32_t u = f32_bits(static_cast<float>(x));
+    u += 0x7FFF + ((u >> 16) & 1);
+    return bf16_decode(static_cast<uint16_t>(u >> 16));
+  };
+  uint64_t s = 21;
+  const int K = 4096;
+  for (int slices : {2, 4, 8, 16}) {
+    for (int trial = 0; trial < 20; ++trial) {
+      std::vector<float> a(K), b(K);
+      for (int k = 0; k < K; ++k) {
+        a[k] = random_input(s, d.mantissa_bits);
+        b[k] = random_input(s, d.mantissa_bits);
+      }
+      double exact = 0, sum_abs = 0, f32_partials = 0, bf16_partials = 0;
+      for (int sl = 0; sl < slices; ++sl) {
+        float part = 0;  // one slice in f32, as each split-K slice is
+        for (int k = sl * K / slices; k < (sl + 1) * K / slices; ++k) part += a[k] * b[k];
+        f32_partials = static_cast<float>(f32_partials + part);           // COMPUTE_TYPE: added in f32
+        bf16_partials = to_bf16(bf16_partials + to_bf16(part));            // OUTPUT_TYPE: rounded and added in bf16
+      }
+      for (int k = 0; k < K; ++k) {
+        exact += static_cast<double>(a[k]) * b[k];
+        sum_abs += std::fabs(static_cast<double>(a[k]) * b[k]);
+      }
+      ASSERT_LE(std::fabs(to_bf16(f32_partials) - exact), gemm_error_bound(d, K, sum_abs, exact)) << slices;
+      ASSERT_LE(std::fabs(bf16_partials - exact), gemm_error_bound_output_partials(d, K, sum_abs, exact, slices)) << slices;
+    }
+  }
+  // Two slices whose sums nearly cancel: each rounded to bf16 (spacing 4 at 1000) loses up to 2,
+  // far beyond the f32-partials bound of a short K, within the output-partials bound.
+  const double p1 = 1000.5, p2 = -1000.25, exact = p1 + p2, sum_abs = 2000.75;
+  const double bf16_result = to_bf16(to_bf16(p1) + to_bf16(p2));
+  EXPECT_GT(std::fabs(bf16_result - exact), gemm_error_bound(d, 4, sum_abs, exact));
+  EXPECT_LE(std::fabs(bf16_result - exact), gemm_error_bound_output_partials(d, 4, sum_abs, exact, 2));
+  EXPECT_DOUBLE_EQ(gemm_error_bound_output_partials(d, 4, sum_abs, exact, 1), gemm_error_bound(d, 4, sum_abs, exact));
+}
+
+// Issue 19 item 9: the peak from the instantaneous field, the mean from the energy counter.
+TEST(GpuPower, PeakFromInstantReadingsMeanFromTheEnergyCounter) {
+  using namespace rigcheck::gpu;
+  std::vector<RawSample> v;
+  for (int i = 0; i <= 50; ++i) {  // 1 s at 20 ms
+    RawSample r;
+    r.t_s = 0.02 * i;
+    r.power_ok = true;
+    r.power_mw = 500000;  // the 1 s average hides the spike
+    r.power_instant_ok = true;
+    r.power_instant_mw = i == 25 ? 712000 : 480000 + 1000 * (i % 3);
+    r.energy_ok = true;
+    r.energy_mj = 1000000 + static_cast<unsigned long long>(500.0 * 20 * i);  // 500 W: 10 J per 20 ms
+    v.push_back(r);
+  }
+  PowerSummary p = summarize(v);
+  EXPECT_DOUBLE_EQ(p.power_max_w, 712);  // not 500: the average's maximum
+  EXPECT_EQ(p.instant_samples, 51);
+  EXPECT_TRUE(has(p.power_max_method, "NVML_FI_DEV_POWER_INSTANT"));
+  EXPECT_NEAR(p.power_mean_w, 500, 1e-9);  // 500 J over 1 s
+  EXPECT_NEAR(p.energy_j, 500, 1e-9);
+  EXPECT_NEAR(p.energy_window_s, 1.0, 1e-12);
+  EXPECT_TRUE(has(p.power_mean_method, "nvmlDeviceGetTotalEnergyConsumption"));
+  // A counter that starts again (driver reload) loses that step, not the whole window.
+  std::vector<RawSample> reset = v;
+  for (size_t i = 30; i < reset.size(); ++i) reset[i].energy_mj = 5000 + 10000ull * (i - 30);  // from 5 J again
+  PowerSummary pr = summarize(reset);
+  EXPECT_NEAR(pr.energy_j, 500 - 10, 1e-9);  // the 10 J of the step across the reset are dropped
+  // Under 0.5 s of counter readings: the mean of the instantaneous readings.
+  PowerSummary shrt = summarize(v, 0, 0.3);
+  EXPECT_TRUE(std::isnan(shrt.energy_j));
+  EXPECT_TRUE(has(shrt.power_mean_method, "mean of 16 instantaneous readings"));
+  // No instantaneous field (an older driver): the averages stand in, and the note says what they are.
+  for (RawSample& r : v) r.power_instant_ok = false;
+  PowerSummary avg = summarize(v);
+  EXPECT_DOUBLE_EQ(avg.power_max_w, 500);
+  EXPECT_TRUE(has(avg.power_max_method, "1-second average"));
+  auto rows = observed_rows(avg);
+  bool seen = false;
+  for (auto& o : rows)
+    if (o.metric == "power_max_w") {
+      seen = true;
+      EXPECT_TRUE(has(o.note, "understated"));
+    }
+  EXPECT_TRUE(seen);
+}
+
+// NVML's field values are read by their value type (the driver chooses it per field).
+TEST(GpuPower, NvmlFieldValueByType) {
+  using rigcheck::nvml::FieldValue;
+  FieldValue f;
+  f.nvml_return = 0;
+  f.value_type = 1;  // unsigned int
+  const unsigned mw = 688123;
+  std::memcpy(f.value, &mw, sizeof mw);
+  EXPECT_DOUBLE_EQ(rigcheck::nvml::field_as_double(f), 688123);
+  f.value_type = 0;  // double
+  const double d = 412.5;
+  std::memcpy(f.value, &d, sizeof d);
+  EXPECT_DOUBLE_EQ(rigcheck::nvml::field_as_double(f), 412.5);
+  f.value_type = 3;  // unsigned long long
+  const unsigned long long ull = 1ull << 40;
+  std::memcpy(f.value, &ull, sizeof ull);
+  EXPECT_DOUBLE_EQ(rigcheck::nvml::field_as_double(f), static_cast<double>(ull));
+  f.value_type = 5;  // signed int
+  const int si = -3;
+  std::memcpy(f.value, &si, sizeof si);
+  EXPECT_DOUBLE_EQ(rigcheck::nvml::field_as_double(f), -3);
+  f.value_type = 42;  // unknown
+  EXPECT_TRUE(std::isnan(rigcheck::nvml::field_as_double(f)));
+  f.value_type = 1;
+  f.nvml_return = 3;  // NVML_ERROR_NOT_SUPPORTED for this field
+  EXPECT_TRUE(std::isnan(rigcheck::nvml::field_as_double(f)));
+  EXPECT_EQ(rigcheck::nvml::clock_event_reason_names(0x22), "applications_clocks_setting+sw_thermal_slowdown");
 }

@@ -1,7 +1,8 @@
 // GPU power, temperature, clocks and throttle reasons as NVML returns them, and the RAPL energy
 // counter text of /sys/class/powercap (gpu/power.cpp). The input is a sequence of samples, each
-// 44 bytes and a text: a flags byte (which NVML calls answered), power mW, temperature, SM and memory clocks
-// (u32), the clock-event reason bits, memory used and total (u64), a time step in ms (u16) and a
+// 56 bytes and a text: a flags byte (which NVML calls answered), power mW, temperature, SM and memory clocks
+// (u32), the clock-event reason bits, memory used and total (u64), the instantaneous power mW (u32),
+// the total-energy counter mJ (u64), a time step in ms (u16) and a
 // RAPL counter as text (its length, u8 mod 32, then that many bytes). Each
 // sample goes through decode(); all of them through summarize() over a window, observed_rows()
 // and throttle_reason_names(), the counters through parse_rapl_uj() and rapl_delta_j() as the
@@ -59,6 +60,10 @@ RIGCHECK_FUZZ_TARGET(nvml_samples) {
     r.reasons = in.take<uint64_t>();
     r.mem_used = in.take<uint64_t>();
     r.mem_total = in.take<uint64_t>();
+    r.power_instant_ok = flags & 64;
+    r.energy_ok = flags & 128;
+    r.power_instant_mw = in.take<uint32_t>();
+    r.energy_mj = in.take<uint64_t>();
     t += in.take<uint16_t>() / 1000.0;  // the sampler's monotonic clock
     r.t_s = t;
     const std::string counter = in.text(in.take<uint8_t>() % 32);
@@ -81,6 +86,9 @@ RIGCHECK_FUZZ_TARGET(nvml_samples) {
     check(s.samples >= 0 && static_cast<size_t>(s.samples) <= raw.size(), "summarize counted samples it was not given");
     for (double f : {s.thermal_fraction, s.power_cap_fraction})
       check(std::isnan(f) || (f >= 0 && f <= 1), "a fraction of samples outside [0, 1]");
+    check(std::isnan(s.energy_j) || s.energy_j >= 0, "a negative energy from the counter's increases");
+    check(std::isnan(s.power_mean_w) || s.power_mean_w >= 0, "a negative mean power");
+    check(std::isnan(s.power_max_w) == s.power_max_method.empty(), "a peak power without its method, or a method without it");
     observed_rows(s);
     throttle_reason_names(s.reasons_seen);
   }

@@ -8,6 +8,8 @@
 #include <regex>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "rigcheck/harness/paths.hpp"
 #include "rigcheck/tool/gpu_datasheet.hpp"
 #include "rigcheck/tool/report.hpp"
@@ -21,6 +23,15 @@ std::vector<GpuDatasheet> table() { return gpu_datasheets(read_datasheets(data_p
 
 std::vector<Verdict> report(const std::string& dir) { return make_report(dir, quiet()); }
 bool has(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
+
+// Appends CSV rows to a file of a copied run.
+void append(const std::string& path, const std::string& rows) { std::ofstream(path, std::ios::app) << rows; }
+// Replaces text in a file of a copied run.
+void replace_in(const std::string& path, const std::string& from, const std::string& to) {
+  std::stringstream ss;
+  ss << std::ifstream(path).rdbuf();
+  std::ofstream(path) << std::regex_replace(ss.str(), std::regex(from), to);
+}
 }  // namespace
 
 TEST(GpuDatasheet, EveryCardOfTheIssueWithSourcedFigures) {
@@ -110,6 +121,10 @@ TEST(GpuVerdicts, SyntheticH200Run) {
   const Verdict& p2 = verdict_of(vs, "PWR-2");
   EXPECT_EQ(p2.verdict, Outcome::refuted);
   EXPECT_DOUBLE_EQ(p2.measured.value, 4 * 688 + 240);
+  EXPECT_EQ(verdict_label(p2), "refuted (predicted)");  // four GPUs from one: an extrapolation
+  EXPECT_EQ(verdict_label(g3), "refuted (datasheet)");
+  EXPECT_EQ(verdict_label(verdict_of(vs, "GPU-5")), "confirmed (datasheet)");
+  EXPECT_EQ(verdict_label(verdict_of(vs, "GPU-2")), "refuted (datasheet)");
   const Verdict& t1 = verdict_of(vs, "THM-1");
   EXPECT_EQ(t1.verdict, Outcome::not_measurable);
   EXPECT_DOUBLE_EQ(t1.measured.value, 61);
@@ -132,4 +147,54 @@ TEST(GpuVerdicts, PowerOfAnA100SystemAgainst500W) {
   EXPECT_EQ(p1.verdict, Outcome::refuted) << p1.reason;  // 688 + 240 W > 500 W
   EXPECT_TRUE(has(p1.reason, "= 928.0 W"));
   EXPECT_TRUE(has(p1.evidence, "NVIDIA A100 SXM4 80GB tdp_w = 400"));
+}
+
+// ------------------------------------------------------------------ GPU-1 with models that do not fit
+namespace {
+// The synthetic H200 run with every measured model within 25% of the guide, and GPT-2 XL as given.
+std::string gpu1_run(const std::string& gpt2_rows) {
+  std::string dir = copy_fixture("gpu_h200_synthetic");
+  const std::string f = dir + "/gpu_model_memory.csv";
+  replace_in(f, "light_cnn;precision=fp32;batch=16,peak_reserved_bytes,1.2e9", "light_cnn;precision=fp32;batch=16,peak_reserved_bytes,1.9e9");
+  replace_in(f, "\n1,synthetic,model_memory,gpt2_xl/fp32/b16,[^\n]*\n", "\n");
+  append(f, gpt2_rows);
+  return dir;
+}
+const char* kGpt2Skip = "1,synthetic,model_memory,gpt2_xl/{p}/b16,model=gpt2_xl;precision={p};batch=16,,,,-1,skipped,synthetic: does not fit\n";
+std::string gpt2(const std::string& precision, const std::string& metric, double value) {
+  std::string skip = std::regex_replace(kGpt2Skip, std::regex("\\{p\\}"), precision);
+  return skip + fmt::format("1,synthetic,model_memory,gpt2_xl/{0}/b16,model=gpt2_xl;precision={0};batch=16,{1},{2},bytes,-1,skipped,synthetic\n",
+                            precision, metric, value);
+}
+}  // namespace
+
+TEST(GpuVerdicts, Gpu1ModelThatDoesNotFitIsAMeasuredLowerBound) {
+  // A real out-of-memory failure in mixed precision after 139 GB allocated: the step needs more than
+  // the guide's 24 GB + 25%, measured.
+  auto vs = report(gpu1_run(gpt2("fp32", "estimate_bytes", 296e9) + gpt2("amp", "oom_lower_bound_bytes", 139e9) +
+                            gpt2("amp", "device_memory_bytes", 143.8e9)));
+  const Verdict& g1 = verdict_of(vs, "GPU-1");
+  EXPECT_EQ(g1.verdict, Outcome::refuted) << g1.reason;
+  EXPECT_EQ(g1.basis, Basis::measured);
+  EXPECT_TRUE(has(g1.evidence, "gpt2_xl: guide 24.00 GB, out of memory at batch 16 (amp) after 139.0 GB allocated of the device's 143.8 GB")) << g1.evidence;
+  EXPECT_TRUE(has(g1.reason, "3 of 4 model(s) within, 1 beyond by measurement, 0 beyond by the estimate alone")) << g1.reason;
+}
+
+TEST(GpuVerdicts, Gpu1EstimateAloneIsPredicted) {
+  // Not tried: the zoo's estimate (296 GB) is over 1.5x the device. The refutation rests on it alone.
+  auto vs = report(gpu1_run(gpt2("fp32", "estimate_bytes", 296e9) + gpt2("fp32", "device_memory_bytes", 143.8e9)));
+  const Verdict& g1 = verdict_of(vs, "GPU-1");
+  EXPECT_EQ(g1.verdict, Outcome::refuted) << g1.reason;
+  EXPECT_EQ(g1.basis, Basis::predicted);
+  EXPECT_EQ(verdict_label(g1), "refuted (predicted)");
+  EXPECT_TRUE(has(g1.evidence, "not tried (fp32): the zoo's estimate 296.0 GB is over 1.5x the device's 143.8 GB (predicted)")) << g1.evidence;
+}
+
+TEST(GpuVerdicts, Gpu1LowerBoundBelowTheGuideDecidesNothing) {
+  // A 16 GB GPU runs out after 15 GB: the step needs more than 15 GB, which does not contradict 24 GB.
+  auto vs = report(gpu1_run(gpt2("amp", "oom_lower_bound_bytes", 15e9)));
+  const Verdict& g1 = verdict_of(vs, "GPU-1");
+  EXPECT_EQ(g1.verdict, Outcome::inconclusive) << g1.reason;
+  EXPECT_EQ(g1.basis, Basis::measured);
+  EXPECT_TRUE(has(g1.reason, "1 undecided"));
 }

@@ -1,11 +1,15 @@
-// tool/src/report/verdict.cpp: the verdict rules for each kind of claim.
+// tool/src/report/verdict.cpp: the verdict rules for each kind of claim, and what a verdict rests on.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <stdexcept>
 
 #include "rigcheck/tool/report.hpp"
+#include "support/runs.hpp"
 
 using namespace rigcheck;
+using namespace rigcheck::testsupport;
+namespace fs = std::filesystem;
 
 TEST(Verdict, RulesForEachKindOfClaim) {
   Claim range;
@@ -41,4 +45,54 @@ TEST(Verdict, RulesForEachKindOfClaim) {
   Claim fact = range;
   fact.kind = ClaimKind::fact;
   EXPECT_THROW(judge(fact, 1, 2), std::logic_error);
+}
+
+// ------------------------------------------------------------------ what each verdict rests on
+// Issue 19 item 8: every evaluator over every fixture run says what a judged verdict rests on
+// (evaluate_claim would throw otherwise), and the GPU claims that rest on datasheets or on an
+// extrapolation say so.
+TEST(GpuVerdicts, EveryJudgedVerdictOfEveryFixtureRunStatesItsBasis) {
+  int runs = 0, judged = 0;
+  for (const auto& e : fs::directory_iterator(fs::path(RIGCHECK_FIXTURES) / "runs")) {
+    if (!e.is_directory()) continue;
+    ++runs;
+    std::vector<Verdict> vs;
+    ASSERT_NO_THROW(vs = make_report(copy_fixture(e.path().filename().string()), quiet())) << e.path();
+    for (const Verdict& v : vs) {
+      if (!is_judged(v.verdict)) continue;
+      ++judged;
+      EXPECT_NE(v.basis, Basis::none) << e.path().filename() << " " << v.claim_id;
+    }
+    for (const Verdict& v : vs) {
+      if (!is_judged(v.verdict)) continue;
+      if (v.claim_id == "GPU-2" || v.claim_id == "GPU-3" || v.claim_id == "GPU-5") {
+        EXPECT_EQ(v.basis, Basis::datasheet) << e.path().filename() << " " << v.claim_id;
+      } else if (v.claim_id == "PWR-2") {
+        EXPECT_EQ(v.basis, Basis::predicted) << e.path().filename();
+      } else if (v.claim_id == "PWR-1") {
+        EXPECT_EQ(v.basis, Basis::measured) << e.path().filename();
+      }
+    }
+  }
+  EXPECT_GE(runs, 5);
+  EXPECT_GT(judged, 10);
+}
+
+TEST(GpuVerdicts, AJudgedVerdictWithoutABasisIsAnError) {
+  register_evaluator("TEST-NO-BASIS", [](const Claim&, const RunData&) {
+    Verdict v;
+    v.verdict = Outcome::confirmed;  // and no basis
+    return v;
+  });
+  register_evaluator("TEST-PREDICTED", [](const Claim&, const RunData&) {
+    Verdict v;
+    v.verdict = Outcome::predicted;
+    return v;
+  });
+  Claim c;
+  c.id = "TEST-NO-BASIS";
+  RunData run;
+  EXPECT_THROW(evaluate_claim(c, run), std::logic_error);
+  c.id = "TEST-PREDICTED";
+  EXPECT_EQ(evaluate_claim(c, run).basis, Basis::predicted);
 }

@@ -176,6 +176,7 @@ const bool net1 = register_evaluator("NET-1", [](const Claim& c, const RunData& 
   at_n.low = guide_total / 1e9;
   at_n.tolerance = 0.1 * at_n.low;
   v.verdict = judge(at_n, v.measured.low, v.measured.high);
+  v.basis = Basis::measured;
   v.reason = fmt::format("measured total traffic against the guide's formula at {} ranks ({} GB, +-10%); ", n,
                          fmt_num(guide_total / 1e9)) +
              formula;
@@ -208,6 +209,7 @@ const bool net2 = register_evaluator("NET-2", [](const Claim& c, const RunData& 
   }
   v.measured = local.us;
   v.verdict = (tcp.us.value >= 25 && tcp.us.value <= 100 && local.us.high <= 10) ? Outcome::confirmed : Outcome::refuted;
+  v.basis = Basis::measured;
   v.reason = "confirmed when TCP is within 25-100 us and the default transport (RDMA where the MPI uses it) at most "
              "10 us; check the rows' transport and node count: on one node the default is shared memory";
   return v;
@@ -248,6 +250,7 @@ const bool gpu6 = register_evaluator("GPU-6", [](const Claim& c, const RunData& 
   v.evidence = fmt::format("NCCL all-reduce busbw with P2P {} GB/s ({}) vs NCCL_P2P_DISABLE=1 {} GB/s ({})", fmt_num(on.value),
                            by["unset"].second, fmt_num(off.value), by["1"].second);
   v.verdict = judge(c, v.measured.low, v.measured.high);
+  v.basis = Basis::measured;
   v.reason = "ratio of bus bandwidths at the largest size; the transports NCCL reported are named: the ratio is NVLink "
              "vs PCIe only when they say P2P over NVLink and SHM or P2P over PCIe";
   return v;
@@ -286,6 +289,7 @@ const bool gpu7 = register_evaluator("GPU-7", [](const Claim& c, const RunData& 
   v.evidence = fmt::format("NCCL all-reduce across {} nodes, {} GPUs: busbw {} GB/s = {} Gbps; transport {}", nodes, gpus,
                            fmt_num(m.value), fmt_num(v.measured.value), by["process"].second);
   v.verdict = judge(c, v.measured.low, v.measured.high);
+  v.basis = Basis::measured;
   v.reason = "bus bandwidth across nodes against the guide's 100 Gbps";
   return v;
 });

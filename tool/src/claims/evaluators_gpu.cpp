@@ -1,6 +1,7 @@
 // Verdicts of the GPU, power and heat claims (CLAIMS.md sections 2 and 6): GPU-1..GPU-5, PWR-1,
-// PWR-2, THM-1. Datasheet figures (data/datasheets.csv) are always labelled as such and
-// never shown as measurements.
+// PWR-2, THM-1. Every judged verdict says what it rests on (Verdict::basis): datasheet figures
+// (data/datasheets.csv: GPU-2, GPU-3, GPU-5) are labelled datasheet and never shown as
+// measurements; PWR-2 (four GPUs from one) and GPU-1 on an estimate alone are predicted.
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -190,26 +191,41 @@ std::string join(const std::vector<Ratio>& rs) {
 }
 
 // ------------------------------------------------------------------ GPU-1
-// Training memory at batch 16 vs the guide's 2 / 8 / 12 / 24 GB.
+// Training memory at batch 16 vs the guide's 2 / 8 / 12 / 24 GB. Per model, the strongest
+// evidence decides: the fp32 step's peak reserved (measured); else a real out-of-memory failure at
+// batch 16 (oom_lower_bound_bytes, either precision: the guide names none), a measured lower bound
+// that refutes the guide's figure once it lies above it plus 25%; else the zoo's estimate of a
+// model skipped without trying (estimate_bytes of a skipped case), a prediction.
+const std::pair<const char*, double> kGuideTrainingGb[] = {{"light_cnn", 2}, {"resnet50", 8}, {"bert_base", 12}, {"gpt2_xl", 24}};
+constexpr double kGpu1Tolerance = 0.25;
+
+// The largest value of a metric over the skipped rows of one model's model_memory cases.
+double skipped_max(const RunData& run, const std::string& model, const std::string& metric, std::string* precision = nullptr) {
+  double best = kNaN;
+  for (const ResultRow& r : run.results)
+    if (r.benchmark == "model_memory" && r.status == Status::skipped && r.metric == metric &&
+        param_value(r.params, "model") == model && std::isfinite(r.value) && !(r.value <= best)) {
+      best = r.value;
+      if (precision) *precision = param_value(r.params, "precision");
+    }
+  return best;
+}
+
 const bool gpu1 = register_evaluator("GPU-1", [](const Claim& c, const RunData& run) {
   Verdict v;
   if (unmet_needs(c, run, v)) return v;
-  static const std::pair<const char*, double> guide[] = {
-      {"light_cnn", 2}, {"resnet50", 8}, {"bert_base", 12}, {"gpt2_xl", 24}};
-  auto reserved = run.select("model_memory", "peak_reserved_bytes");
-  if (reserved.empty()) {
+  bool any_rows = false;
+  for (const ResultRow& r : run.results) any_rows = any_rows || r.benchmark == "model_memory";
+  if (!any_rows) {
     v.verdict = Outcome::not_measurable;
     v.reason = "no model_memory results in this run (" + manifest_status(run, "gpu_model_memory") + ")";
     return v;
   }
-  int confirmed = 0, refuted = 0, measured = 0;
+  int confirmed = 0, refuted_measured = 0, refuted_predicted = 0, open = 0, judged = 0;
   std::string missing;
-  for (auto& [model, guide_gb] : guide) {
+  for (auto& [model, guide_gb] : kGuideTrainingGb) {
+    const double hi = (1 + kGpu1Tolerance) * guide_gb, lo = (1 - kGpu1Tolerance) * guide_gb;
     auto rows = group_by_param(run.select("model_memory", "peak_reserved_bytes", {{"model", model}}), "precision");
-    if (rows.empty()) {
-      missing += fmt::format("{}{} (not measured: did not fit or did not run)", missing.empty() ? "" : ", ", model);
-      continue;
-    }
     std::string parts;
     double fp32_gb = kNaN;
     for (auto& [prec, rs] : rows) {
@@ -226,24 +242,49 @@ const bool gpu1 = register_evaluator("GPU-1", [](const Claim& c, const RunData& 
       if (!a.empty()) parts += ")";
       if (prec == "fp32") fp32_gb = gb;
     }
-    ++measured;
-    // The guide's figure read as the memory the step needs, within 25%.
-    bool ok = !std::isnan(fp32_gb) && fp32_gb >= 0.75 * guide_gb && fp32_gb <= 1.25 * guide_gb;
-    (ok ? confirmed : refuted) += std::isnan(fp32_gb) ? 0 : 1;
-    v.evidence += fmt::format("{}{}: guide {} GB, peak reserved {}", v.evidence.empty() ? "" : "; ", model,
-                              fmt_num(guide_gb), parts);
+    std::string oom_prec, est_prec;
+    const double oom_gb = skipped_max(run, model, "oom_lower_bound_bytes", &oom_prec) / 1e9;
+    const double est_gb = skipped_max(run, model, "estimate_bytes", &est_prec) / 1e9;
+    const double dev_gb = skipped_max(run, model, "device_memory_bytes") / 1e9;
+    std::string line = fmt::format("{}: guide {} GB", model, fmt_num(guide_gb));
+    if (!parts.empty()) line += ", peak reserved " + parts;
+    if (std::isfinite(oom_gb))
+      line += fmt::format(", out of memory at batch 16 ({}) after {} GB allocated{}: needs more (measured lower bound)",
+                          oom_prec, fmt_num(oom_gb), std::isfinite(dev_gb) ? fmt::format(" of the device's {} GB", fmt_num(dev_gb)) : "");
+    else if (std::isfinite(est_gb))
+      line += fmt::format(", not tried ({}): the zoo's estimate {} GB is over 1.5x the device's {} GB (predicted)", est_prec,
+                          fmt_num(est_gb), std::isfinite(dev_gb) ? fmt_num(dev_gb) : "?");
+    v.evidence += (v.evidence.empty() ? "" : "; ") + line;
+    if (std::isfinite(fp32_gb)) {
+      ++judged;
+      (fp32_gb >= lo && fp32_gb <= hi ? confirmed : refuted_measured) += 1;
+    } else if (std::isfinite(oom_gb)) {
+      ++judged;
+      (oom_gb > hi ? refuted_measured : open) += 1;
+    } else if (std::isfinite(est_gb) && est_gb > hi) {
+      ++judged;
+      ++refuted_predicted;
+    } else {
+      missing += fmt::format("{}{} ({})", missing.empty() ? "" : ", ", model,
+                             parts.empty() ? "not measured: did not run" : "no fp32 figure");
+    }
   }
-  if (measured == 0) {
+  if (judged == 0) {
     v.verdict = Outcome::not_measurable;
     v.reason = "no model of the guide was measured: " + missing;
     return v;
   }
-  v.verdict = refuted ? Outcome::refuted : (missing.empty() ? Outcome::confirmed : Outcome::inconclusive);
+  const bool refuted = refuted_measured + refuted_predicted > 0;
+  v.verdict = refuted ? Outcome::refuted : (confirmed == judged && missing.empty() ? Outcome::confirmed : Outcome::inconclusive);
+  // Measured unless the verdict rests on the estimate alone.
+  v.basis = refuted && refuted_measured == 0 ? Basis::predicted : Basis::measured;
   v.reason = fmt::format(
       "batch 16, one full training step (forward, backward, optimizer step); LibTorch's CUDA caching allocator "
-      "peaks; the guide's figure counts as right when the fp32 peak reserved lies within 25% of it: {} of {} "
-      "measured model(s) do{}",
-      confirmed, measured, missing.empty() ? "" : "; not measured: " + missing);
+      "peaks; the guide's figure counts as right when the fp32 peak reserved lies within {:.0f}% of it, and as wrong when "
+      "the peak, or a lower bound from running out of memory, lies beyond: {} of {} model(s) within, {} beyond by "
+      "measurement, {} beyond by the estimate alone (predicted), {} undecided{}",
+      100 * kGpu1Tolerance, confirmed, judged, refuted_measured, refuted_predicted, open,
+      missing.empty() ? "" : "; not judged: " + missing);
   return v;
 });
 
@@ -267,6 +308,7 @@ const bool gpu2 = register_evaluator("GPU-2", [](const Claim&, const RunData& ru
   if (!gpu_name(run).empty()) v.evidence += "; " + what;
   if (!t100 && !std::isnan(mem3080) && mem3080 < 12) {
     v.verdict = Outcome::refuted;
+    v.basis = Basis::datasheet;
     v.reason = fmt::format("from the datasheets, not measured: no NVIDIA T100 exists, and the RTX 3080's {} GB "
                            "cannot hold the 12 GB the guide says BERT-base needs",
                            fmt::format("{:g}", mem3080));
@@ -310,6 +352,7 @@ const bool gpu3 = register_evaluator("GPU-3", [](const Claim& c, const RunData& 
     hi = std::max(hi, r.value);
   }
   v.verdict = judge(c, lo, hi);
+  v.basis = Basis::datasheet;
   v.reason = fmt::format(
       "judged from the datasheets (not measured): same-tier Ampere/Turing dense FP16 tensor ratios lie in "
       "[{:.2f}, {:.2f}]x against the guide's 3x; a measured comparison needs runs on both generations",
@@ -360,6 +403,7 @@ const bool gpu5 = register_evaluator("GPU-5", [](const Claim& c, const RunData& 
     v.reason = "the inventory has no compute capability for GPU 0";
   } else if (ccv >= 8.0) {
     v.verdict = Outcome::confirmed;
+    v.basis = Basis::datasheet;
     v.reason = "judged from the compute capability (>= 8.0: Ampere or newer, 2:4 sparse tensor-core MMA) and the "
                "datasheet's sparse figures; no sparse GEMM is measured by this suite (cuSPARSELt not used)";
   } else {
@@ -373,16 +417,16 @@ const bool gpu5 = register_evaluator("GPU-5", [](const Claim& c, const RunData& 
 // ------------------------------------------------------------------ power and heat
 struct PowerSeen {
   Measured gpu_w, cpu_w, temp_c, sm_mhz, thermal;
-  std::string note;
+  std::string note, power_method;  // the temperature row's note (reasons seen), the power row's (its NVML source)
   double tdp = kNaN;
   std::string tdp_cite, what;
 };
 PowerSeen power_seen(const RunData& run) {
   PowerSeen p;
-  p.gpu_w = observed_max(run, "gemm_sustained", "power_max_w", &p.note);
-  if (!p.gpu_w.ok()) p.gpu_w = observed_max(run, "gemm_tc", "power_max_w", &p.note);
+  p.gpu_w = observed_max(run, "gemm_sustained", "power_max_w", &p.power_method);
+  if (!p.gpu_w.ok()) p.gpu_w = observed_max(run, "gemm_tc", "power_max_w", &p.power_method);
   p.cpu_w = observed_max(run, "gemm_sustained", "cpu_package_power_max_w");
-  p.temp_c = observed_max(run, "gemm_sustained", "gpu_temp_max_c");
+  p.temp_c = observed_max(run, "gemm_sustained", "gpu_temp_max_c", &p.note);
   p.sm_mhz = observed_max(run, "gemm_sustained", "sm_clock_median_mhz");
   p.thermal = observed_max(run, "gemm_sustained", "thermal_throttle_fraction");
   const GpuDatasheet* s = this_gpu_sheet(run, p.what);
@@ -403,9 +447,10 @@ const bool pwr1 = register_evaluator("PWR-1", [](const Claim& c, const RunData& 
     return v;
   }
   v.measured = p.gpu_w;
-  v.evidence = fmt::format("{}; peak board power under sustained GEMM {} W (NVML) beside the guide's 350 W GPU "
+  v.evidence = fmt::format("{}; peak board power under sustained GEMM {} W (NVML: {}) beside the guide's 350 W GPU "
                            "budget{}; CPU package {}",
-                           p.what, fmt_num(p.gpu_w.value), p.tdp_cite.empty() ? "" : " and " + p.tdp_cite,
+                           p.what, fmt_num(p.gpu_w.value), p.power_method.empty() ? "source not recorded" : p.power_method,
+                           p.tdp_cite.empty() ? "" : " and " + p.tdp_cite,
                            p.cpu_w.ok() ? fmt_num(p.cpu_w.value) + " W (RAPL)" : "power not readable here (no RAPL)");
   const bool a100 = gpu_name(run).find("A100") != std::string::npos;
   if (!a100) {
@@ -415,6 +460,7 @@ const bool pwr1 = register_evaluator("PWR-1", [](const Claim& c, const RunData& 
   }
   const double total = p.gpu_w.value + (p.cpu_w.ok() ? p.cpu_w.value : 0);
   v.verdict = total > 500 ? Outcome::refuted : p.cpu_w.ok() ? Outcome::confirmed : Outcome::inconclusive;
+  v.basis = Basis::measured;
   v.reason = fmt::format("measured GPU {} W{} against 500 W", fmt_num(p.gpu_w.value),
                          p.cpu_w.ok() ? fmt::format(" + CPU {} W = {} W", fmt_num(p.cpu_w.value), fmt_num(total)) : " (CPU unknown)");
   return v;
@@ -437,7 +483,9 @@ const bool pwr2 = register_evaluator("PWR-2", [](const Claim& c, const RunData& 
                            p.what, std::isnan(p.tdp) ? "" : fmt::format("; by the datasheet 4 x {} W TDP = {} W", fmt_num(p.tdp), fmt_num(4 * p.tdp)));
   v.verdict = judge(c, v.measured.low, v.measured.high);
   if (v.verdict == Outcome::confirmed && !p.cpu_w.ok()) v.verdict = Outcome::inconclusive;
-  v.reason = fmt::format("four of this GPU at its measured peak{} against a 1200 W supply (no headroom counted)",
+  // Four GPUs were not measured: one GPU's measured peak, times four, is an extrapolation.
+  v.basis = Basis::predicted;
+  v.reason = fmt::format("predicted: four of this GPU at its one measured peak{} against a 1200 W supply (no headroom counted)",
                          p.cpu_w.ok() ? " plus the CPU" : ", CPU not counted (a lower bound)");
   return v;
 });

@@ -124,6 +124,7 @@ const bool io2 = register_evaluator("IO-2", [](const Claim&, const RunData& run)
     return v;
   }
   v.verdict = combine(verdicts);
+  v.basis = Basis::measured;
   v.reason = fmt::format("judged on the classes that have a guide row (approx rows +/- {}%, RAM disk at least); "
                          "Measured shows the {} row's sequential read",
                          guide.empty() ? 0 : guide.front().tol_pct, judged);
@@ -182,6 +183,7 @@ const bool io3 = register_evaluator("IO-3", [](const Claim& c, const RunData& ru
   };
   v.measured = red(w0->wait, w4->wait);
   v.verdict = judge(c, v.measured.low, v.measured.high);
+  v.basis = Basis::measured;
   v.evidence = fmt::format("batch {}, compute by {}; I/O wait per step, 0 workers vs 4 workers x prefetch 2, by "
                            "compute:I/O ratio:", w0->batch, w0->compute);
   for (const WaitPoint& p : ps) {
@@ -251,6 +253,7 @@ const bool io1 = register_evaluator("IO-1", [](const Claim&, const RunData& run)
   c.low = 200;
   c.tolerance = 0.5 * 200;
   v.verdict = judge(c, per_sample.low, per_sample.high);
+  v.basis = Basis::measured;
   v.reason = fmt::format("the guide's 200 IOPS per sample, read as reads per sample, against {} measured; its 12,800 "
                          "would be issued at batch {} only at {} steps/s with this many reads per sample. IOPS needs a "
                          "step rate: 12,800 has no time in it",

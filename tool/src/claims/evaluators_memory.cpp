@@ -151,6 +151,7 @@ const bool mem4 = register_evaluator("MEM-4", [](const Claim& c, const RunData& 
   v.measured = gain(huge, small);
   v.unit = "%";
   v.verdict = judge(c, v.measured.low, v.measured.high);
+  v.basis = Basis::measured;
   auto facts_of = [&](const char* bench, const char* pages) {
     auto sel = run.select(bench, "time_per_iter", {{"pages", pages}});
     if (sel.empty()) return std::string("?");
@@ -241,6 +242,7 @@ const bool mem1 = register_evaluator("MEM-1", [](const Claim&, const RunData& ru
   }
   v.measured = headline->rss;
   v.verdict = disagree ? Outcome::refuted : agree == static_cast<int>(pts.size()) ? Outcome::confirmed : Outcome::inconclusive;
+  v.basis = Basis::measured;
   v.reason = fmt::format(
       "measured: {} (the guide's own example is BERT-large batch 32{}); the formula's x batch term agrees with the "
       "peak RSS (within +-{:.0f}%) at {} of {} points and misses beyond the noise at {}{}",

@@ -1,4 +1,5 @@
 #include <cmath>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -58,10 +59,13 @@ Verdict evaluate_claim(const Claim& c, const RunData& run) {
     Verdict v = it->second(c, run);
     v.claim_id = c.id;
     if (v.unit.empty()) v.unit = c.unit;
-    if (v.basis == Basis::none) {
-      if (v.verdict == Outcome::predicted) v.basis = Basis::predicted;
-      else if (is_judged(v.verdict)) v.basis = Basis::measured;
-    }
+    // What a verdict rests on is the evaluator's to say: nothing here can make a verdict measured.
+    // A predicted verdict can rest on nothing but a prediction.
+    if (v.verdict == Outcome::predicted && v.basis == Basis::none) v.basis = Basis::predicted;
+    if (is_judged(v.verdict) && v.basis == Basis::none)
+      throw std::logic_error(fmt::format("claim {}: its evaluator judged it {} without saying what the verdict rests on "
+                                         "(Verdict::basis: measured, emulated, predicted, inventory or datasheet)",
+                                         c.id, to_string(v.verdict)));
     return v;
   }
   Verdict v;

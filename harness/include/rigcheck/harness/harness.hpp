@@ -59,8 +59,13 @@ class Kernel {
 };
 
 // Thrown by Case::make when this machine cannot run the case (missing ISA, unsupported type).
+// `observed`: what was learnt before the case had to stop (e.g. how much device memory a training
+// step had taken when it ran out), written after the skip row with status skipped and repetition
+// -1, each with its metric, value, unit and note.
 struct Skip : std::runtime_error {
   using std::runtime_error::runtime_error;
+  Skip(const std::string& why, std::vector<Kernel::Observed> rows) : std::runtime_error(why), observed(std::move(rows)) {}
+  std::vector<Kernel::Observed> observed;
 };
 
 struct Case {

@@ -93,8 +93,9 @@ struct Verdict {
   Measured measured;
   double predicted = kNaN;
   std::string unit, evidence, reason;
-  // What the verdict rests on (verdict.hpp). Left at none by an evaluator whose verdict is judged,
-  // it becomes measured (predicted for a predicted verdict) in evaluate_claim.
+  // What the verdict rests on (verdict.hpp), set by the evaluator for every judged verdict
+  // (evaluate_claim throws std::logic_error when it is left at none; a predicted verdict left at
+  // none becomes predicted).
   Basis basis = Basis::none;
 };
 
