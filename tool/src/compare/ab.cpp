@@ -199,7 +199,7 @@ int analyze_ab(const std::string& dir, const CompareOptions& opt) {
   }
   CompareOptions lo = opt;
   lo.exclude_broken = false;  // a round's run that cannot be read is an error naming it
-  std::vector<LoadedRun> runs = load_runs_for(dirs, lo, rules, exclusions, "rigcheck ab", 4);
+  std::vector<LoadedRun> runs = load_runs_for(dirs, lo, rules, exclusions, "rigcheck ab", 4, false);
   Side a{"A: " + (spec_a.empty() ? std::string("(as is)") : spec_a), {}}, b{"B: " + (spec_b.empty() ? std::string("(as is)") : spec_b), {}};
   for (size_t i = 0; i + 1 < runs.size(); i += 2) {
     a.runs.push_back(&runs[i]);

@@ -216,7 +216,7 @@ int run_history(const std::vector<std::string>& dirs, const CompareOptions& opt)
   if (!opt.noise_path.empty()) profile = read_noise_csv(opt.noise_path);
   const NoiseProfile* prof = opt.noise_path.empty() ? nullptr : &profile;
   prepare_out_dir(opt.out_dir, "history");
-  std::vector<LoadedRun> runs = load_runs_for(dirs, opt, rules, exclusions, "rigcheck history");
+  std::vector<LoadedRun> runs = load_runs_for(dirs, opt, rules, exclusions, "rigcheck history", 2, false);
   keep_one_machine(runs, opt, exclusions, dirs.front());
   std::vector<const LoadedRun*> ptrs;
   for (const LoadedRun& r : runs) ptrs.push_back(&r);
@@ -258,10 +258,20 @@ int run_history(const std::vector<std::string>& dirs, const CompareOptions& opt)
                         html_escape(c.attributes), html_escape(c.changed_fields));
   body += "</table></section>\n";
   if (!opt.out_dir.empty()) {
+    // A plot of every run of a long history is a tangle of series (and slow to draw): the plots
+    // show the last few runs; the series table above has them all.
+    constexpr size_t kPlotRuns = 8;
+    std::vector<LoadedRun> shown;  // read again with their rows (load_runs_for dropped them)
+    for (size_t i = runs.size() > kPlotRuns ? runs.size() - kPlotRuns : 0; i < runs.size(); ++i)
+      shown.push_back(load_run(runs[i].dir, rules));
     std::vector<PlotRun> pruns;
-    for (const LoadedRun& r : runs) pruns.push_back({r.label, &r.data});
+    for (const LoadedRun& r : shown) pruns.push_back({r.label, &r.data});
     std::string note;
-    body += plots_section(render_plots(specs, pruns, data_file(opt.datasheets_path, "datasheets.csv"), &note), note);
+    auto plots = render_plots(specs, pruns, data_file(opt.datasheets_path, "datasheets.csv"), &note);
+    if (runs.size() > kPlotRuns)
+      note = fmt::format("The plots show the last {} of the {} runs; every run is in the series table of history.md.{}", kPlotRuns,
+                         runs.size(), note.empty() ? "" : " " + note);
+    body += plots_section(plots, note);
     prepare_out_dir(opt.out_dir, "history", true);
     write_file_atomic(opt.out_dir + "/history.md", md);
     write_file_atomic(opt.out_dir + "/history.csv", changes_csv(changes, runs));

@@ -2,7 +2,10 @@
 // that say how rows form cases (data/params.csv, data/metrics.csv), and the inventory fields that
 // differ between runs (data/confounders.csv). See compare.hpp.
 #include <algorithm>
+#include <atomic>
 #include <cctype>
+#include <exception>
+#include <thread>
 #include <cmath>
 #include <set>
 
@@ -192,6 +195,11 @@ LoadedRun load_run(const std::string& dir, const CaseRules& rules) {
     r.area_of.emplace(row.benchmark, area);
   }
   build_cases(r, rules);
+  for (const ResultRow& row : r.data.results) {
+    if (row.repetition < 0) continue;
+    r.ok_rows += row.status == Status::ok;
+    r.mistrusted_rows += row.status == Status::mistrusted;
+  }
   return r;
 }
 
@@ -206,11 +214,33 @@ std::string incompatibility(const LoadedRun& a, const LoadedRun& b) {
 
 std::vector<LoadedRun> load_runs_for(const std::vector<std::string>& dirs, const CompareOptions& opt,
                                      const CaseRules& rules, std::vector<std::string>& exclusions, const char* what,
-                                     size_t at_least) {
+                                     size_t at_least, bool keep_rows) {
+  // The folders are read in parallel (one worker per CPU: reading is most of history's time), then
+  // checked in the order given, so that errors and exclusions are the same as one by one.
+  std::vector<LoadedRun> loaded(dirs.size());
+  std::vector<std::exception_ptr> failed(dirs.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i; (i = next++) < dirs.size();) {
+      try {
+        loaded[i] = load_run(dirs[i], rules);
+        if (!keep_rows) std::vector<ResultRow>().swap(loaded[i].data.results);
+      } catch (...) {
+        failed[i] = std::current_exception();
+      }
+    }
+  };
+  const size_t n_workers = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), dirs.size());
+  std::vector<std::thread> workers;
+  for (size_t w = 1; w < n_workers; ++w) workers.emplace_back(worker);
+  worker();
+  for (std::thread& t : workers) t.join();
   std::vector<LoadedRun> runs;
-  for (const std::string& d : dirs) {
+  for (size_t i = 0; i < dirs.size(); ++i) {
+    const std::string& d = dirs[i];
     try {
-      LoadedRun r = load_run(d, rules);
+      if (failed[i]) std::rethrow_exception(failed[i]);
+      LoadedRun r = std::move(loaded[i]);
       if (!runs.empty()) {
         std::string why = incompatibility(runs.front(), r);
         if (!why.empty()) {

@@ -172,7 +172,7 @@ int run_noise(const std::vector<std::string>& dirs, const std::string& out_path,
     throw std::runtime_error(fmt::format("{} exists: results are never overwritten, choose another --out", out_path));
   const CaseRules rules = read_case_rules();
   std::vector<std::string> exclusions;
-  std::vector<LoadedRun> runs = load_runs_for(dirs, opt, rules, exclusions, "rigcheck noise");
+  std::vector<LoadedRun> runs = load_runs_for(dirs, opt, rules, exclusions, "rigcheck noise", 2, false);
   NoiseProfile p = noise_profile(runs);
   if (p.noise.empty()) throw InputError(dirs.front(), 0, "no case was measured in two or more of these runs");
   write_file_atomic(out_path, format_noise_csv(p, runs));

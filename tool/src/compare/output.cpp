@@ -205,13 +205,8 @@ void print_flag_lines(const std::vector<CaseFinding>& fs, const CompareOptions& 
 namespace {
 // "48 ok, 160 mistrusted (left out)" over the timed repetitions of a run.
 std::string row_counts(const LoadedRun& r) {
-  size_t ok = 0, mistrusted = 0;
-  for (const ResultRow& row : r.data.results) {
-    if (row.repetition < 0) continue;
-    ok += row.status == Status::ok;
-    mistrusted += row.status == Status::mistrusted;
-  }
-  return mistrusted ? fmt::format("{} ok, {} mistrusted (left out)", ok, mistrusted) : fmt::format("{} ok", ok);
+  return r.mistrusted_rows ? fmt::format("{} ok, {} mistrusted (left out)", r.ok_rows, r.mistrusted_rows)
+                           : fmt::format("{} ok", r.ok_rows);
 }
 }  // namespace
 

@@ -66,6 +66,7 @@ struct LoadedRun {
   std::map<std::string, std::string> area_of;  // result benchmark -> area (manifest or registry)
   std::string time_utc;                        // inventory_time_utc, for ordering
   std::map<std::string, CaseRun> cases;        // by case_key
+  size_t ok_rows = 0, mistrusted_rows = 0;     // timed repetitions (kept when data.results is dropped)
 };
 // THE load function of compare, history, noise and ab: read_run (strict: file, line and reason),
 // the folder's integrity, an inventory with a method_version, and the cases. Throws InputError.
@@ -236,10 +237,12 @@ void prepare_out_dir(const std::string& dir, const std::string& stem, bool creat
 std::string data_file(const std::string& given, const std::string& name);  // given, or data/name
 
 // ------------------------------------------------------------------ the commands
-// Loads the runs, applying --exclude-broken (broken and incompatible runs left out and listed).
+// Loads the runs (in parallel), applying --exclude-broken (broken and incompatible runs left out
+// and listed). keep_rows false: each run's result rows are dropped once its cases are built (what
+// history, noise and ab need), which keeps the memory of a long history small.
 std::vector<LoadedRun> load_runs_for(const std::vector<std::string>& dirs, const CompareOptions& opt,
                                      const CaseRules& rules, std::vector<std::string>& exclusions, const char* what,
-                                     size_t at_least = 2);
+                                     size_t at_least = 2, bool keep_rows = true);
 // Return the exit status (0, or 1 with --fail-on-regression and a regression...). Throw
 // InputError for a broken or incompatible run unless exclude_broken.
 int run_compare(const std::vector<std::string>& dirs, const CompareOptions& opt);
