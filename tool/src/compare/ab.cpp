@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <set>
@@ -112,8 +113,10 @@ std::vector<OrderRow> read_order(const std::string& path) {
     while (in.read_row(round, pos, r.side, r.spec, r.run_dir, code, r.started)) {
       const long line = static_cast<long>(in.get_file_line());
       double x, y, z;
-      if (!parse_double(round, x) || !parse_double(pos, y) || !parse_double(code, z))
-        throw InputError(path, line, "round, position and exit_code must be numbers");
+      auto whole = [](double v) { return v == std::floor(v) && std::fabs(v) <= 1e6; };
+      if (!parse_double(round, x) || !parse_double(pos, y) || !parse_double(code, z) || !whole(x) || !whole(y) ||
+          !whole(z))
+        throw InputError(path, line, "round, position and exit_code must be whole numbers");
       if (r.side != "a" && r.side != "b") throw InputError(path, line, fmt::format("side '{}': a or b", r.side));
       r.round = static_cast<int>(x);
       r.position = static_cast<int>(y);

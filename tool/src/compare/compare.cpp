@@ -209,8 +209,10 @@ int run_compare(const std::vector<std::string>& positional, const CompareOptions
     if (f.flagged() || f.implementation_changed) flagged.push_back(f);
 
   // ---- Markdown
-  std::string md = "# rigcheck compare\n\nBaseline: **" + md_cell(fs.empty() ? runs[0].label : fs[0].base_label) +
-                   "**; every other run against it.\n\n";
+  std::string md = "# rigcheck compare\n\n" +
+                   (opt.side_a.empty() ? "Baseline: **" + md_cell(runs[0].label) + "**; every other run against it.\n\n"
+                                       : "Side A (the baseline): **" + md_cell(pairs[0].first.label) + "**; side B: **" +
+                                             md_cell(pairs[0].second.label) + "**.\n\n");
   md += runs_table_md(runs) + exclusions_md(exclusions) + confounders_md(diffs, unrecorded);
   md += cannot_judge_md(counts) + "\n" + statistics_md(opt.stat, prof) + "\n" + counts_md(counts, opt.stat);
   md += areas_md(areas, runs, prices, opt) + xclaims_md(xclaims) + verdicts_md(per_run, runs);

@@ -126,7 +126,7 @@ NoiseProfile read_noise_csv(const std::string& path) {
       const long line = static_cast<long>(in.get_file_line());
       Noise n;
       double r;
-      if (!parse_double(runs, r) || r < 2 || r != std::floor(r))
+      if (!parse_double(runs, r) || r < 2 || r > 1e6 || r != std::floor(r))
         throw InputError(path, line, fmt::format("runs '{}': a noise profile entry needs a whole number >= 2", runs));
       n.runs = static_cast<int>(r);
       n.df = r - 1;

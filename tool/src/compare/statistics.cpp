@@ -327,9 +327,7 @@ int runs_needed(double sd, bool paired, const StatOptions& opt) {
   return std::max(2, static_cast<int>(std::ceil(n)));
 }
 
-Judgement decide(const Interval& iv, int better, size_t n, size_t m, bool paired, const StatOptions& opt) {
-  (void)n;
-  (void)m;
+Judgement decide(const Interval& iv, int better, bool paired, const StatOptions& opt) {
   Judgement j;
   j.iv = iv;
   const double dir = better < 0 ? -1.0 : 1.0;
@@ -410,12 +408,12 @@ Judgement judge_sides(const Runs& a, const Runs& b, int better, const Noise* pro
     iv.high = est + k * (iv.high - est);
   } else {
     none.iv.est = est;
-    Judgement j = decide(none.iv, better, a.size(), b.size(), false, opt);
+    Judgement j = decide(none.iv, better, false, opt);
     j.why = "one run per side and no noise profile: the run-to-run noise is unknown, and the repetitions inside a "
             "run cannot stand in for it (they move together with the run's level)";
     return j;
   }
-  Judgement j = decide(iv, better, a.size(), b.size(), false, opt);
+  Judgement j = decide(iv, better, false, opt);
   if (j.flag == Flag::unstable) j.why = "the run-to-run noise is too large to resolve the threshold with these runs";
   return j;
 }
@@ -430,7 +428,7 @@ Judgement judge_paired(const Runs& a, const Runs& b, int better, const StatOptio
   Interval iv = paired_interval(a, b, opt.alpha, opt.bootstrap, seed);
   widen_to(iv, moderate(iv.noise, prior, opt.prior_runs), opt.alpha);
   iv.se = iv.noise.sd / std::sqrt(static_cast<double>(a.size()));
-  Judgement j = decide(iv, better, a.size(), b.size(), true, opt);
+  Judgement j = decide(iv, better, true, opt);
   if (j.flag == Flag::unstable) j.why = "the round-to-round noise is too large to resolve the threshold with these rounds";
   return j;
 }

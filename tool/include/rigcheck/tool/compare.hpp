@@ -79,7 +79,7 @@ std::string incompatibility(const LoadedRun& a, const LoadedRun& b);
 
 // Inventory fields that may explain a difference (data/confounders.csv).
 struct ConfounderDef {
-  std::string key, label, kind;  // kind: exact, relative, above, ignore (row_fact: an observed param, as params.csv)
+  std::string key, label, kind;  // kind: exact, relative, above, ignore (row_fact: accepted, ignored; data/params.csv says what is observed)
   double tolerance = 0;
 };
 std::vector<ConfounderDef> read_confounders(const std::string& path);

@@ -122,7 +122,7 @@ Judgement judge_paired(const Runs& a, const Runs& b, int better, const StatOptio
                        const Noise* prior = nullptr);
 // Applies the rules to an interval: flag only when it excludes 0 (ratio 1) and the change is at
 // least min_change_pct; unstable when not flagged and the resolution exceeds the threshold.
-Judgement decide(const Interval& iv, int better, size_t n, size_t m, bool paired, const StatOptions& opt);
+Judgement decide(const Interval& iv, int better, bool paired, const StatOptions& opt);
 // Runs per side (or rounds, paired) for z(1 - alpha/2) x sd x sqrt(2/N) (paired: sd_d / sqrt(N))
 // to reach the threshold; 0 when no noise is known, capped at 1000.
 int runs_needed(double sd, bool paired, const StatOptions& opt);
