@@ -18,13 +18,16 @@
 #            (Haswell against Haswell) finds nothing.
 # Give existing folders to skip the runs: --aa DIR (a `run --repeat 5` folder, or five run
 # folders' parent), --changed DIR (three AVX2 runs' parent). --steps aa,change,history,ab chooses
-# steps; --out DIR keeps the outputs (default results/noise-check-<time>). Heavy commands run
-# behind $NOISE_CHECK_LOCK when it is set (e.g. "flock /tmp/rigcheck-heavy.lock").
+# steps; --out DIR keeps the outputs (default results/noise-check-<time>). --profile P and
+# --select LIST (registry entries) make the runs smaller, to try the script itself (the figures
+# of docs/performance.md are of whole quick runs). Heavy commands run behind $NOISE_CHECK_LOCK when
+# it is set (e.g. "flock /tmp/rigcheck-heavy.lock").
 set -uo pipefail
 cd "$(dirname "$0")/.."
 rigcheck=${RIGCHECK:-build/bin/rigcheck}
 lock=${NOISE_CHECK_LOCK:-}
 aa="" changed="" steps="aa,change,history,ab" out="results/noise-check-$(date -u +%Y%m%dT%H%M%SZ)"
+profile=quick select=()
 ab_select=cpu_gemm ab_filter='sgemm_openblas' ab_rounds=10
 ab_a="OPENBLAS_CORETYPE=Haswell" ab_b="OPENBLAS_CORETYPE=Sandybridge"
 while (($#)); do
@@ -34,7 +37,9 @@ while (($#)); do
     --steps) steps="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --rounds) ab_rounds="$2"; shift 2 ;;
-    -h|--help) sed -n 2,23p "$0"; exit 0 ;;
+    --profile) profile="$2"; shift 2 ;;
+    --select) select=(--select "$2"); shift 2 ;;
+    -h|--help) sed -n 2,25p "$0"; exit 0 ;;
     *) echo "noise-check: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -54,7 +59,8 @@ judged_of() { counts "$1" | awk '{print $4}'; }
 if [[ -z "$aa" ]] && (step aa || step change || step history); then
   say "A/A: five quick runs back to back (rigcheck run --profile quick --repeat 5)"
   before=$(ls -d results/noise-* 2>/dev/null | sort)
-  heavy "$rigcheck" run --profile quick --repeat 5 --out results >"$out/aa-runs.log" 2>&1 || say "(a run exited non-zero: see $out/aa-runs.log)"
+  heavy "$rigcheck" run --profile "$profile" "${select[@]}" --repeat 5 --out results >"$out/aa-runs.log" 2>&1 ||
+    say "(a run exited non-zero: see $out/aa-runs.log)"
   aa=$(comm -13 <(echo "$before") <(ls -d results/noise-* | sort) | tail -1)
 fi
 R=()
@@ -91,7 +97,8 @@ fi
 if [[ -z "$changed" ]] && (step change || step history); then
   say "change: three quick runs with ONEDNN_MAX_CPU_ISA=AVX2 exported"
   before=$(ls -d results/noise-* 2>/dev/null | sort)
-  heavy env ONEDNN_MAX_CPU_ISA=AVX2 "$rigcheck" run --profile quick --repeat 3 --out results >"$out/avx2-runs.log" 2>&1 ||
+  heavy env ONEDNN_MAX_CPU_ISA=AVX2 "$rigcheck" run --profile "$profile" "${select[@]}" --repeat 3 --out results \
+    >"$out/avx2-runs.log" 2>&1 ||
     say "(a run exited non-zero: see $out/avx2-runs.log)"
   changed=$(comm -13 <(echo "$before") <(ls -d results/noise-* | sort) | tail -1)
 fi
@@ -142,7 +149,7 @@ if step ab; then
     IFS='|' read -r name a b <<<"$pair"
     rc=0
     heavy "$rigcheck" ab --a "$a" --b "$b" --rounds "$ab_rounds" --select "$ab_select" --filter "$ab_filter" \
-      --profile quick --out "$out/$name" >"$out/$name.log" 2>&1 || rc=$?
+      --profile "$profile" --out "$out/$name" >"$out/$name.log" 2>&1 || rc=$?
     d=$(find "$out/$name" -mindepth 1 -maxdepth 1 -type d | head -1)
     say "  $name ($a vs $b, $ab_rounds rounds of $ab_select $ab_filter): exit $rc; $(counts "$out/$name.log")"
     grep "^REGRESSION\|^IMPROVEMENT" "$out/$name.log" | while read -r l; do say "    $l"; done
