@@ -14,7 +14,9 @@ set(RIGCHECK_TOOL_SOURCES
   tool/src/run/runner.cpp tool/src/run/needs.cpp tool/src/run/runlock.cpp tool/src/run/scratch_cleanup.cpp
   tool/src/report/report.cpp tool/src/report/integrity.cpp tool/src/report/verdict.cpp tool/src/report/vocabulary.cpp
   tool/src/claims/claims.cpp tool/src/claims/cache_model.cpp
-  tool/src/compare/compare.cpp tool/src/compare/history.cpp
+  tool/src/compare/statistics.cpp tool/src/compare/load.cpp tool/src/compare/findings.cpp tool/src/compare/noise.cpp
+  tool/src/compare/cross_run.cpp tool/src/compare/output.cpp tool/src/compare/compare.cpp tool/src/compare/history.cpp
+  tool/src/compare/ab.cpp
   tool/src/html/plot_specs.cpp tool/src/html/plot_script.cpp tool/src/html/gnuplot.cpp tool/src/html/page.cpp)
 set(RIGCHECK_EVALUATOR_SOURCES
   tool/src/claims/evaluators_cpu.cpp tool/src/claims/evaluators_io.cpp tool/src/claims/evaluators_comm.cpp

@@ -8,6 +8,8 @@
 //   fc_layers.csv           read_fc_layers
 //   guide_storage_classes   read_guide_classes
 //   prices (compare)        read_prices
+//   params.csv, metrics.csv read_case_rules (which params are requested, the headline metrics)
+//   noise.csv (compare)     read_noise_csv -> the machine's typical noise, a case's lookup
 #include <cmath>
 
 #include "fuzz.hpp"
@@ -64,5 +66,14 @@ RIGCHECK_FUZZ_TARGET(registries) {
 
   refused_with_input_error(path, [&] { read_guide_classes(path); });
   refused_with_input_error(path, [&] { read_prices(path); });
+
+  const std::string data_dir = RIGCHECK_FUZZ_DATA;
+  refused_with_input_error(path, [&] { read_case_rules(path, data_dir + "/metrics.csv", data_dir + "/benchmarks.csv"); });
+  refused_with_input_error(path, [&] { read_case_rules(data_dir + "/params.csv", path, data_dir + "/benchmarks.csv"); });
+  NoiseProfile profile;
+  if (!refused_with_input_error(path, [&] { profile = read_noise_csv(path); })) {
+    check(profile.typical.known() && profile.typical.sd >= 0, "a noise profile without a typical noise");
+    for (const auto& [key, n] : profile.noise) check(n.df >= 1 && n.sd >= 0, "a noise entry of fewer than two runs");
+  }
   return 0;
 }

@@ -270,7 +270,11 @@ void on_tick(double elapsed, void* ctx) {
 }
 }  // namespace
 
-int run_suite(const RunOptions& opt) {
+std::string both_filters(const std::string& a, const std::string& b) {
+  return "^(?=[\\s\\S]*?(?:" + a + "))(?=[\\s\\S]*?(?:" + b + "))";
+}
+
+int run_suite(const RunOptions& opt, std::string* run_dir) {
   Profile profile;
   try {
     profile = profile_from_string(opt.profile);
@@ -290,14 +294,26 @@ int run_suite(const RunOptions& opt) {
       std::fprintf(stderr, "rigcheck run: unknown area '%s' (known: %s)\n", a.c_str(), known.c_str());
       return 2;
     }
+  for (const std::string& n : opt.select)
+    if (std::none_of(all.begin(), all.end(), [&](const BenchmarkEntry& b) { return b.name == n; })) {
+      std::fprintf(stderr, "rigcheck run: unknown benchmark '%s' (--select takes names of data/benchmarks.csv)\n", n.c_str());
+      return 2;
+    }
   std::vector<BenchmarkEntry> todo;
   for (const auto& b : all)
-    if (opt.only.empty() || std::find(opt.only.begin(), opt.only.end(), b.area) != opt.only.end()) todo.push_back(b);
+    if ((opt.only.empty() || std::find(opt.only.begin(), opt.only.end(), b.area) != opt.only.end()) &&
+        (opt.select.empty() || std::find(opt.select.begin(), opt.select.end(), b.name) != opt.select.end()))
+      todo.push_back(b);
+  if (todo.empty()) {
+    std::fprintf(stderr, "rigcheck run: --only and --select leave no benchmark to run\n");
+    return 2;
+  }
 
   // A file-size limit (ulimit -f) makes write(2) fail with EFBIG, which is reported with the
   // file's name, rather than kill with SIGXFSZ; the benchmarks inherit the setting.
   ::signal(SIGXFSZ, SIG_IGN);
   const std::string dir = create_run_dir(opt.results_root, host_name(), utc_timestamp_compact());
+  if (run_dir) *run_dir = dir;
   std::string run_id = dir.substr(dir.rfind('/') + 1);
   ::mkdir((dir + "/logs").c_str(), 0755);
   std::fprintf(stderr, "rigcheck run: profile %s, %zu benchmarks -> %s\n", opt.profile.c_str(), todo.size(), dir.c_str());
@@ -384,10 +400,21 @@ int run_suite(const RunOptions& opt) {
     std::vector<std::string> argv = {exe, "--profile", opt.profile, "--out", dir, "--stem", b.name, "--run-id", run_id};
     // Args holding the token @launcher: the benchmark runs one process per rank, started by the
     // launcher (mpirun, srun), never by a launcher of ours.
-    bool launched = false;
+    bool launched = false, filtered = false;
     for (auto& a : split_ws(b.args)) {
-      if (a == "@launcher") launched = true;
-      else argv.push_back(a);
+      if (a == "@launcher") {
+        launched = true;
+      } else if (filtered && !opt.case_filter.empty()) {  // the entry's own filter AND the requested one
+        argv.push_back(both_filters(a, opt.case_filter));
+        filtered = false;
+      } else {
+        argv.push_back(a);
+        filtered = a == "--filter";
+      }
+    }
+    if (!opt.case_filter.empty() && std::find(argv.begin(), argv.end(), "--filter") == argv.end()) {
+      argv.push_back("--filter");
+      argv.push_back(opt.case_filter);
     }
     if (launched) {
       std::vector<std::string> l = split_ws(launcher);

@@ -16,6 +16,8 @@ std::vector<BenchmarkEntry> read_benchmark_registry(const std::string& path);
 struct RunOptions {
   std::string profile = "quick";
   std::vector<std::string> only;  // areas; empty = all
+  std::vector<std::string> select;  // registry entries (names); empty = all (of the areas)
+  std::string case_filter;        // passed to every benchmark as --filter (ANDed with an entry's own)
   std::string results_root = "results";
   std::string bin_dir;            // default: the folder of the rigcheck executable
   std::string registry_path;      // default: data/benchmarks.csv
@@ -37,8 +39,12 @@ std::string default_launcher();
 std::string create_run_dir(const std::string& root, const std::string& host, const std::string& stamp);
 
 // Returns the process exit status: 0 all ran (or were skipped for a reason), 1 a benchmark
-// failed or timed out, 2 bad options, 130 interrupted.
-int run_suite(const RunOptions& opt);
+// failed or timed out, 2 bad options, 130 interrupted. `run_dir` receives the run folder.
+int run_suite(const RunOptions& opt, std::string* run_dir = nullptr);
+
+// One regex that matches where both match (std::regex_search, ECMAScript): the case filter of
+// --case-filter combined with a registry entry's own --filter.
+std::string both_filters(const std::string& a, const std::string& b);
 
 // `rigcheck report` on a folder whose manifest still has benchmarks running or pending: when its
 // runner is gone (runlock.hpp), the running one becomes interrupted (its .partial kept up to its

@@ -1,0 +1,151 @@
+// The statistics of comparing runs (compare, history, ab, noise): the run is the unit.
+// Every case is reduced to one value per run, the log of the median of its repetitions; the
+// run-to-run noise of a case is the standard deviation of those values. Formulas and sources:
+// docs/methodology.md, "Comparing runs: the statistics".
+//   - two sides of runs: hierarchical bootstrap (runs, then repetitions within a run) of the ratio
+//     of the sides' geometric means (Kalibera & Jones 2013), each side's resampled spread widened
+//     by sqrt(n/(n-1)) (Hesterberg 2015);
+//   - one run on a side: Student's t interval with the noise of a profile (runs of the same
+//     machine measured before) or, without one, pooled from the sides that have several runs;
+//   - interleaved rounds (ab): the paired per-round log ratios, bootstrapped over rounds;
+//   - history: change points of a series of run values, E-divisive means (Matteson & James 2014)
+//     with the Student t-test of Apache Otava (formerly Hunter, Fleming et al. 2023).
+// Everything random is drawn from a seeded generator: the same input gives the same output.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rigcheck {
+
+// ------------------------------------------------------------------ random numbers
+// xoshiro256** seeded through splitmix64 (Blackman & Vigna): fast, and the same on every machine.
+class Rng {
+ public:
+  explicit Rng(uint64_t seed);
+  uint64_t next();
+  double uniform();          // [0, 1)
+  size_t below(size_t n);    // [0, n), n > 0
+  double normal();           // standard normal (Box-Muller)
+
+ private:
+  uint64_t s_[4];
+};
+// A seed for one case: FNV-1a of the key mixed with the base seed, so that a case's interval
+// does not depend on which other cases were compared or in which order.
+uint64_t seed_for(const std::string& key, uint64_t base);
+
+// ------------------------------------------------------------------ distributions
+double normal_quantile(double p);                 // p in (0, 1)
+double student_t_cdf(double t, double df);        // df > 0
+double student_t_quantile(double p, double df);   // p in (0, 1); df <= 0 or huge: the normal's
+// Two-sided p of Student's t with df degrees of freedom.
+double student_t_two_sided_p(double t, double df);
+
+// ------------------------------------------------------------------ run values
+// Repetitions of one case (one metric), one vector per run; every value > 0.
+using Runs = std::vector<std::vector<double>>;
+double run_value(const std::vector<double>& reps);  // log(median(reps)); throws on an empty or non-positive sample
+std::vector<double> run_values(const Runs& runs);
+
+// Run-to-run noise of one case: standard deviation of the run values (log scale, so about the
+// coefficient of variation of the run medians) and its degrees of freedom.
+struct Noise {
+  double sd = 0;
+  double df = 0;  // 0: unknown
+  int runs = 0;
+  bool known() const { return df > 0; }
+};
+Noise noise_of(const std::vector<double>& values);
+// The within-side spread of several sides pooled (each side's deviations from its own mean).
+Noise pooled_noise(const std::vector<std::vector<double>>& sides);
+// A case's noise moderated toward the machine's typical noise (empirical Bayes, as limma's
+// moderated t: Smyth 2004, one prior for all cases): sd^2 = (w prior.sd^2 + df sd^2) / (w + df),
+// df + w degrees of freedom, w = prior_runs. A case whose few runs happened to agree does not get
+// a tiny noise on a machine whose runs move. Without a prior: own.
+Noise moderate(const Noise& own, const Noise* prior, double prior_runs);
+
+// ------------------------------------------------------------------ comparing two sides
+struct StatOptions {
+  double alpha = 0.01;          // two-sided level of every interval and test
+  double threshold_pct = 10;    // a change smaller than this is never flagged
+  double noise_k = 1;           // ... nor one smaller than noise_k x the case's run-to-run noise
+  double prior_runs = 4;        // weight of the machine's typical noise in a case's (moderate()), in runs
+  int bootstrap = 2000;         // bootstrap replicates
+  uint64_t seed = 20131;        // base seed (the year of Kalibera & Jones's paper, and a prime's neighbour)
+};
+
+enum class Method { none, bootstrap, t_profile, t_pooled, paired };
+const char* to_string(Method m);
+
+// The log ratio of side B to side A (geometric means of the run values) with its interval.
+struct Interval {
+  double est = 0, low = 0, high = 0;  // log scale; low/high meaningless when method is none
+  Method method = Method::none;
+  Noise noise;    // the run-to-run noise behind the interval and the noise rules
+  double se = 0;  // standard error of est implied by that noise, sd * sqrt(1/n + 1/m)
+};
+
+// Hierarchical bootstrap (Kalibera & Jones): per replicate, each side's runs drawn with
+// replacement, each drawn run's repetitions drawn with replacement and reduced to log(median);
+// the side's mean of those; each side's deviation from its observed mean widened by
+// sqrt(n/(n-1)). Percentile interval at level 1 - alpha. Needs >= 2 runs on each side.
+Interval bootstrap_interval(const Runs& a, const Runs& b, double alpha, int replicates, uint64_t seed);
+// est +- t(1 - alpha/2, noise.df) * noise.sd * sqrt(1/n + 1/m). Needs noise.known().
+Interval t_interval(double est, const Noise& noise, size_t n, size_t m, double alpha, Method method);
+// Rounds of interleaved A/B: round r gives the run value of A and of B; d_r = b_r - a_r. The mean
+// of d with a bootstrap over rounds (then repetitions within each run), widened by sqrt(R/(R-1)).
+// Needs >= 2 rounds, a and b of equal size.
+Interval paired_interval(const Runs& a, const Runs& b, double alpha, int replicates, uint64_t seed);
+
+// The decision on one case. `better`: +1 when a larger value is better (a rate), -1 when a
+// smaller one is (a time).
+enum class Flag { regression, improvement, no_change, unstable, cannot_judge };
+const char* to_string(Flag f);
+struct Judgement {
+  Interval iv;
+  Flag flag = Flag::cannot_judge;
+  double ratio = 0, ratio_low = 0, ratio_high = 0;  // B / A, in the metric's own direction
+  double change_pct = 0;       // signed, positive = B is better
+  double noise_pct = 0;        // run-to-run noise as a percentage (100 sd)
+  double min_change_pct = 0;   // max(threshold, noise_k x noise): the smallest change that may be flagged
+  double resolution_pct = 0;   // the smallest change these runs can tell from none: z(1 - alpha/2) x se
+  int runs_needed = 0;         // runs per side that would resolve the threshold (unstable cases)
+  std::string why;             // for cannot_judge and unstable, in words
+};
+// A profile's noise for the case may be null. One run per side without a profile: cannot_judge.
+// `prior`: the machine's typical noise (the profile's when a profile is given, else the median
+// spread within the sides over the cases of these runs), or null.
+Judgement judge_sides(const Runs& a, const Runs& b, int better, const Noise* profile, const StatOptions& opt,
+                      uint64_t seed, const Noise* prior = nullptr);
+Judgement judge_paired(const Runs& a, const Runs& b, int better, const StatOptions& opt, uint64_t seed,
+                       const Noise* prior = nullptr);
+// Applies the rules to an interval: flag only when it excludes 0 (ratio 1) and the change is at
+// least min_change_pct; unstable when not flagged and the resolution exceeds the threshold.
+Judgement decide(const Interval& iv, int better, bool paired, const StatOptions& opt);
+// Runs per side (or rounds, paired) for z(1 - alpha/2) x sd x sqrt(2/N) (paired: sd_d / sqrt(N))
+// to reach the threshold; 0 when no noise is known, capped at 1000.
+int runs_needed(double sd, bool paired, const StatOptions& opt);
+
+// ------------------------------------------------------------------ change points
+// Student's t-test of two samples with pooled variance (as Otava uses): two-sided p; 1 when
+// undefined (a sample of one, or no variance and equal means), 0 with no variance and unequal means.
+double t_test_p(const std::vector<double>& a, const std::vector<double>& b);
+
+struct ChangePoint {
+  size_t index = 0;           // the first value after the change
+  double before = 0, after = 0;  // means of the segments on each side (log scale)
+  double low = 0, high = 0;   // interval of after - before at level 1 - alpha (pooled t)
+  double p = 1;
+  size_t n_before = 0, n_after = 0;
+};
+// E-divisive means (Matteson & James 2014, exponent 1) with Otava's t-test: candidates by binary
+// segmentation, each split at the maximum of the energy statistic and kept while Student's t-test
+// of its two sides gives p < 0.1 (weak change points); then, as Otava prunes them, the weakest
+// candidate that does not stand between its neighbours (p >= alpha, or |after - before| below the
+// larger of min_change (log) and noise_k x the pooled spread of its two sides) is dropped and the
+// rest tested again, until every one stands. Segments of fewer than min_segment values are not split.
+std::vector<ChangePoint> change_points(const std::vector<double>& series, double alpha, double min_change,
+                                       double noise_k, size_t min_segment = 2);
+
+}  // namespace rigcheck
