@@ -4,7 +4,7 @@
 // slowest. Options, results and exit code come from the harness's Session in its rank-0 mode
 // (every rank runs, rank 0 writes the suite's result CSV).
 //
-// Open MPI's all-reduce algorithm decides the speed on small machines (PITFALLS.md): the tuned
+// Open MPI's all-reduce algorithm decides the speed on small machines (docs/machines.md): the tuned
 // component's algorithm is forced per case through the MPI tool interface (control variable
 // coll_tuned_allreduce_algorithm, then a fresh communicator), and every row says which ran.
 #include <mpi.h>
@@ -56,7 +56,7 @@ double cpu_seconds() {
 // default up to 2 MiB, in and out of place; from 16 MiB the `nonoverlapping` algorithm (reduce
 // then broadcast), out of place only: on small VMs the default's large-message algorithms, and
 // every algorithm in place, allocate a message-sized buffer per call whose first touch dominates
-// (PITFALLS.md; 64 MiB in place took 1-2 s per call with every algorithm here). Full: the
+// (docs/machines.md; 64 MiB in place took 1-2 s per call with every algorithm here). Full: the
 // default from 8 B to 1 GiB (x2 steps) and every tuned algorithm at 8 B and 16 B to 256 MiB (x4),
 // both places, so the report can name the best one.
 std::vector<Plan> profile_plan(Profile p) {
@@ -123,7 +123,7 @@ struct AlgorithmControl {
 };
 
 // A page-aligned buffer, touched before anything is timed (first touch is slow in VMs:
-// PITFALLS.md). Plain pages by default, as an application's malloc gives (THP is usually in
+// docs/machines.md). Plain pages by default, as an application's malloc gives (THP is usually in
 // madvise mode); --huge-pages asks for transparent huge pages, which makes Open MPI's
 // shared-memory copies of large messages faster on some machines (the rows say which).
 struct Buffer {

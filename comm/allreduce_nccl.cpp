@@ -187,7 +187,7 @@ struct Ctx {
   std::string transport, paths, network;  // read back from NCCL's INFO lines after the first call
 };
 
-// Why this job cannot run here ("" when it can): no CUDA GPU (PITFALLS: without a driver
+// Why this job cannot run here ("" when it can): no CUDA GPU (docs/machines.md: without a driver
 // cudaGetDeviceCount returns a non-zero status and leaves the count untouched), or fewer GPUs than
 // ranks on a node.
 std::string no_gpu_reason(const Options& o, const Group& g, int* ndev) {

@@ -26,7 +26,7 @@ inline std::string cuda_error_text(cudaError_t e) {
 
 // Number of usable CUDA devices, or throws Skip with why there is none. Without a driver
 // cudaGetDeviceCount returns cudaErrorInsufficientDriver (35) and leaves the count untouched
-// (PITFALLS.md): any non-zero status means no GPU.
+// (docs/machines.md): any non-zero status means no GPU.
 inline int require_gpus(int at_least = 1) {
   int n = 0;
   cudaError_t rc = cudaGetDeviceCount(&n);

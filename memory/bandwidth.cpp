@@ -108,7 +108,7 @@ struct Isa {
 };
 const Isa kIsas[] = {{"avx512", k512<false>, k512<true>, cpu_has_avx512}, {"avx2", k256<false>, k256<true>, cpu_has_avx2}};
 
-// The three arrays, kept across cases (first touch is slow on some VMs: PITFALLS.md).
+// The three arrays, kept across cases (first touch is slow on some VMs: docs/machines.md).
 struct Arrays {
   size_t n = 0;
   Buffer a, b, c;

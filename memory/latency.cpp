@@ -58,7 +58,7 @@ class Streamers {
   }
 
  private:
-  // Two arrays per streaming thread, kept across cases (first touch is slow: PITFALLS.md).
+  // Two arrays per streaming thread, kept across cases (first touch is slow: docs/machines.md).
   static std::vector<Buffer>& buffers(int n, size_t bytes_each) {
     static std::vector<Buffer> b;
     while (static_cast<int>(b.size()) < n) {

@@ -1,4 +1,4 @@
-// Machine inventory: the facts that every result row points to (DESIGN.md convention 5).
+// Machine inventory: the facts that every result row points to (docs/architecture.md, convention 5).
 // Each section is guarded on its own, so one failure does not stop the rest; the sections live
 // in the subject files beside this one.
 #include "internal.hpp"

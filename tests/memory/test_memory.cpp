@@ -24,7 +24,7 @@ std::vector<CurvePoint> curve(F f, double largest = 1 << 30, int per_octave = 2)
 
 constexpr double KiB = 1024, MiB = 1048576;
 
-// Shaped like the Zen 5 VM (PITFALLS.md): 1.2 ns to 32 KiB, ~5 ns to 768 KiB, ~17 ns to 8 MiB,
+// Shaped like the Zen 5 VM (docs/machines.md): 1.2 ns to 32 KiB, ~5 ns to 768 KiB, ~17 ns to 8 MiB,
 // then DRAM rising from 110 ns to ~420 ns at 1 GiB (TLB misses grow with the buffer), with
 // transitional points between levels.
 double zen5(double b) {

@@ -1,4 +1,4 @@
-// Verdicts of the communication claims (CLAIMS.md sections 2.3 and 5): NET-1, NET-2, GPU-6, GPU-7,
+// Verdicts of the communication claims (docs/claims.md sections 2.3 and 5): NET-1, NET-2, GPU-6, GPU-7,
 // from comm_allreduce_mpi (mpi_allreduce_f32 rows) and comm_allreduce_nccl (nccl_allreduce_f32).
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-// Verdicts of the CPU claims (CLAIMS.md section 1). One function per claim id.
+// Verdicts of the CPU claims (docs/claims.md section 1). One function per claim id.
 #include <cmath>
 
 #include <fmt/format.h>

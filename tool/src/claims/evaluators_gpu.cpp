@@ -1,4 +1,4 @@
-// Verdicts of the GPU, power and heat claims (CLAIMS.md sections 2 and 6): GPU-1..GPU-5, PWR-1,
+// Verdicts of the GPU, power and heat claims (docs/claims.md sections 2 and 6): GPU-1..GPU-5, PWR-1,
 // PWR-2, THM-1. Every judged verdict says what it rests on (Verdict::basis): datasheet figures
 // (data/datasheets.csv: GPU-2, GPU-3, GPU-5) are labelled datasheet and never shown as
 // measurements; PWR-2 (four GPUs from one) and GPU-1 on an estimate alone are predicted.

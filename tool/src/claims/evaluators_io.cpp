@@ -1,4 +1,4 @@
-// Verdicts of the storage claims (CLAIMS.md section 4): IO-1, IO-2, IO-3.
+// Verdicts of the storage claims (docs/claims.md section 4): IO-1, IO-2, IO-3.
 // Data: io_fio (benchmark "fio"), io_dataloader ("dataloader_io_wait", "dataloader_vs_fio").
 #include <algorithm>
 #include <cmath>

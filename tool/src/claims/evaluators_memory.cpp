@@ -1,4 +1,4 @@
-// Verdicts of the memory claims (CLAIMS.md section 3). One function per claim id.
+// Verdicts of the memory claims (docs/claims.md section 3). One function per claim id.
 #include <algorithm>
 #include <cmath>
 

@@ -1,6 +1,6 @@
 // The harness every benchmark binary links. A benchmark file fills BenchmarkDef and registers
 // it; the harness owns main(), the CLI, set-up, the correctness check, timing (Google
-// Benchmark), statistics and the CSV (DESIGN.md conventions 1-3, 6-8).
+// Benchmark), statistics and the CSV (docs/architecture.md, conventions 1-3, 6-8).
 #pragma once
 #include <cstdint>
 #include <functional>

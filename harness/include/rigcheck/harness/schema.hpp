@@ -1,4 +1,4 @@
-// The result CSV schema, defined once (DESIGN.md convention 4). The writer, the reader,
+// The result CSV schema, defined once (docs/architecture.md, convention 4). The writer, the reader,
 // `rigcheck schema` (which prints docs/csv-schema.md) and the tests all derive from kResultColumns.
 #pragma once
 #include <array>

@@ -1,4 +1,4 @@
-// Machine inventory: the facts that every result row points to (DESIGN.md convention 5).
+// Machine inventory: the facts that every result row points to (docs/architecture.md, convention 5).
 #pragma once
 #include <cstdint>
 #include <string>
