@@ -23,8 +23,8 @@ struct Session::Filter {
 Status trust(double utilization, int threads, std::string* note) {
   if (utilization >= kMinCpuUtilization) return Status::ok;
   if (note)
-    *note = fmt::format("the process had {:.0f}% of its {} thread{}' CPU time: something else competed", 100 * utilization,
-                        threads, threads == 1 ? "" : "s");
+    *note = fmt::format("the process had {:.0f}% of the CPU time of its {} thread{}: something else competed",
+                        100 * utilization, threads, threads == 1 ? "" : "s");
   return Status::mistrusted;
 }
 

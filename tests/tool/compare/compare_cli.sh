@@ -186,7 +186,7 @@ echo "ok: ab --analyze pairs the rounds and finds the capped oneDNN"
 # 8. Real, tiny: `rigcheck run --repeat 2` writes noise.csv beside its runs, and `rigcheck ab`
 # runs two rounds, each side its own process, in a recorded order.
 "$rigcheck" run --profile tiny --select cpu_peak --repeat 2 --out "$out/repeat" >"$out/repeat.log" 2>&1 ||
-  fail "run --repeat: exit $? ($(tail -3 "$out/repeat.log"))"
+  fail "run --repeat: exit $? ($(grep -E '^(rigcheck|\[)' "$out/repeat.log" | tail -4))"
 rep=$(find "$out/repeat" -mindepth 1 -maxdepth 1 -type d -name 'noise-*')
 [[ -s "$rep/noise.csv" ]] || fail "run --repeat: no noise.csv in $rep"
 [[ $(find "$rep" -mindepth 1 -maxdepth 1 -type d | wc -l) == 2 ]] || fail "run --repeat: not two run folders in $rep"

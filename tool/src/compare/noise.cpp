@@ -174,7 +174,17 @@ int run_noise(const std::vector<std::string>& dirs, const std::string& out_path,
   std::vector<std::string> exclusions;
   std::vector<LoadedRun> runs = load_runs_for(dirs, opt, rules, exclusions, "rigcheck noise", 2, false);
   NoiseProfile p = noise_profile(runs);
-  if (p.noise.empty()) throw InputError(dirs.front(), 0, "no case was measured in two or more of these runs");
+  if (p.noise.empty()) {
+    size_t mistrusted = 0, ok = 0;
+    for (const LoadedRun& r : runs) mistrusted += r.mistrusted_rows, ok += r.ok_rows;
+    throw InputError(dirs.front(), 0,
+                     mistrusted == 0 ? std::string("no case was measured in two or more of these runs")
+                                     : fmt::format("no case was measured in two or more of these runs: {} of their {} "
+                                                   "timed rows are mistrusted (another process competed for the "
+                                                   "CPU, see the rows' notes) and left out; run again on a quiet "
+                                                   "machine",
+                                                   mistrusted, mistrusted + ok));
+  }
   write_file_atomic(out_path, format_noise_csv(p, runs));
   for (const std::string& e : exclusions) std::printf("excluded: %s\n", e.c_str());
   std::vector<double> cvs;
