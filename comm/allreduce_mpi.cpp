@@ -24,6 +24,7 @@
 #include <fmt/format.h>
 
 #include "comm_common.hpp"
+#include "rigcheck/harness/names.hpp"
 #include "rigcheck/harness/session.hpp"
 #include "rigcheck/harness/stats.hpp"
 #include "rigcheck/harness/topology.hpp"
@@ -35,7 +36,7 @@ namespace {
 
 constexpr int64_t kNet1Bytes = 400000000;   // NET-1: 100M float32 parameters
 
-constexpr const char* kBench = "mpi_allreduce_f32";
+constexpr const char* kBench = names::kMpiAllreduce;
 
 struct Plan {
   int algorithm = 0;  // 0 = Open MPI's own decision rules
@@ -282,7 +283,7 @@ Job gather_job(Session& s) {
   j.mpi_lib = j.mpi_lib.substr(0, j.mpi_lib.find_first_of(",;\n"));
   if (j.rank == 0)
     for (int r = 0; r < j.nranks; ++r)
-      s.row("mpi_ranks", fmt::format("rank{}", r),
+      s.row(names::kMpiRanks, fmt::format("rank{}", r),
             fmt::format("host={};nics={};ranks={};nodes={};mpi={}", hosts[r], nics[r], j.nranks, j.nodes, j.mpi_lib),
             "rank", r, "count", -1, Status::ok,
             "host name and network interfaces (/sys/class/net) of the node this rank ran on");

@@ -31,6 +31,7 @@
 #include <fmt/format.h>
 
 #include "comm_common.hpp"
+#include "rigcheck/harness/names.hpp"
 #include "rigcheck/harness/session.hpp"
 #include "rigcheck/harness/stats.hpp"
 #include "rigcheck/harness/topology.hpp"
@@ -127,7 +128,7 @@ struct Rank {
   float* recv = nullptr;
 };
 
-constexpr const char* kBench = "nccl_allreduce_f32";
+constexpr const char* kBench = names::kNcclAllreduce;
 
 struct Options {
   std::string launch = "single", modes = "out,in";
@@ -257,7 +258,7 @@ void record_gpus(Session& s, Ctx& c) {
       if (f.size() < 6) continue;
       hosts.push_back(f[1]);
       c.gpu_name = f[2];
-      s.row("nccl_ranks", "rank" + f[0], fmt::format("host={};gpu={};pci_bus={};numa_node={};nics={}", f[1], f[2], f[3], f[4], f[5]),
+      s.row(names::kNcclRanks, "rank" + f[0], fmt::format("host={};gpu={};pci_bus={};numa_node={};nics={}", f[1], f[2], f[3], f[4], f[5]),
             "rank", std::atof(f[0].c_str()), "count", -1, Status::ok,
             "host, GPU, its PCI bus id and NUMA node (/sys/bus/pci/devices/BUS/numa_node), network interfaces");
     }

@@ -43,7 +43,7 @@ std::vector<int64_t> sweep_sizes(const CommonOptions& o, std::string& basis) {
 }
 
 const bool sweep = register_benchmark(
-    {"fc_working_set_f32", "fully connected layer f32, weights 1 MiB to past the L3, batch 1/16/64, all usable cores",
+    {names::kFcWorkingSet, "fully connected layer f32, weights 1 MiB to past the L3, batch 1/16/64, all usable cores",
      [](const CommonOptions& o) {
        std::vector<Case> cs;
        std::string basis;

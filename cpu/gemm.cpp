@@ -38,23 +38,23 @@ std::vector<Case> square_cases(const CommonOptions& o, Make make) {
 }
 
 const bool matmul = register_benchmark(
-    {"gemm_matmul_f32", "oneDNN matmul f32, square M=N=K, threads 1..cores", [](const CommonOptions& o) {
+    {names::kGemmMatmul, "oneDNN matmul f32, square M=N=K, threads 1..cores", [](const CommonOptions& o) {
        return square_cases(o, [](int64_t s, int) { return make_onednn_matmul(s, s, s, DType::f32); });
      }});
 
 const bool sgemm_onednn = register_benchmark(
-    {"gemm_sgemm_onednn", "oneDNN dnnl_sgemm (its BLAS-style GEMM), square", [](const CommonOptions& o) {
+    {names::kGemmSgemmOnednn, "oneDNN dnnl_sgemm (its BLAS-style GEMM), square", [](const CommonOptions& o) {
        return square_cases(o, [](int64_t s, int) { return make_onednn_sgemm(s, s, s); });
      }});
 
 const bool sgemm_openblas = register_benchmark(
-    {"gemm_sgemm_openblas", "OpenBLAS cblas_sgemm, square (kernel per OPENBLAS_CORETYPE)",
+    {names::kGemmSgemmOpenblas, "OpenBLAS cblas_sgemm, square (kernel per OPENBLAS_CORETYPE)",
      [](const CommonOptions& o) {
        return square_cases(o, [](int64_t s, int t) { return make_openblas_sgemm(s, s, s, t); });
      }});
 
 const bool fc = register_benchmark(
-    {"fc_inner_product_f32", "oneDNN inner product (fully connected layer) f32, batch x in -> out",
+    {names::kFcInnerProduct, "oneDNN inner product (fully connected layer) f32, batch x in -> out",
      [](const CommonOptions& o) {
        std::vector<Case> cs;
        const int64_t batch = 64, features = o.profile == Profile::tiny ? 256 : 4096;

@@ -51,7 +51,7 @@ Case make_case(const Shape& s, DType t, int threads) {
 }
 
 const bool isa = register_benchmark(
-    {"isa_primitives", "oneDNN matmul, inner product and 3x3 convolution at all cores, f32 and bf16, "
+    {names::kIsaPrimitives, "oneDNN matmul, inner product and 3x3 convolution at all cores, f32 and bf16, "
                        "under the ISA cap in ONEDNN_MAX_CPU_ISA",
      [](const CommonOptions& o) {
        std::vector<Case> cs;

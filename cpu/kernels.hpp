@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "rigcheck/harness/harness.hpp"
+#include "rigcheck/harness/names.hpp"
 
 namespace rigcheck::cpu {
 

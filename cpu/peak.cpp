@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "rigcheck/harness/harness.hpp"
+#include "rigcheck/harness/names.hpp"
 
 namespace rigcheck::cpu {
 namespace {
@@ -98,7 +99,7 @@ class FmaPeak final : public Kernel {
 };
 
 const bool peak = register_benchmark(
-    {"fma_peak_f32", "the suite's own f32 FMA throughput kernel per ISA and thread count",
+    {names::kFmaPeak, "the suite's own f32 FMA throughput kernel per ISA and thread count",
      [](const CommonOptions& o) {
        std::vector<Case> cs;
        const int64_t iters = o.profile == Profile::tiny ? 1 << 14 : 1 << 20;

@@ -29,6 +29,7 @@
 
 #include "rigcheck/models/resnet.hpp"
 #include "rigcheck/harness/harness.hpp"
+#include "rigcheck/harness/names.hpp"
 
 #ifdef RIGCHECK_HAVE_DNNL
 #include <oneapi/dnnl/dnnl.h>
@@ -258,7 +259,7 @@ std::string isa_cap_from_env() {
 }
 
 const bool scaling = register_benchmark(
-    {"resnet50_train_step", "ResNet-50 training step (batch 16, 224x224, SGD momentum) at 1..cores threads",
+    {names::kResnetTrainStep, "ResNet-50 training step (batch 16, 224x224, SGD momentum) at 1..cores threads",
      [](const CommonOptions& o) {
        std::vector<Case> cs;
        for (int64_t t : default_threads(o)) cs.push_back(make_case(Mode::train, shape(o), static_cast<int>(t), o, isa_cap_from_env()));
@@ -266,7 +267,7 @@ const bool scaling = register_benchmark(
      }});
 
 const bool isa = register_benchmark(
-    {"resnet50_isa", "ResNet-50 inference and training step at all cores under the ISA cap of the environment",
+    {names::kResnetIsa, "ResNet-50 inference and training step at all cores under the ISA cap of the environment",
      [](const CommonOptions& o) {
        std::vector<Case> cs;
        const int threads = static_cast<int>(o.threads.empty() ? o.physical_cores : o.threads.back());

@@ -4,7 +4,7 @@
 // double-precision reference on the host, with the worst-case bound of gpu/numerics.hpp, and
 // every output is checked finite on the device, before it is timed with CUDA events.
 // Power, temperature, clocks and throttle reasons are sampled (NVML) while the case is timed;
-// `gemm_sustained` holds the GPU busy for seconds per repetition for PWR-1, PWR-2 and THM-1.
+// `gpu_gemm_sustained` holds the GPU busy for seconds per repetition for PWR-1, PWR-2 and THM-1.
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 #include <omp.h>
@@ -20,6 +20,7 @@
 #include "numerics.hpp"
 #include "power.hpp"
 #include "rigcheck/harness/harness.hpp"
+#include "rigcheck/harness/names.hpp"
 
 namespace rigcheck::gpu {
 namespace {
@@ -354,7 +355,7 @@ std::vector<int64_t> gemm_sizes(const CommonOptions& o) {
 }
 
 const bool gemm = register_benchmark(
-    {"gemm_tc", "cuBLASLt GEMM per data type (f32, tf32, f16, bf16, fp8 e4m3), f32 accumulate, TFLOP/s",
+    {names::kGpuGemm, "cuBLASLt GEMM per data type (f32, tf32, f16, bf16, fp8 e4m3), f32 accumulate, TFLOP/s",
      [](const CommonOptions& o) {
        std::vector<Case> cs;
        for (Dtype dt : {Dtype::f32, Dtype::tf32, Dtype::f16, Dtype::bf16, Dtype::fp8_e4m3})
@@ -374,7 +375,7 @@ const bool gemm = register_benchmark(
      }});
 
 const bool sustained = register_benchmark(
-    {"gemm_sustained", "bf16 (f16 before Ampere) 8192^3 GEMM held for seconds per repetition: power, heat, clocks",
+    {names::kGpuGemmSustained, "bf16 (f16 before Ampere) 8192^3 GEMM held for seconds per repetition: power, heat, clocks",
      [](const CommonOptions& o) {
        std::vector<Case> cs;
        const double secs = o.profile == Profile::tiny ? 0.05 : o.profile == Profile::quick ? 4 : 20;

@@ -25,6 +25,7 @@
 #include "rigcheck/models/zoo.hpp"
 #include "power.hpp"
 #include "rigcheck/harness/harness.hpp"
+#include "rigcheck/harness/names.hpp"
 
 namespace rigcheck::gpu {
 namespace {
@@ -220,7 +221,7 @@ class TrainStep final : public Kernel {
 };
 
 const bool memory = register_benchmark(
-    {"model_memory", "training-step device memory per zoo model at batch 16, fp32 and mixed precision (GPU-1)",
+    {names::kModelMemory, "training-step device memory per zoo model at batch 16, fp32 and mixed precision (GPU-1)",
      [](const CommonOptions& o) {
        std::vector<Case> cs;
        std::vector<std::string> models = {"light_cnn", "resnet50", "bert_base", "gpt2_xl"};

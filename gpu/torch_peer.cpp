@@ -17,6 +17,7 @@
 
 #include "numerics.hpp"
 #include "rigcheck/harness/harness.hpp"
+#include "rigcheck/harness/names.hpp"
 
 namespace rigcheck::gpu {
 namespace {
@@ -126,7 +127,7 @@ class Copy final : public Kernel {
 };
 
 const bool peer = register_benchmark(
-    {"torch_peer", "LibTorch matmul (bf16, f16) and device-to-device copy, timed like the suite's own",
+    {names::kTorchPeer, "LibTorch matmul (bf16, f16) and device-to-device copy, timed like the suite's own",
      [](const CommonOptions& o) {
        std::vector<Case> cs;
        const int64_t n = o.profile == Profile::tiny ? 256 : 8192;

@@ -15,6 +15,7 @@
 #include "numerics.hpp"
 #include "power.hpp"
 #include "rigcheck/harness/harness.hpp"
+#include "rigcheck/harness/names.hpp"
 
 namespace rigcheck::gpu {
 namespace {
@@ -186,7 +187,7 @@ class Copy final : public Kernel {
 };
 
 const bool transfer = register_benchmark(
-    {"gpu_transfer", "copy bandwidth H2D/D2H pinned and pageable, D2D, P2P with and without peer access",
+    {names::kGpuTransfer, "copy bandwidth H2D/D2H pinned and pageable, D2D, P2P with and without peer access",
      [](const CommonOptions& o) {
        std::vector<Case> cs;
        std::vector<int64_t> sizes = o.sizes;

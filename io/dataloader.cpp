@@ -17,6 +17,7 @@
 #include "fio_driver.hpp"
 #include "io_common.hpp"
 #include "pipeline.hpp"
+#include "rigcheck/harness/names.hpp"
 #include "rigcheck/harness/session.hpp"
 #include "scratch.hpp"
 
@@ -147,7 +148,7 @@ std::vector<WaitCase> plan_wait(const Session& s, const DlOptions& o) {
   if (s.options().profile != Profile::tiny) add(has_ratio1 ? 1.0 : o.ratios.front(), 4, 1);
   std::vector<WaitCase> keep;
   for (auto& c : cases)
-    if (s.selected("dataloader_io_wait", c.name)) keep.push_back(c);
+    if (s.selected(names::kDataloaderIoWait, c.name)) keep.push_back(c);
   return keep;
 }
 
@@ -155,7 +156,7 @@ std::vector<int64_t> plan_peers(const Session& s, const DlOptions& o) {
   std::vector<int64_t> peers;
   if (!o.no_peer)
     for (int64_t w : o.peer_workers)
-      if (s.selected("dataloader_vs_fio", fmt::format("pipeline/w{}", w)) || s.selected("dataloader_vs_fio", fmt::format("fio/w{}", w)))
+      if (s.selected(names::kDataloaderVsFio, fmt::format("pipeline/w{}", w)) || s.selected(names::kDataloaderVsFio, fmt::format("fio/w{}", w)))
         peers.push_back(w);
   return peers;
 }
@@ -193,7 +194,7 @@ void run_wait_case(Session& s, const Dataset& d, const DlOptions& o, WaitCase& c
                                                  r.wrong, r.checked)
                                    : fmt::format("load average {:.2f}", load_average_1m());
   auto row = [&](const char* m, double v, const char* u) {
-    s.row("dataloader_io_wait", c.name, c.params, m, st == Status::ok ? v : NAN, u, rep, st, note);
+    s.row(names::kDataloaderIoWait, c.name, c.params, m, st == Status::ok ? v : NAN, u, rep, st, note);
   };
   const double step_time = r.wall_s / r.steps;
   row("io_wait_per_step", r.wait_s / r.steps, "s");
@@ -231,10 +232,10 @@ void run_peer(Session& s, const Dataset& d, const DlOptions& o, PeerCase& pc, Fi
   const Status st = r.wrong ? Status::failed : Status::ok;
   const double load = load_average_1m();
   const std::string pipe = fmt::format("pipeline/w{}", pc.w), peer = fmt::format("fio/w{}", pc.w);
-  s.row("dataloader_vs_fio", pipe, pc.params_p, "iops", st == Status::ok ? pipe_iops : NAN, "IOPS", rep, st,
+  s.row(names::kDataloaderVsFio, pipe, pc.params_p, "iops", st == Status::ok ? pipe_iops : NAN, "IOPS", rep, st,
         r.wrong ? "WRONG samples" : fmt::format("load average {:.2f}", load));
   if (!fio) {
-    s.row("dataloader_vs_fio", peer, pc.params_f, "", NAN, "", rep, Status::skipped, fio_problem);
+    s.row(names::kDataloaderVsFio, peer, pc.params_f, "", NAN, "", rep, Status::skipped, fio_problem);
     return;
   }
   try {
@@ -243,16 +244,16 @@ void run_peer(Session& s, const Dataset& d, const DlOptions& o, PeerCase& pc, Fi
     fio->run(pc.job, jo, lg, o.peer_runtime + 120);
     FioResult f = parse_fio_json(jo, "read");
     if (f.error || f.iops <= 0) throw FioError(fmt::format("fio error {} with {} IOPS", f.error, f.iops));
-    s.row("dataloader_vs_fio", peer, pc.params_f, "iops", f.iops, "IOPS", rep, Status::ok,
+    s.row(names::kDataloaderVsFio, peer, pc.params_f, "iops", f.iops, "IOPS", rep, Status::ok,
           fmt::format("load average {:.2f}", load));
     if (st == Status::ok)
-      s.row("dataloader_vs_fio", fmt::format("ratio/w{}", pc.w), pc.params_p, "iops_ratio", pipe_iops / f.iops, "fraction",
+      s.row(names::kDataloaderVsFio, fmt::format("ratio/w{}", pc.w), pc.params_p, "iops_ratio", pipe_iops / f.iops, "fraction",
             rep, Status::ok, "pipeline IOPS / fio IOPS, same repetition, run one after the other");
     std::fprintf(stderr, "  dataloader_vs_fio/w%lld rep %d: pipeline %.0f IOPS, fio %.0f IOPS, ratio %.3f\n",
                  static_cast<long long>(pc.w), rep, pipe_iops, f.iops, pipe_iops / f.iops);
   } catch (const FioError& e) {
     pc.fio_error = e.what();
-    s.row("dataloader_vs_fio", peer, pc.params_f, "iops", NAN, "IOPS", rep, Status::failed, e.what());
+    s.row(names::kDataloaderVsFio, peer, pc.params_f, "iops", NAN, "IOPS", rep, Status::failed, e.what());
   }
 }
 
@@ -345,18 +346,18 @@ void measure(Session& s, const DlOptions& o, std::vector<WaitCase>& wcases, cons
     const bool bad = c.wrong || c.checked == 0;
     const std::string note = fmt::format("{} wrong of {} samples: every sample read was checksummed against the "
                                          "pseudo-random bytes written to it (never zeros)", c.wrong, c.checked);
-    s.row("dataloader_io_wait", c.name, c.params, "check_wrong", static_cast<double>(c.wrong), "count", -1,
+    s.row(names::kDataloaderIoWait, c.name, c.params, "check_wrong", static_cast<double>(c.wrong), "count", -1,
           bad ? Status::failed : Status::ok, note);
-    if (bad) s.case_failed("dataloader_io_wait", c.name, note);
+    if (bad) s.case_failed(names::kDataloaderIoWait, c.name, note);
     else s.case_ok();
   }
   for (auto& pc : ps) {
     const bool bad = pc.wrong || pc.checked == 0;
     const std::string note = fmt::format("{} wrong of {} samples: every sample read was checksummed", pc.wrong, pc.checked);
-    s.row("dataloader_vs_fio", fmt::format("pipeline/w{}", pc.w), pc.params_p, "check_wrong", static_cast<double>(pc.wrong),
+    s.row(names::kDataloaderVsFio, fmt::format("pipeline/w{}", pc.w), pc.params_p, "check_wrong", static_cast<double>(pc.wrong),
           "count", -1, bad ? Status::failed : Status::ok, note);
-    if (bad) s.case_failed("dataloader_vs_fio", fmt::format("pipeline/w{}", pc.w), note);
-    else if (!pc.fio_error.empty()) s.case_failed("dataloader_vs_fio", fmt::format("fio/w{}", pc.w), "fio peer: " + pc.fio_error);
+    if (bad) s.case_failed(names::kDataloaderVsFio, fmt::format("pipeline/w{}", pc.w), note);
+    else if (!pc.fio_error.empty()) s.case_failed(names::kDataloaderVsFio, fmt::format("fio/w{}", pc.w), "fio peer: " + pc.fio_error);
     else s.case_ok();
   }
   if (!fio_problem.empty()) std::fprintf(stderr, "%s: fio peer skipped: %s\n", s.prog().c_str(), fio_problem.c_str());
@@ -375,11 +376,11 @@ int dataloader_main(int argc, char** argv) {
   const std::vector<int64_t> peers = plan_peers(s, o);
   if (s.listing()) {
     for (auto& c : wcases)
-      s.list_case("dataloader_io_wait", c.name,
+      s.list_case(names::kDataloaderIoWait, c.name,
                   fmt::format("ratio={:g};workers={};prefetch={};batch={}", c.ratio, c.workers, c.prefetch, o.batch));
     for (auto w : peers) {
-      s.list_case("dataloader_vs_fio", fmt::format("pipeline/w{}", w), "");
-      s.list_case("dataloader_vs_fio", fmt::format("fio/w{}", w), "");
+      s.list_case(names::kDataloaderVsFio, fmt::format("pipeline/w{}", w), "");
+      s.list_case(names::kDataloaderVsFio, fmt::format("fio/w{}", w), "");
     }
     return kExitOk;
   }
@@ -406,7 +407,7 @@ int dataloader_main(int argc, char** argv) {
       // The failure may be the results disk itself: rows as far as they can be written; the
       // scratch clean-up below runs in any case.
       try {
-        for (auto& c : wcases) s.row("dataloader_io_wait", c.name, c.params, "", NAN, "", -1, Status::failed, e.what());
+        for (auto& c : wcases) s.row(names::kDataloaderIoWait, c.name, c.params, "", NAN, "", -1, Status::failed, e.what());
       } catch (const std::exception&) {
       }
       throw;

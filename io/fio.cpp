@@ -16,6 +16,7 @@
 #include "device.hpp"
 #include "fio_driver.hpp"
 #include "io_common.hpp"
+#include "rigcheck/harness/names.hpp"
 #include "rigcheck/harness/session.hpp"
 #include "scratch.hpp"
 
@@ -80,7 +81,7 @@ std::vector<FioCase> plan(const Session& session, bool allow_write) {
   };
   std::vector<FioCase> cases;
   for (const FioCase& c : all)
-    if ((!c.writes || allow_write) && session.selected("fio", c.name)) cases.push_back(c);
+    if ((!c.writes || allow_write) && session.selected(names::kFio, c.name)) cases.push_back(c);
   return cases;
 }
 
@@ -125,17 +126,17 @@ std::string record_run(Session& s, const FioCase& c, const CaseState& st, const 
   else if (std::fabs(r.bw_bytes * r.runtime_ms / 1000 - r.io_bytes) > 0.05 * r.io_bytes)
     bad = "bw_bytes x runtime differs from io_bytes";
   if (!bad.empty()) {
-    s.row("fio", c.name, st.params, "gbps", NAN, "GB/s", rep, Status::failed, "fio's figures rejected: " + bad);
+    s.row(names::kFio, c.name, st.params, "gbps", NAN, "GB/s", rep, Status::failed, "fio's figures rejected: " + bad);
     return bad;
   }
   const std::string note = fmt::format("load average {:.2f}", load_average_1m());
-  s.row("fio", c.name, st.params, "gbps", r.bw_bytes / 1e9, "GB/s", rep, Status::ok, note);
-  s.row("fio", c.name, st.params, "iops", r.iops, "IOPS", rep, Status::ok, note);
-  s.row("fio", c.name, st.params, "clat_p50", r.clat_p50_ns / 1000, "us", rep, Status::ok, note);
-  s.row("fio", c.name, st.params, "clat_p99", r.clat_p99_ns / 1000, "us", rep, Status::ok, note);
-  s.row("fio", c.name, st.params, "clat_p999", r.clat_p999_ns / 1000, "us", rep, Status::ok, note);
-  s.row("fio", c.name, st.params, "clat_mean", r.clat_mean_ns / 1000, "us", rep, Status::ok, note);
-  s.row("fio", c.name, st.params, "io_bytes", r.io_bytes, "B", rep, Status::ok, note);
+  s.row(names::kFio, c.name, st.params, "gbps", r.bw_bytes / 1e9, "GB/s", rep, Status::ok, note);
+  s.row(names::kFio, c.name, st.params, "iops", r.iops, "IOPS", rep, Status::ok, note);
+  s.row(names::kFio, c.name, st.params, "clat_p50", r.clat_p50_ns / 1000, "us", rep, Status::ok, note);
+  s.row(names::kFio, c.name, st.params, "clat_p99", r.clat_p99_ns / 1000, "us", rep, Status::ok, note);
+  s.row(names::kFio, c.name, st.params, "clat_p999", r.clat_p999_ns / 1000, "us", rep, Status::ok, note);
+  s.row(names::kFio, c.name, st.params, "clat_mean", r.clat_mean_ns / 1000, "us", rep, Status::ok, note);
+  s.row(names::kFio, c.name, st.params, "io_bytes", r.io_bytes, "B", rep, Status::ok, note);
   std::fprintf(stderr, "  fio/%s rep %d: %.3f GB/s, %.0f IOPS, clat p50 %s us p99 %s us\n", c.name.c_str(), rep,
                r.bw_bytes / 1e9, r.iops, us(r.clat_p50_ns).c_str(), us(r.clat_p99_ns).c_str());
   return "";
@@ -215,7 +216,7 @@ void measure(Session& s, const FioOptions& f, const std::vector<FioCase>& cases,
           ++st[i].wrong;
       } catch (const FioError& e) {
         ++st[i].wrong;
-        s.row("fio", c.name, st[i].params, "gbps", NAN, "GB/s", rep, Status::failed, e.what());
+        s.row(names::kFio, c.name, st[i].params, "gbps", NAN, "GB/s", rep, Status::failed, e.what());
         // Broken output will not mend itself: stop asking.
         broken_output = std::string(e.what()).find("JSON") != std::string::npos;
       }
@@ -228,9 +229,9 @@ void measure(Session& s, const FioOptions& f, const std::vector<FioCase>& cases,
         fmt::format("{} of {} fio runs rejected (error field, no data, more than one job entry, bw_bytes x runtime vs "
                     "io_bytes beyond 5%); {}; ioengine probe: {}",
                     st[i].wrong, opt.reps, file_check, probe_note.empty() ? engine + " worked first" : probe_note + engine + " worked");
-    s.row("fio", cases[i].name, st[i].params, "check_wrong", wrong, "count", -1, wrong ? Status::failed : Status::ok, note);
+    s.row(names::kFio, cases[i].name, st[i].params, "check_wrong", wrong, "count", -1, wrong ? Status::failed : Status::ok, note);
     if (wrong)
-      s.case_failed("fio", cases[i].name, note);
+      s.case_failed(names::kFio, cases[i].name, note);
     else
       s.case_ok();
   }
@@ -247,7 +248,7 @@ int fio_main(int argc, char** argv) {
   const std::vector<FioCase> cases = plan(s, f.allow_write);
   if (s.listing()) {
     for (const FioCase& c : cases)
-      s.list_case("fio", c.name, fmt::format("rw={};bs={};iodepth={};numjobs={}", c.rw, c.bs, c.iodepth, c.numjobs));
+      s.list_case(names::kFio, c.name, fmt::format("rw={};bs={};iodepth={};numjobs={}", c.rw, c.bs, c.iodepth, c.numjobs));
     return kExitOk;
   }
   if (auto rc = s.require_cases(cases.size())) return *rc;
@@ -278,9 +279,9 @@ int fio_main(int argc, char** argv) {
     const bool missing = std::string(e.what()).rfind("fio not found", 0) == 0;
     return s.run([&] {
       for (const FioCase& c : cases) {
-        s.row("fio", c.name, "", "", NAN, "", -1, missing ? Status::skipped : Status::failed, e.what());
+        s.row(names::kFio, c.name, "", "", NAN, "", -1, missing ? Status::skipped : Status::failed, e.what());
         if (missing) s.case_skipped(e.what());
-        else s.case_failed("fio", c.name, e.what());
+        else s.case_failed(names::kFio, c.name, e.what());
       }
     });
   }
@@ -294,7 +295,7 @@ int fio_main(int argc, char** argv) {
       // A refusal, a fio that fails, or the results disk itself: every case failed with the reason
       // (as far as rows can still be written); the scratch clean-up below runs in any case.
       try {
-        for (const FioCase& c : cases) s.row("fio", c.name, "", "", NAN, "", -1, Status::failed, e.what());
+        for (const FioCase& c : cases) s.row(names::kFio, c.name, "", "", NAN, "", -1, Status::failed, e.what());
       } catch (const std::exception&) {
       }
       throw;

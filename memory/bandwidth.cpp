@@ -14,6 +14,7 @@
 
 #include "memutil.hpp"
 #include "rigcheck/harness/harness.hpp"
+#include "rigcheck/harness/names.hpp"
 
 namespace rigcheck::mem {
 namespace {
@@ -209,7 +210,7 @@ std::pair<int64_t, std::string> array_bytes(const CommonOptions& o) {
 }
 
 const bool bw = register_benchmark(
-    {"stream_bandwidth", "STREAM copy/scale/add/triad, plain and non-temporal stores, threads 1..cores",
+    {names::kMemoryBandwidth, "STREAM copy/scale/add/triad, plain and non-temporal stores, threads 1..cores",
      [](const CommonOptions& o) {
        std::vector<Case> cs;
        auto [bytes, basis] = array_bytes(o);
@@ -248,7 +249,7 @@ const bool bw = register_benchmark(
      }});
 
 // gbps_write_allocate: the same repetitions with the destination's write-allocate read counted.
-const bool bw_wa = register_derived_rows("stream_bandwidth", [](const std::vector<ResultRow>& rows) {
+const bool bw_wa = register_derived_rows(names::kMemoryBandwidth, [](const std::vector<ResultRow>& rows) {
   std::vector<ResultRow> out;
   for (const ResultRow& r : rows) {
     if (r.metric != "gbps") continue;

@@ -21,6 +21,7 @@
 #include "memutil.hpp"
 #include "rigcheck/models/zoo.hpp"
 #include "rigcheck/harness/harness.hpp"
+#include "rigcheck/harness/names.hpp"
 #include "rigcheck/harness/process.hpp"
 
 namespace rigcheck::mem {
@@ -145,7 +146,7 @@ std::vector<Point> points(Profile p) {
 }
 
 const bool host = register_benchmark(
-    {"host_memory_training",
+    {names::kHostMemoryTraining,
      "peak RSS of CPU training steps (SGD momentum, fp32) of zoo models, one process per point (MEM-1)",
      [](const CommonOptions& o) {
        std::vector<Case> cs;
@@ -190,7 +191,7 @@ const bool host = register_benchmark(
      }});
 
 // peak_rss_bytes (and the child's baseline RSS before the model) for every child process.
-const bool host_rows = register_derived_rows("host_memory_training", [](const std::vector<ResultRow>& rows) {
+const bool host_rows = register_derived_rows(names::kHostMemoryTraining, [](const std::vector<ResultRow>& rows) {
   std::vector<ResultRow> out;
   std::map<std::string, const ResultRow*> first;
   for (const ResultRow& r : rows)

@@ -17,6 +17,7 @@
 
 #include "memutil.hpp"
 #include "rigcheck/harness/harness.hpp"
+#include "rigcheck/harness/names.hpp"
 #include "rigcheck/harness/stats.hpp"
 
 namespace rigcheck::mem {
@@ -192,11 +193,11 @@ std::vector<Case> chase_cases(const CommonOptions& o, bool loaded) {
   return cs;
 }
 
-const bool lat = register_benchmark({"memory_latency",
+const bool lat = register_benchmark({names::kMemoryLatency,
                                      "random cyclic pointer chase, 4 KiB to 1 GiB, 4 KiB and 2 MiB pages (ns per load)",
                                      [](const CommonOptions& o) { return chase_cases(o, false); }});
 const bool lat_loaded = register_benchmark(
-    {"memory_latency_loaded", "the same chase (2 MiB pages) while every other core streams through memory",
+    {names::kMemoryLatencyLoaded, "the same chase (2 MiB pages) while every other core streams through memory",
      [](const CommonOptions& o) { return chase_cases(o, true); }});
 
 ResultRow derived(const ResultRow& from, const std::string& metric, double value, const std::string& unit) {
@@ -213,7 +214,7 @@ std::vector<ResultRow> ns_rows(const std::vector<ResultRow>& rows) {
   for (const ResultRow& r : rows)
     if (r.metric == "time_per_iter") {
       const double loads = std::atof(param_value(r.params, "loads").c_str());
-      if (loads > 0) out.push_back(derived(r, "ns_per_load", r.value / loads * 1e9, "ns"));
+      if (loads > 0) out.push_back(derived(r, names::kNsPerLoad, r.value / loads * 1e9, "ns"));
     }
   return out;
 }
@@ -227,7 +228,7 @@ std::string nominal(const std::string& level) {
   return f >> s ? s : "unknown (no sysfs cache information)";
 }
 
-const bool lat_rows = register_derived_rows("memory_latency", [](const std::vector<ResultRow>& rows) {
+const bool lat_rows = register_derived_rows(names::kMemoryLatency, [](const std::vector<ResultRow>& rows) {
   std::vector<ResultRow> out = ns_rows(rows);
   // One curve per page kind: median ns per load of each size over its ok repetitions; a size
   // with none ok (another process took the CPU) uses its mistrusted ones, and the levels found
@@ -250,7 +251,7 @@ const bool lat_rows = register_derived_rows("memory_latency", [](const std::vect
     }
     for (const Level& l : find_levels(curve)) {
       ResultRow base;
-      base.benchmark = "latency_levels";
+      base.benchmark = names::kLatencyLevels;
       base.case_name = pg + "/" + l.name;
       base.params = fmt::format(
           "level={};pages={};curve=memory_latency;first_bytes={:.0f};last_bytes={:.0f};points={};nominal_size={};"
@@ -262,13 +263,13 @@ const bool lat_rows = register_derived_rows("memory_latency", [](const std::vect
       base.note = doubtful ? fmt::format("{} of {} sizes had only mistrusted repetitions (another process competed)",
                                          doubtful, curve.size())
                            : "found by the plateau detection of docs/methodology.md on the median curve";
-      if (l.name != "DRAM") out.push_back(derived(base, "level_size_bytes", l.size_bytes, "B"));
+      if (l.name != "DRAM") out.push_back(derived(base, names::kLevelSizeBytes, l.size_bytes, "B"));
       out.push_back(derived(base, "level_latency_ns", l.latency_ns, "ns"));
     }
   }
   return out;
 });
-const bool lat_loaded_rows = register_derived_rows("memory_latency_loaded", ns_rows);
+const bool lat_loaded_rows = register_derived_rows(names::kMemoryLatencyLoaded, ns_rows);
 
 }  // namespace
 }  // namespace rigcheck::mem

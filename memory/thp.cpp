@@ -14,6 +14,7 @@
 
 #include "memutil.hpp"
 #include "rigcheck/harness/harness.hpp"
+#include "rigcheck/harness/names.hpp"
 
 namespace rigcheck::mem {
 namespace {
@@ -132,7 +133,7 @@ int64_t thp_bytes(const CommonOptions& o) {
 }
 
 const bool alloc = register_benchmark(
-    {"thp_alloc", "allocate + first-touch + free cycles of a 1 GiB buffer, MADV_HUGEPAGE vs MADV_NOHUGEPAGE",
+    {names::kThpAlloc, "allocate + first-touch + free cycles of a 1 GiB buffer, MADV_HUGEPAGE vs MADV_NOHUGEPAGE",
      [](const CommonOptions& o) {
        std::vector<Case> cs;
        const int64_t bytes = thp_bytes(o);
@@ -148,7 +149,7 @@ const bool alloc = register_benchmark(
      }});
 
 const bool gups = register_benchmark(
-    {"thp_gups", "GUPS-style random updates of a 1 GiB table, MADV_HUGEPAGE vs MADV_NOHUGEPAGE",
+    {names::kThpGups, "GUPS-style random updates of a 1 GiB table, MADV_HUGEPAGE vs MADV_NOHUGEPAGE",
      [](const CommonOptions& o) {
        std::vector<Case> cs;
        int64_t bytes = thp_bytes(o);
@@ -165,7 +166,7 @@ const bool gups = register_benchmark(
        return cs;
      }});
 
-const bool gups_rows = register_derived_rows("thp_gups", [](const std::vector<ResultRow>& rows) {
+const bool gups_rows = register_derived_rows(names::kThpGups, [](const std::vector<ResultRow>& rows) {
   std::vector<ResultRow> out;
   for (const ResultRow& r : rows)
     if (r.metric == "time_per_iter") {

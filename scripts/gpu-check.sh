@@ -287,7 +287,7 @@ if [[ $torch_built == yes && $profile != tiny ]]; then
   }
   done_rounds=0
   for ((r = 1; r <= rounds; r++)); do
-    peer "suite_gemm_$r" gpu_gemm --filter '^gemm_tc/bf16/n8192$' &&
+    peer "suite_gemm_$r" gpu_gemm --filter '^gpu_gemm/bf16/n8192$' &&
       peer "torch_$r" gpu_torch_peer --filter '^torch_peer/(matmul_bf16/n8192|copy/1024MiB)$' --sizes 1G &&
       peer "suite_copy_$r" gpu_transfer --filter '^gpu_transfer/d2d/1024MiB$' --sizes 1G || break
     done_rounds=$r

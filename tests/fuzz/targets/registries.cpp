@@ -10,6 +10,7 @@
 //   prices (compare)        read_prices
 //   params.csv, metrics.csv read_case_rules (which params are requested, the headline metrics)
 //   noise.csv (compare)     read_noise_csv -> the machine's typical noise, a case's lookup
+//   renames.csv             read_renames -> apply_renames to a fixture run's rows
 #include <cmath>
 
 #include "fuzz.hpp"
@@ -17,6 +18,7 @@
 #include "rigcheck/tool/gpu_datasheet.hpp"
 #include "rigcheck/tool/html.hpp"
 #include "rigcheck/inventory/inventory.hpp"
+#include "rigcheck/tool/renames.hpp"
 #include "rigcheck/tool/report_util.hpp"
 
 using namespace rigcheck;
@@ -66,6 +68,11 @@ RIGCHECK_FUZZ_TARGET(registries) {
 
   refused_with_input_error(path, [&] { read_guide_classes(path); });
   refused_with_input_error(path, [&] { read_prices(path); });
+  Renames renames;
+  if (!refused_with_input_error(path, [&] { renames = read_renames(path); })) {
+    std::vector<ResultRow> rows = fixture_run().results;
+    check(apply_renames(renames, rows) <= rows.size(), "renamed more rows than there are");
+  }
 
   const std::string data_dir = RIGCHECK_FUZZ_DATA;
   refused_with_input_error(path, [&] { read_case_rules(path, data_dir + "/metrics.csv", data_dir + "/benchmarks.csv"); });

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "rigcheck/tool/compare.hpp"
+#include "rigcheck/harness/names.hpp"
 #include "rigcheck/harness/paths.hpp"
 #include "rigcheck/harness/csv.hpp"
 #include "rigcheck/tool/html.hpp"
@@ -269,7 +270,7 @@ TEST(Compare, GpuGenerationClaimsJudgedAcrossTuringAndAmpere) {
   auto make = [](const std::string& label, const std::string& cc, const std::string& name, double tflops) {
     std::vector<ResultRow> rows;
     for (int rep = 0; rep < 5; ++rep)
-      rows.push_back(row("gpu_gemm", "gemm_tc", "m8192/f16", "m=8192;dtype=f16;impl=cublasLt", "gflops", "GFLOP/s", rep,
+      rows.push_back(row("gpu_gemm", names::kGpuGemm, "m8192/f16", "m=8192;dtype=f16;impl=cublasLt", "gflops", "GFLOP/s", rep,
                          1000 * tflops * (1 + 0.002 * rep)));
     LoadedRun r = memory_run(label, rows);
     r.data.inventory["gpu0_compute_capability"] = cc;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "rigcheck/harness/names.hpp"
 #include "rigcheck/harness/csv.hpp"
 #include "rigcheck/tool/report.hpp"
 #include "rigcheck/tool/report_util.hpp"
@@ -34,7 +35,7 @@ struct Best {
 };
 std::vector<Best> by_algorithm(const RunData& run, const std::map<std::string, std::string>& where) {
   std::vector<Best> out;
-  for (auto& [alg, rows] : group_by_param(run.select("mpi_allreduce_f32", "busbw", where), "algorithm"))
+  for (auto& [alg, rows] : group_by_param(run.select(names::kMpiAllreduce, names::kBusbw, where), "algorithm"))
     out.push_back({alg, measure(rows)});
   std::sort(out.begin(), out.end(), [](const Best& a, const Best& b) { return a.busbw.value > b.busbw.value; });
   return out;
@@ -42,7 +43,7 @@ std::vector<Best> by_algorithm(const RunData& run, const std::map<std::string, s
 
 std::string transport_of_run(const RunData& run) {
   for (const ResultRow& r : run.results)
-    if (r.benchmark == "mpi_allreduce_f32" && param_value(r.params, "transport") != "tcp") return param_value(r.params, "transport");
+    if (r.benchmark == names::kMpiAllreduce && param_value(r.params, "transport") != "tcp") return param_value(r.params, "transport");
   return "auto";
 }
 
@@ -56,10 +57,10 @@ struct Latency {
 Latency latency_us(const RunData& run, const std::string& transport) {
   const std::map<std::string, std::string> where = {{"size_bytes", "8"}, {"transport", transport}, {"algorithm", "default"}};
   Latency l;
-  Rows rows = flatten(run.select("mpi_allreduce_f32", "time_per_iter", where));
+  Rows rows = flatten(run.select(names::kMpiAllreduce, names::kTimePerIter, where));
   if (rows.empty()) {
     for (const ResultRow& r : run.results) {
-      if (r.benchmark != "mpi_allreduce_f32" || r.metric != "time_per_iter" || r.status != Status::mistrusted) continue;
+      if (r.benchmark != names::kMpiAllreduce || r.metric != names::kTimePerIter || r.status != Status::mistrusted) continue;
       bool match = true;
       for (auto& [k, v] : where) match = match && param_value(r.params, k) == v;
       if (match) rows.push_back(&r);
@@ -92,12 +93,12 @@ const bool net1 = register_evaluator("NET-1", [](const Claim& c, const RunData& 
   Rows time_rows;
   int n = 0;
   if (!algs.empty()) {
-    time_rows = flatten(run.select("mpi_allreduce_f32", "time_per_iter",
+    time_rows = flatten(run.select(names::kMpiAllreduce, names::kTimePerIter,
                                    {{"size_bytes", size}, {"transport", tr}, {"algorithm", algs.front().algorithm}}));
     if (!time_rows.empty()) n = int_param(time_rows.front(), "ranks");
   }
   // The bytes each rank really sent, from the network counters of a TCP run of the same size.
-  Rows tx = flatten(run.select("mpi_allreduce_f32", "net_tx_bytes_per_rank", {{"size_bytes", size}, {"transport", "tcp"}}));
+  Rows tx = flatten(run.select(names::kMpiAllreduce, names::kNetTxBytesPerRank, {{"size_bytes", size}, {"transport", "tcp"}}));
   if (time_rows.empty() && tx.empty()) {
     v.verdict = Outcome::not_measurable;
     v.reason = "no 100M-float32 all-reduce in this run (" + manifest_status(run, "comm_allreduce_mpi") + "; " +
@@ -113,14 +114,14 @@ const bool net1 = register_evaluator("NET-1", [](const Claim& c, const RunData& 
   bool time_mistrusted = false;
   if (time_rows.empty()) {  // context even when contended, labelled as such (never the verdict's figure)
     for (const ResultRow& r : run.results)
-      if (r.benchmark == "mpi_allreduce_f32" && r.metric == "time_per_iter" && r.status == Status::mistrusted &&
+      if (r.benchmark == names::kMpiAllreduce && r.metric == names::kTimePerIter && r.status == Status::mistrusted &&
           param_value(r.params, "size_bytes") == size && param_value(r.params, "transport") == tr)
         time_rows.push_back(&r);
     time_mistrusted = !time_rows.empty();
     if (time_mistrusted) {
       Rows bw;
       for (const ResultRow& r : run.results)
-        if (r.benchmark == "mpi_allreduce_f32" && r.metric == "busbw" && r.status == Status::mistrusted &&
+        if (r.benchmark == names::kMpiAllreduce && r.metric == names::kBusbw && r.status == Status::mistrusted &&
             param_value(r.params, "size_bytes") == size && param_value(r.params, "transport") == tr)
           bw.push_back(&r);
       algs.push_back({param_value(time_rows.front()->params, "algorithm"), measure(bw)});
@@ -219,7 +220,7 @@ const bool net2 = register_evaluator("NET-2", [](const Claim& c, const RunData& 
 std::map<std::string, std::pair<Measured, std::string>> nccl_busbw_by(const RunData& run, const std::string& key,
                                                                       const std::map<std::string, std::string>& where) {
   std::map<std::string, std::pair<Measured, std::string>> out;
-  auto rows = flatten(run.select("nccl_allreduce_f32", "busbw", where));
+  auto rows = flatten(run.select(names::kNcclAllreduce, names::kBusbw, where));
   double largest = 0;
   for (const ResultRow* r : rows) largest = std::max(largest, std::atof(param_value(r->params, "size_bytes").c_str()));
   std::map<std::string, Rows> groups;
@@ -261,7 +262,7 @@ const bool gpu7 = register_evaluator("GPU-7", [](const Claim& c, const RunData& 
   Verdict v;
   int nodes = 0, gpus = 0;
   for (const ResultRow& r : run.results)
-    if (r.benchmark == "nccl_allreduce_f32" && r.status == Status::ok) {
+    if (r.benchmark == names::kNcclAllreduce && r.status == Status::ok) {
       nodes = std::max(nodes, std::atoi(param_value(r.params, "nodes").c_str()));
       gpus = std::max(gpus, std::atoi(param_value(r.params, "ranks").c_str()));
     }

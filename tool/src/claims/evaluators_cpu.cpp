@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "rigcheck/harness/names.hpp"
 #include "rigcheck/tool/cache_model.hpp"
 #include "rigcheck/harness/paths.hpp"
 #include "rigcheck/harness/csv.hpp"
@@ -38,7 +39,7 @@ void fill_efficiency(Scaling& s) {
 
 Scaling scaling_of(const RunData& run, const std::string& bench, const std::string& size_key) {
   Scaling s;
-  auto by_size = group_by_param(run.select(bench, "gflops"), size_key);
+  auto by_size = group_by_param(run.select(bench, names::kGflops), size_key);
   // The largest problem measured on one thread.
   std::string size;
   for (auto& [sz, rows] : by_size) {
@@ -87,7 +88,7 @@ std::string mib_text(double bytes) { return fmt_num(bytes / 1048576.0) + " MiB";
 // Rate curve (GFLOP/s) of fc_working_set_f32 at one batch, x = working set in bytes.
 std::vector<CurvePoint> fc_curve(const RunData& run, const std::string& batch, const char* metric = "gflops") {
   std::vector<CurvePoint> curve;
-  for (auto& [ws, rows] : group_by_param(run.select("fc_working_set_f32", metric, {{"batch", batch}}), "working_set_bytes")) {
+  for (auto& [ws, rows] : group_by_param(run.select(names::kFcWorkingSet, metric, {{"batch", batch}}), "working_set_bytes")) {
     Measured m = measure(rows);
     if (!m.ok()) continue;
     curve.push_back({std::atof(ws.c_str()), m.value, m.low, m.high});
@@ -109,7 +110,7 @@ Knee effective_l3(const RunData& run) {
 
 // The latency curve's L3 level, when the memory area measured one (latency_levels, case L3).
 std::string latency_l3_text(const RunData& run) {
-  auto size = run.select("latency_levels", "level_size_bytes");
+  auto size = run.select(names::kLatencyLevels, names::kLevelSizeBytes);
   for (auto& [c, rows] : size)
     if (c.find("L3") != std::string::npos && !rows.empty())
       return fmt::format("; the latency curve's L3 plateau ends near {}", mib_text(rows.front()->value));
@@ -186,10 +187,10 @@ AmdahlFit fit_amdahl(const Scaling& s) {
 
 // ResNet-50 training-step scaling (cpu_resnet), images/s per thread count.
 Scaling resnet_scaling(const RunData& run) {
-  Scaling s = scaling_by_threads(run, "resnet50_train_step", "items_per_s",
+  Scaling s = scaling_by_threads(run, names::kResnetTrainStep, names::kItemsPerS,
                                  "ResNet-50 training step, batch 16, 224x224, SGD momentum (resnet50_train_step)");
   // Only the claim's shape counts (the tiny profile runs a smaller image).
-  auto any = run.select("resnet50_train_step", "items_per_s");
+  auto any = run.select(names::kResnetTrainStep, names::kItemsPerS);
   for (auto& [c, rows] : any)
     if (param_value(rows.front()->params, "image") != "224" || param_value(rows.front()->params, "batch") != "16")
       return Scaling{};
@@ -202,8 +203,8 @@ const bool cpu1 = register_evaluator("CPU-1", [](const Claim& c, const RunData& 
   Verdict v;
   const int usable = usable_cores(run);
   Scaling resnet = resnet_scaling(run);
-  Scaling gemm = scaling_of(run, "gemm_matmul_f32", "m");
-  Scaling fc = scaling_of(run, "fc_inner_product_f32", "in");
+  Scaling gemm = scaling_of(run, names::kGemmMatmul, "m");
+  Scaling fc = scaling_of(run, names::kFcInnerProduct, "in");
   std::string gemm_ev = gemm.rate.empty() ? "" : "second evidence, GEMM: " + describe(gemm) + (fc.rate.empty() ? "" : "; " + describe(fc));
   if (usable < 2) {
     v.verdict = Outcome::not_measurable;
@@ -380,7 +381,7 @@ const bool cpu3 = register_evaluator("CPU-3", [](const Claim& c, const RunData& 
       ++n;
       per += fmt::format("{}{} {} {:+.0f}%", per.empty() ? "" : ", ", l.model, l.layer, 100 * mid.gain);
     }
-    for (auto& [ws, rows] : group_by_param(run.select("fc_working_set_f32", "gflops", {{"batch", batch}}), "working_set_bytes"))
+    for (auto& [ws, rows] : group_by_param(run.select(names::kFcWorkingSet, names::kGflops, {{"batch", batch}}), "working_set_bytes"))
       reps = std::min(reps, static_cast<int>(rows.size()));
     if (!per.empty()) detail += fmt::format("{}batch {}: {}", detail.empty() ? "" : "; ", batch, per);
   }
@@ -414,8 +415,8 @@ const bool cpu3 = register_evaluator("CPU-3", [](const Claim& c, const RunData& 
 std::string resnet_isa_evidence(const RunData& run) {
   std::string out;
   for (const char* mode : {"inference", "train_step"}) {
-    auto capped = run.select("resnet50_isa", "items_per_s", {{"isa_cap", "avx2"}, {"mode", mode}});
-    auto native = run.select("resnet50_isa", "items_per_s", {{"isa_cap", "native"}, {"mode", mode}});
+    auto capped = run.select(names::kResnetIsa, names::kItemsPerS, {{"isa_cap", "avx2"}, {"mode", mode}});
+    auto native = run.select(names::kResnetIsa, names::kItemsPerS, {{"isa_cap", "native"}, {"mode", mode}});
     if (capped.empty() || native.empty()) continue;
     auto rows = [](const std::map<std::string, std::vector<const ResultRow*>>& m) {
       std::vector<const ResultRow*> all;
@@ -452,8 +453,8 @@ std::string resnet_isa_evidence(const RunData& run) {
 const bool cpu5 = register_evaluator("CPU-5", [](const Claim& c, const RunData& run) {
   Verdict v;
   if (unmet_needs(c, run, v)) return v;
-  auto capped = group_by_param(run.select("isa_primitives", "gflops", {{"isa_cap", "avx2"}, {"dtype", "f32"}}), "primitive");
-  auto native = group_by_param(run.select("isa_primitives", "gflops", {{"isa_cap", "native"}, {"dtype", "f32"}}), "primitive");
+  auto capped = group_by_param(run.select(names::kIsaPrimitives, names::kGflops, {{"isa_cap", "avx2"}, {"dtype", "f32"}}), "primitive");
+  auto native = group_by_param(run.select(names::kIsaPrimitives, names::kGflops, {{"isa_cap", "native"}, {"dtype", "f32"}}), "primitive");
   double lr = 0, lr_lo = 0, lr_hi = 0;
   int n = 0, reps = 1 << 30;
   std::string isa_seen;
@@ -483,7 +484,7 @@ const bool cpu5 = register_evaluator("CPU-5", [](const Claim& c, const RunData& 
     v.evidence += v.evidence.empty() ? resnet_isa_evidence(run).substr(2) : resnet_isa_evidence(run);
     return v;
   }
-  auto bf16 = run.select("isa_primitives", "gflops", {{"isa_cap", "native"}, {"dtype", "bf16"}});
+  auto bf16 = run.select(names::kIsaPrimitives, names::kGflops, {{"isa_cap", "native"}, {"dtype", "bf16"}});
   for (auto& [cs, rows] : bf16)
     v.evidence += fmt::format("; bf16 {} ({}): {} GFLOP/s", cs, param_value(rows.front()->params, "isa"),
                               fmt_num(measure(rows).value));

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "rigcheck/harness/names.hpp"
 #include "rigcheck/harness/csv.hpp"
 #include "rigcheck/harness/paths.hpp"
 #include "rigcheck/tool/gpu_datasheet.hpp"
@@ -125,7 +126,7 @@ struct GemmFigure {
 };
 std::map<std::string, GemmFigure> gemm_by_dtype(const RunData& run) {
   std::map<std::string, GemmFigure> out;
-  auto by_dtype = group_by_param(run.select("gemm_tc", "gflops"), "dtype");
+  auto by_dtype = group_by_param(run.select(names::kGpuGemm, names::kGflops), "dtype");
   for (auto& [dtype, rows] : by_dtype) {
     std::map<double, std::vector<const ResultRow*>> by_size;
     for (const ResultRow* r : rows) by_size[std::atof(param_value(r->params, "m").c_str())].push_back(r);
@@ -203,7 +204,7 @@ constexpr double kGpu1Tolerance = 0.25;
 double skipped_max(const RunData& run, const std::string& model, const std::string& metric, std::string* precision = nullptr) {
   double best = kNaN;
   for (const ResultRow& r : run.results)
-    if (r.benchmark == "model_memory" && r.status == Status::skipped && r.metric == metric &&
+    if (r.benchmark == names::kModelMemory && r.status == Status::skipped && r.metric == metric &&
         param_value(r.params, "model") == model && std::isfinite(r.value) && !(r.value <= best)) {
       best = r.value;
       if (precision) *precision = param_value(r.params, "precision");
@@ -215,7 +216,7 @@ const bool gpu1 = register_evaluator("GPU-1", [](const Claim& c, const RunData& 
   Verdict v;
   if (unmet_needs(c, run, v)) return v;
   bool any_rows = false;
-  for (const ResultRow& r : run.results) any_rows = any_rows || r.benchmark == "model_memory";
+  for (const ResultRow& r : run.results) any_rows = any_rows || r.benchmark == names::kModelMemory;
   if (!any_rows) {
     v.verdict = Outcome::not_measurable;
     v.reason = "no model_memory results in this run (" + manifest_status(run, "gpu_model_memory") + ")";
@@ -225,15 +226,15 @@ const bool gpu1 = register_evaluator("GPU-1", [](const Claim& c, const RunData& 
   std::string missing;
   for (auto& [model, guide_gb] : kGuideTrainingGb) {
     const double hi = (1 + kGpu1Tolerance) * guide_gb, lo = (1 - kGpu1Tolerance) * guide_gb;
-    auto rows = group_by_param(run.select("model_memory", "peak_reserved_bytes", {{"model", model}}), "precision");
+    auto rows = group_by_param(run.select(names::kModelMemory, names::kPeakReservedBytes, {{"model", model}}), "precision");
     std::string parts;
     double fp32_gb = kNaN;
     for (auto& [prec, rs] : rows) {
       Measured m = measure(rs);
       double gb = m.value / 1e9;
       parts += fmt::format("{}{} {} GB", parts.empty() ? "" : ", ", prec, fmt_num(gb));
-      auto alloc = run.select("model_memory", "peak_allocated_bytes", {{"model", model}, {"precision", prec}});
-      auto nvml = run.select("model_memory", "device_used_bytes", {{"model", model}, {"precision", prec}});
+      auto alloc = run.select(names::kModelMemory, names::kPeakAllocatedBytes, {{"model", model}, {"precision", prec}});
+      auto nvml = run.select(names::kModelMemory, names::kDeviceUsedBytes, {{"model", model}, {"precision", prec}});
       std::vector<const ResultRow*> a, n;
       for (auto& [k, r] : alloc) a.insert(a.end(), r.begin(), r.end());
       for (auto& [k, r] : nvml) n.insert(n.end(), r.begin(), r.end());
@@ -423,12 +424,12 @@ struct PowerSeen {
 };
 PowerSeen power_seen(const RunData& run) {
   PowerSeen p;
-  p.gpu_w = observed_max(run, "gemm_sustained", "power_max_w", &p.power_method);
-  if (!p.gpu_w.ok()) p.gpu_w = observed_max(run, "gemm_tc", "power_max_w", &p.power_method);
-  p.cpu_w = observed_max(run, "gemm_sustained", "cpu_package_power_max_w");
-  p.temp_c = observed_max(run, "gemm_sustained", "gpu_temp_max_c", &p.note);
-  p.sm_mhz = observed_max(run, "gemm_sustained", "sm_clock_median_mhz");
-  p.thermal = observed_max(run, "gemm_sustained", "thermal_throttle_fraction");
+  p.gpu_w = observed_max(run, names::kGpuGemmSustained, names::kPowerMaxW, &p.power_method);
+  if (!p.gpu_w.ok()) p.gpu_w = observed_max(run, names::kGpuGemm, names::kPowerMaxW, &p.power_method);
+  p.cpu_w = observed_max(run, names::kGpuGemmSustained, names::kCpuPackagePowerMaxW);
+  p.temp_c = observed_max(run, names::kGpuGemmSustained, names::kGpuTempMaxC, &p.note);
+  p.sm_mhz = observed_max(run, names::kGpuGemmSustained, names::kSmClockMedianMhz);
+  p.thermal = observed_max(run, names::kGpuGemmSustained, names::kThermalThrottleFraction);
   const GpuDatasheet* s = this_gpu_sheet(run, p.what);
   if (s) {
     p.tdp = s->num("tdp_w");

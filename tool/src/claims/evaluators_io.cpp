@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "rigcheck/harness/names.hpp"
 #include "rigcheck/harness/csv.hpp"
 #include "rigcheck/harness/paths.hpp"
 #include "rigcheck/harness/fccp.hpp"
@@ -68,9 +69,9 @@ std::string first_param(const std::vector<const ResultRow*>& rows, const std::st
 const bool io2 = register_evaluator("IO-2", [](const Claim&, const RunData& run) {
   Verdict v;
   std::vector<GuideClass> guide = read_guide_classes(data_path("guide_storage_classes.csv"));
-  auto seq = group_by_param(run.select("fio", "gbps", {{"rw", "read"}, {"bs", "1048576"}}), "device_class");
-  auto rnd = group_by_param(run.select("fio", "iops", {{"rw", "randread"}, {"bs", "4096"}, {"iodepth", "32"}}), "device_class");
-  auto qd1 = group_by_param(run.select("fio", "iops", {{"rw", "randread"}, {"bs", "4096"}, {"iodepth", "1"}}), "device_class");
+  auto seq = group_by_param(run.select(names::kFio, names::kGbps, {{"rw", "read"}, {"bs", "1048576"}}), "device_class");
+  auto rnd = group_by_param(run.select(names::kFio, names::kIops, {{"rw", "randread"}, {"bs", "4096"}, {"iodepth", "32"}}), "device_class");
+  auto qd1 = group_by_param(run.select(names::kFio, names::kIops, {{"rw", "randread"}, {"bs", "4096"}, {"iodepth", "1"}}), "device_class");
   if (seq.empty() && rnd.empty()) {
     v.verdict = Outcome::not_measurable;
     v.reason = "no fio results in this run (" + manifest_status(run, "io_fio_disk") + "; " +
@@ -140,7 +141,7 @@ struct WaitPoint {
 
 std::vector<WaitPoint> wait_points(const RunData& run) {
   std::vector<WaitPoint> out;
-  for (auto& [cs, rows] : run.select("dataloader_io_wait", "io_wait_per_step")) {
+  for (auto& [cs, rows] : run.select(names::kDataloaderIoWait, names::kIoWaitPerStep)) {
     WaitPoint p;
     p.ratio = std::atof(first_param(rows, "ratio").c_str());
     p.workers = std::atoi(first_param(rows, "workers").c_str());
@@ -208,11 +209,11 @@ const bool io3 = register_evaluator("IO-3", [](const Claim& c, const RunData& ru
 // "batch x 200" has no time in it (guide error). Measured: reads per sample, device level.
 const bool io1 = register_evaluator("IO-1", [](const Claim&, const RunData& run) {
   Verdict v;
-  auto dev = run.select("dataloader_io_wait", "device_reads_per_sample");
-  auto sys = run.select("dataloader_io_wait", "reads_per_sample");
-  auto iops = run.select("dataloader_io_wait", "iops_issued");
-  auto rate = run.select("dataloader_io_wait", "step_rate_run");
-  auto dev_iops = run.select("dataloader_io_wait", "device_iops");
+  auto dev = run.select(names::kDataloaderIoWait, names::kDeviceReadsPerSample);
+  auto sys = run.select(names::kDataloaderIoWait, names::kReadsPerSample);
+  auto iops = run.select(names::kDataloaderIoWait, names::kIopsIssued);
+  auto rate = run.select(names::kDataloaderIoWait, names::kStepRateRun);
+  auto dev_iops = run.select(names::kDataloaderIoWait, names::kDeviceIops);
   if (sys.empty() || iops.empty()) {
     v.verdict = Outcome::not_measurable;
     v.reason = "no dataloader_io_wait results (" + manifest_status(run, "io_dataloader") + ")";

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "rigcheck/harness/names.hpp"
 #include "rigcheck/tool/report.hpp"
 #include "rigcheck/tool/report_util.hpp"
 #include "rigcheck/harness/stats.hpp"
@@ -44,7 +45,7 @@ std::string dimms(const RunData& run) {
 std::string triad_summary(const RunData& run) {
   std::string best;
   double best_v = 0;
-  for (auto& [cs, rows] : run.select("stream_bandwidth", "gbps", {{"kernel", "triad"}})) {
+  for (auto& [cs, rows] : run.select(names::kMemoryBandwidth, names::kGbps, {{"kernel", "triad"}})) {
     Measured m = measure(rows);
     const int t = std::atoi(param_value(rows.front()->params, "threads").c_str());
     const double key = t * 1e6 + m.value;
@@ -62,7 +63,7 @@ std::string far_latency(const RunData& run) {
   for (const char* pages : {"thp", "4k"}) {
     double largest = 0;
     std::vector<const ResultRow*> rows;
-    for (auto& [cs, rs] : run.select("memory_latency", "ns_per_load", {{"pages", pages}})) {
+    for (auto& [cs, rs] : run.select(names::kMemoryLatency, names::kNsPerLoad, {{"pages", pages}})) {
       const double b = std::atof(param_value(rs.front()->params, "bytes").c_str());
       if (b > largest) largest = b, rows = rs;
     }
@@ -93,13 +94,13 @@ std::string levels(const RunData& run) {
   std::string out;
   // By size: L1, L2, L3 (L4...), then DRAM (the cases come sorted by name, "DRAM" first).
   std::vector<std::pair<std::string, const ResultRow*>> found;
-  for (auto& [cs, rows] : run.select("latency_levels", "level_latency_ns", {{"pages", "thp"}}))
+  for (auto& [cs, rows] : run.select(names::kLatencyLevels, names::kLevelLatencyNs, {{"pages", "thp"}}))
     found.emplace_back(param_value(rows.front()->params, "level"), rows.front());
   std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
     return (a.first == "DRAM" ? "~" : a.first) < (b.first == "DRAM" ? "~" : b.first);
   });
   for (const auto& [lv, row] : found) {
-    Measured size = one(run, "latency_levels", "level_size_bytes", {{"pages", "thp"}, {"level", lv}});
+    Measured size = one(run, names::kLatencyLevels, names::kLevelSizeBytes, {{"pages", "thp"}, {"level", lv}});
     out += fmt::format("{}{} {} ns{}", out.empty() ? "" : ", ", lv, fmt_num(row->value),
                        size.ok() ? fmt::format(" up to {} KiB (nominal {})", fmt_num(size.value / 1024),
                                                nominal_size(run, lv))
@@ -137,13 +138,13 @@ const bool mem3 = register_evaluator("MEM-3", [](const Claim& c, const RunData& 
 const bool mem4 = register_evaluator("MEM-4", [](const Claim& c, const RunData& run) {
   Verdict v;
   if (unmet_needs(c, run, v)) return v;
-  Measured huge = one(run, "thp_alloc", "gbps", {{"pages", "thp"}});
-  Measured small = one(run, "thp_alloc", "gbps", {{"pages", "4k"}});
+  Measured huge = one(run, names::kThpAlloc, names::kGbps, {{"pages", "thp"}});
+  Measured small = one(run, names::kThpAlloc, names::kGbps, {{"pages", "4k"}});
   if (!huge.ok() || !small.ok()) {
     v.verdict = Outcome::not_measurable;
     int mistrusted = 0;
     for (const ResultRow& r : run.results)
-      mistrusted += r.benchmark == "thp_alloc" && r.metric == "gbps" && r.status == Status::mistrusted;
+      mistrusted += r.benchmark == names::kThpAlloc && r.metric == names::kGbps && r.status == Status::mistrusted;
     v.reason = fmt::format("no ok thp_alloc rows for both advices ({}; {} repetition(s) mistrusted: another process took the CPU)",
                            manifest_status(run, "memory_thp"), mistrusted);
     return v;
@@ -153,20 +154,20 @@ const bool mem4 = register_evaluator("MEM-4", [](const Claim& c, const RunData& 
   v.verdict = judge(c, v.measured.low, v.measured.high);
   v.basis = Basis::measured;
   auto facts_of = [&](const char* bench, const char* pages) {
-    auto sel = run.select(bench, "time_per_iter", {{"pages", pages}});
+    auto sel = run.select(bench, names::kTimePerIter, {{"pages", pages}});
     if (sel.empty()) return std::string("?");
     const std::string& p = sel.begin()->second.front()->params;
     return fmt::format("{} MiB, AnonHugePages {} MiB", fmt_num(std::atof(param_value(p, "bytes").c_str()) / 1048576),
                        fmt_num(std::atof(param_value(p, "anon_huge_bytes").c_str()) / 1048576));
   };
   v.evidence = fmt::format("thp_alloc (allocate + first touch + free): MADV_HUGEPAGE {} ({}), MADV_NOHUGEPAGE {} ({})",
-                           format_measured(huge, "GB/s"), facts_of("thp_alloc", "thp"), format_measured(small, "GB/s"),
-                           facts_of("thp_alloc", "4k"));
-  Measured gh = one(run, "thp_gups", "gups", {{"pages", "thp"}}), gs = one(run, "thp_gups", "gups", {{"pages", "4k"}});
+                           format_measured(huge, "GB/s"), facts_of(names::kThpAlloc, "thp"), format_measured(small, "GB/s"),
+                           facts_of(names::kThpAlloc, "4k"));
+  Measured gh = one(run, names::kThpGups, "gups", {{"pages", "thp"}}), gs = one(run, names::kThpGups, "gups", {{"pages", "4k"}});
   if (gh.ok() && gs.ok())
     v.evidence += fmt::format("; GUPS random updates: MADV_HUGEPAGE {} ({}), MADV_NOHUGEPAGE {} ({}), {:+.1f}% (not judged)",
-                              format_measured(gh, "GUP/s"), facts_of("thp_gups", "thp"), format_measured(gs, "GUP/s"),
-                              facts_of("thp_gups", "4k"), 100 * (gh.value / gs.value - 1));
+                              format_measured(gh, "GUP/s"), facts_of(names::kThpGups, "thp"), format_measured(gs, "GUP/s"),
+                              facts_of(names::kThpGups, "4k"), 100 * (gh.value / gs.value - 1));
   v.reason = fmt::format(
       "allocation efficiency read as the rate at which a fresh buffer becomes usable (allocate, first touch, free), huge "
       "pages vs 4 KiB pages in one process; THP mode {} / defrag {} (no system setting changed: the guide's \"always\" "
@@ -197,7 +198,7 @@ const bool mem1 = register_evaluator("MEM-1", [](const Claim&, const RunData& ru
     std::string parts;
   };
   std::vector<Pt> pts;
-  for (auto& [cs, rows] : run.select("host_memory_training", "peak_rss_bytes")) {
+  for (auto& [cs, rows] : run.select(names::kHostMemoryTraining, names::kPeakRssBytes)) {
     const std::string& p = rows.front()->params;
     auto num = [&](const char* k) { return std::atof(param_value(p, k).c_str()); };
     Pt pt;
@@ -215,7 +216,7 @@ const bool mem1 = register_evaluator("MEM-1", [](const Claim&, const RunData& ru
   }
   std::string skipped;
   for (const ResultRow& r : run.results)
-    if (r.benchmark == "host_memory_training" && r.status == Status::skipped)
+    if (r.benchmark == names::kHostMemoryTraining && r.status == Status::skipped)
       skipped += fmt::format("; {} skipped: {}", r.case_name, r.note);
   if (pts.empty()) {
     v.verdict = Outcome::not_measurable;

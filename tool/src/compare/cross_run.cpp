@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "rigcheck/harness/names.hpp"
 #include "rigcheck/harness/csv.hpp"
 #include "rigcheck/harness/paths.hpp"
 #include "rigcheck/tool/compare.hpp"
@@ -142,7 +143,7 @@ Verdict memory_claim(const Claim& c, const std::vector<const LoadedRun*>& runs, 
   }
   const auto fs = compare_sides(a, b, profile, rules, StatOptions{});
   const bool latency = c.id == "MEM-3";
-  const CaseFinding* f = latency ? pick(fs, "memory_latency", "ns_per_load", "bytes") : pick(fs, "gemm_matmul_f32", "gflops", "m");
+  const CaseFinding* f = latency ? pick(fs, names::kMemoryLatency, names::kNsPerLoad, "bytes") : pick(fs, names::kGemmMatmul, names::kGflops, "m");
   if (!f) {
     v.verdict = Outcome::not_measurable;
     v.reason = fmt::format("no {} rows common to {} (DDR4) and {} (DDR5)",
@@ -174,7 +175,7 @@ Verdict gpu_claim(const Claim& c, const std::vector<const LoadedRun*>& runs, con
     return v;
   }
   const auto fs = compare_sides(a, b, profile, rules, StatOptions{});
-  const CaseFinding* f = pick(fs, "gemm_tc", "gflops", "m", {{"dtype", "f16"}});
+  const CaseFinding* f = pick(fs, names::kGpuGemm, names::kGflops, "m", {{"dtype", "f16"}});
   if (!f) {
     v.verdict = Outcome::not_measurable;
     v.reason = fmt::format("no gemm_tc f16 gflops rows common to {} and {}", a.label, b.label);

@@ -1,4 +1,6 @@
+#include "rigcheck/harness/names.hpp"
 #include "rigcheck/tool/report.hpp"
+#include "rigcheck/tool/renames.hpp"
 #include "rigcheck/harness/paths.hpp"
 
 #include <dirent.h>
@@ -139,6 +141,7 @@ RunData read_run(const std::string& dir, const ReadRunOptions& opt) {
     if (broken.count(f)) continue;
     auto rows = read_results(dir + "/" + f);
     for (ResultRow& r : rows) r.source = f.substr(0, f.size() - 4);
+    apply_renames(suite_renames(), rows);  // rows of older folders under today's names
     run.results.insert(run.results.end(), rows.begin(), rows.end());
     run.result_files.push_back(f);
   }
@@ -173,7 +176,7 @@ std::string mib(const std::string& bytes) {
 // f32 FMA peak per thread count: the median of the best ISA, from cpu_peak (medians on both sides).
 std::map<std::string, double> peaks(const RunData& run) {
   std::map<std::string, double> p;
-  for (auto& [t, rows] : group_by_param(run.select("fma_peak_f32", "gflops"), "threads")) {
+  for (auto& [t, rows] : group_by_param(run.select(names::kFmaPeak, names::kGflops), "threads")) {
     std::map<std::string, std::vector<const ResultRow*>> by_isa;
     for (const ResultRow* r : rows) by_isa[param_value(r->params, "isa")].push_back(r);
     for (auto& [isa, rs] : by_isa) p[t] = std::max(p[t], measure(rs).value);
@@ -202,7 +205,9 @@ GemmHeadline best_f32_gemm(const RunData& run) {
   if (!peak.count(threads)) return h;
   std::map<std::pair<std::string, std::string>, std::vector<const ResultRow*>> by_case;  // (source, case)
   for (const ResultRow& r : run.results)
-    if (r.benchmark.rfind("gemm_", 0) == 0 && r.metric == "gflops" && r.status == Status::ok && r.repetition >= 0 &&
+    if ((r.benchmark == names::kGemmMatmul || r.benchmark == names::kGemmSgemmOnednn ||
+         r.benchmark == names::kGemmSgemmOpenblas) &&
+        r.metric == names::kGflops && r.status == Status::ok && r.repetition >= 0 &&
         param_value(r.params, "dtype") == "f32" && param_value(r.params, "threads") == threads)
       by_case[{r.source, r.benchmark + " " + r.case_name}].push_back(&r);
   for (auto& [key, rows] : by_case) {
@@ -278,8 +283,8 @@ std::string measurements_md(const RunData& run) {
       for (const ResultRow& r : run.results)
         if (r.benchmark == b && r.case_name == c && r.source == src) {
           if (!any) any = &r;
-          if (r.repetition >= 0 && (r.metric == metric || r.metric == "gbps" || r.metric == "time_per_iter")) {
-            if (r.metric == "time_per_iter") ++counts[to_string(r.status)];
+          if (r.repetition >= 0 && (r.metric == metric || r.metric == names::kGbps || r.metric == names::kTimePerIter)) {
+            if (r.metric == names::kTimePerIter) ++counts[to_string(r.status)];
           } else if (r.repetition < 0 && r.status != Status::ok) {
             ++counts[to_string(r.status)];
           }
@@ -294,7 +299,7 @@ std::string measurements_md(const RunData& run) {
       Measured m = it == rate.end() ? Measured{} : measure(it->second);
       std::string pct = "-";
       std::string threads = any ? param_value(any->params, "threads") : "";
-      if (m.ok() && unit == "GFLOP/s" && b != "fma_peak_f32" && peak.count(threads) &&
+      if (m.ok() && unit == "GFLOP/s" && b != names::kFmaPeak && peak.count(threads) &&
           param_value(any->params, "dtype") == "f32") {
         const double p = 100 * m.value / peak[threads];
         pct = fmt::format("{:.0f}%{}", p, p > 100 ? " (above the measured peak)" : "");
@@ -450,7 +455,7 @@ std::string good_for_text(const RunData& run, const std::vector<Claim>& claims, 
                               "peak kernel)",
                               fmt_num(g.value), g.threads, g.threads == "1" ? "" : "s", 100 * g.value / g.peak));
   {  // the ResNet-50 training step at the most threads measured
-    auto by_t = group_by_param(run.select("resnet50_train_step", "items_per_s"), "threads");
+    auto by_t = group_by_param(run.select(names::kResnetTrainStep, names::kItemsPerS), "threads");
     int best_t = 0;
     for (auto& [t, rows] : by_t) best_t = std::max(best_t, std::atoi(t.c_str()));
     if (best_t > 0) {
@@ -463,7 +468,7 @@ std::string good_for_text(const RunData& run, const std::vector<Claim>& claims, 
   {  // memory bandwidth: the best STREAM triad
     double best = 0;
     int threads = 0;
-    for (auto& [c, rows] : run.select("stream_bandwidth", "gbps", {{"kernel", "triad"}})) {
+    for (auto& [c, rows] : run.select(names::kMemoryBandwidth, names::kGbps, {{"kernel", "triad"}})) {
       Measured m = measure(rows);
       if (m.ok() && m.value > best) {
         best = m.value;
@@ -475,7 +480,7 @@ std::string good_for_text(const RunData& run, const std::vector<Claim>& claims, 
                                 threads == 1 ? "" : "s"));
   }
   {  // storage: 1 MiB sequential reads per device class
-    for (auto& [cls, rows] : group_by_param(run.select("fio", "gbps", {{"rw", "read"}, {"bs", "1048576"}}), "device_class")) {
+    for (auto& [cls, rows] : group_by_param(run.select(names::kFio, names::kGbps, {{"rw", "read"}, {"bs", "1048576"}}), "device_class")) {
       Measured m = measure(rows);
       if (m.ok()) did.push_back(fmt::format("{} GB/s sequential reads from its {} storage (fio, 1 MiB blocks)", fmt_num(m.value),
                                             cls.empty() ? "unnamed" : cls));
@@ -484,7 +489,7 @@ std::string good_for_text(const RunData& run, const std::vector<Claim>& claims, 
   {  // GPU: the fastest tensor-core GEMM measured
     double best = 0;
     std::string dtype;
-    for (auto& [dt, rows] : group_by_param(run.select("gemm_tc", "gflops"), "dtype")) {
+    for (auto& [dt, rows] : group_by_param(run.select(names::kGpuGemm, names::kGflops), "dtype")) {
       Measured m = measure(rows);
       if (m.ok() && m.value > best) best = m.value, dtype = dt;
     }

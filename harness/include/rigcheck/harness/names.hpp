@@ -1,0 +1,96 @@
+// One name per benchmark and per metric. The binary that writes a row and the evaluator, report or
+// comparison that selects it use the same constant, so a rename fails to compile instead of turning
+// a verdict into not_measurable. A benchmark (the CSV's `benchmark` column) is named after its
+// binary (data/benchmarks.csv `binary`), with a suffix when the binary writes several; the binary is
+// named after its source file (cpu/gemm.cpp -> cpu_gemm). A name that changed is read under its old
+// name in older run folders through data/renames.csv (old -> new), so histories survive a rename.
+#pragma once
+
+namespace rigcheck::names {
+
+// ---- benchmarks (the `benchmark` column), by binary
+// cpu_peak
+inline constexpr char kFmaPeak[] = "fma_peak_f32";
+// cpu_gemm
+inline constexpr char kGemmMatmul[] = "gemm_matmul_f32";
+inline constexpr char kGemmSgemmOnednn[] = "gemm_sgemm_onednn";
+inline constexpr char kGemmSgemmOpenblas[] = "gemm_sgemm_openblas";
+inline constexpr char kFcInnerProduct[] = "fc_inner_product_f32";
+// cpu_isa
+inline constexpr char kIsaPrimitives[] = "isa_primitives";
+// cpu_cache_fc
+inline constexpr char kFcWorkingSet[] = "fc_working_set_f32";
+// cpu_resnet
+inline constexpr char kResnetTrainStep[] = "resnet50_train_step";
+inline constexpr char kResnetIsa[] = "resnet50_isa";
+// memory_bandwidth (was stream_bandwidth)
+inline constexpr char kMemoryBandwidth[] = "memory_bandwidth";
+// memory_latency: the curve, the curve with the other cores streaming, the levels found on it
+inline constexpr char kMemoryLatency[] = "memory_latency";
+inline constexpr char kMemoryLatencyLoaded[] = "memory_latency_loaded";
+inline constexpr char kLatencyLevels[] = "latency_levels";
+// memory_thp
+inline constexpr char kThpAlloc[] = "thp_alloc";
+inline constexpr char kThpGups[] = "thp_gups";
+// memory_host
+inline constexpr char kHostMemoryTraining[] = "host_memory_training";
+// io_fio, io_dataloader
+inline constexpr char kFio[] = "fio";
+inline constexpr char kDataloaderIoWait[] = "dataloader_io_wait";
+inline constexpr char kDataloaderVsFio[] = "dataloader_vs_fio";
+// comm_allreduce_mpi, comm_allreduce_nccl
+inline constexpr char kMpiAllreduce[] = "mpi_allreduce_f32";
+inline constexpr char kMpiRanks[] = "mpi_ranks";
+inline constexpr char kNcclAllreduce[] = "nccl_allreduce_f32";
+inline constexpr char kNcclRanks[] = "nccl_ranks";
+// gpu_gemm (was gemm_tc and gemm_sustained)
+inline constexpr char kGpuGemm[] = "gpu_gemm";
+inline constexpr char kGpuGemmSustained[] = "gpu_gemm_sustained";
+// gpu_transfer, gpu_model_memory, gpu_torch_peer
+inline constexpr char kGpuTransfer[] = "gpu_transfer";
+inline constexpr char kModelMemory[] = "model_memory";
+inline constexpr char kTorchPeer[] = "torch_peer";
+
+// Every benchmark name above (the tests check the registries against it).
+inline constexpr const char* kAllBenchmarks[] = {
+    kFmaPeak, kGemmMatmul, kGemmSgemmOnednn, kGemmSgemmOpenblas, kFcInnerProduct, kIsaPrimitives,
+    kFcWorkingSet, kResnetTrainStep, kResnetIsa, kMemoryBandwidth, kMemoryLatency,
+    kMemoryLatencyLoaded, kLatencyLevels, kThpAlloc, kThpGups, kHostMemoryTraining, kFio,
+    kDataloaderIoWait, kDataloaderVsFio, kMpiAllreduce, kMpiRanks, kNcclAllreduce, kNcclRanks,
+    kGpuGemm, kGpuGemmSustained, kGpuTransfer, kModelMemory, kTorchPeer,
+};
+
+// ---- metrics the harness derives from every case's work model (docs/methodology.md)
+inline constexpr char kTimePerIter[] = "time_per_iter";
+inline constexpr char kGflops[] = "gflops";  // GFLOP/s (TFLOP/s figures are gflops / 1000)
+inline constexpr char kGbps[] = "gbps";      // GB/s, 1e9 bytes
+inline constexpr char kItemsPerS[] = "items_per_s";
+inline constexpr char kCpuUtilization[] = "cpu_utilization";
+inline constexpr char kIterations[] = "iterations";
+inline constexpr char kCheckWrong[] = "check_wrong";
+
+// ---- metrics particular to some benchmarks, read by the evaluators
+inline constexpr char kBusbw[] = "busbw";
+inline constexpr char kAlgbw[] = "algbw";
+inline constexpr char kNetTxBytesPerRank[] = "net_tx_bytes_per_rank";
+inline constexpr char kNsPerLoad[] = "ns_per_load";
+inline constexpr char kLevelSizeBytes[] = "level_size_bytes";
+inline constexpr char kLevelLatencyNs[] = "level_latency_ns";
+inline constexpr char kPeakRssBytes[] = "peak_rss_bytes";
+inline constexpr char kIops[] = "iops";
+inline constexpr char kIoWaitPerStep[] = "io_wait_per_step";
+inline constexpr char kIopsIssued[] = "iops_issued";
+inline constexpr char kReadsPerSample[] = "reads_per_sample";
+inline constexpr char kDeviceIops[] = "device_iops";
+inline constexpr char kDeviceReadsPerSample[] = "device_reads_per_sample";
+inline constexpr char kStepRateRun[] = "step_rate_run";
+inline constexpr char kPeakReservedBytes[] = "peak_reserved_bytes";
+inline constexpr char kPeakAllocatedBytes[] = "peak_allocated_bytes";
+inline constexpr char kDeviceUsedBytes[] = "device_used_bytes";
+inline constexpr char kPowerMaxW[] = "power_max_w";
+inline constexpr char kCpuPackagePowerMaxW[] = "cpu_package_power_max_w";
+inline constexpr char kGpuTempMaxC[] = "gpu_temp_max_c";
+inline constexpr char kSmClockMedianMhz[] = "sm_clock_median_mhz";
+inline constexpr char kThermalThrottleFraction[] = "thermal_throttle_fraction";
+
+}  // namespace rigcheck::names
