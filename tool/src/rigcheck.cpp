@@ -175,6 +175,11 @@ int main(int argc, char** argv) {
 
   auto* schema_cmd = app.add_subcommand("schema", "print the result CSV schema as Markdown");
 
+  std::string list_registry;
+  auto* list_cmd = app.add_subcommand("list", "the benchmarks of the registry: name (what --select takes), area, "
+                                              "timeout per profile, what each measures");
+  list_cmd->add_option("--benchmarks", list_registry, "benchmark registry CSV (default: data/benchmarks.csv)");
+
   ComparingCommands comparing;
   comparing.add(app);
 
@@ -202,6 +207,12 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (comparing.chosen()) return comparing.run();
+    if (*list_cmd) {
+      std::fputs(format_benchmark_list(read_benchmark_registry(
+                     list_registry.empty() ? data_dir() + "/benchmarks.csv" : list_registry)).c_str(),
+                 stdout);
+      return 0;
+    }
     if (*schema_cmd) {
       std::printf("| column | type | unit | meaning |\n|---|---|---|---|\n");
       for (const Column& c : kResultColumns) std::printf("| `%s` | %s | %s | %s |\n", c.name, c.type, c.unit, c.meaning);

@@ -91,3 +91,21 @@ TEST(Faults, ReportFinishesTheManifestOfADeadRunnerOnly) {
   EXPECT_EQ(recover_dead_run(dir), "");  // done once
   ::unsetenv("RIGCHECK_LOCK_DIR");
 }
+
+// `rigcheck list` prints every entry of the real registry with its description, and a profile
+// that leaves a benchmark out (timeout 0) as "-", not as a timeout of 0 s.
+TEST(Runner, ListShowsEveryRegistryEntryAndItsProfiles) {
+  std::vector<BenchmarkEntry> all = read_benchmark_registry(RIGCHECK_TEST_DATA_DIR "/benchmarks.csv");
+  ASSERT_GT(all.size(), 10u);
+  const std::string out = format_benchmark_list(all);
+  for (const BenchmarkEntry& b : all) {
+    EXPECT_NE(out.find(b.name), std::string::npos) << b.name;
+    EXPECT_FALSE(b.description.empty()) << b.name << " has no description in the registry";
+    EXPECT_NE(out.find(b.description), std::string::npos) << b.name;
+  }
+  BenchmarkEntry only_full{"x_full_only", "cpu", "x", "", "", "", 0, 0, 600, "only in full"};
+  const std::string line = format_benchmark_list({only_full});
+  EXPECT_NE(line.find("x_full_only  cpu         -     -   600  only in full"), std::string::npos) << line;
+  EXPECT_EQ(only_full.timeout_s(Profile::quick), 0);
+  EXPECT_EQ(only_full.timeout_s(Profile::full), 600);
+}

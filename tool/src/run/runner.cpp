@@ -119,28 +119,6 @@ std::string default_launcher() {
   return l;
 }
 
-std::vector<BenchmarkEntry> read_benchmark_registry(const std::string& path) {
-  std::vector<BenchmarkEntry> out;
-  with_csv_errors(path, [&] {
-    io::CSVReader<10, io::trim_chars<>, io::double_quote_escape<',', '"'>> in(path);
-    in.read_header(io::ignore_no_column, "name", "area", "binary", "args", "env", "needs", "timeout_tiny_s",
-                   "timeout_quick_s", "timeout_full_s", "description");
-    BenchmarkEntry e;
-    std::string t0, t1, t2;
-    while (in.read_row(e.name, e.area, e.binary, e.args, e.env, e.needs, t0, t1, t2, e.description)) {
-      long line = static_cast<long>(in.get_file_line());
-      if (!parse_double(t0, e.timeout_tiny_s) || !parse_double(t1, e.timeout_quick_s) ||
-          !parse_double(t2, e.timeout_full_s))
-        throw InputError(path, line, "timeouts must be numbers of seconds");
-      if (std::string why = needs_syntax_error(e.needs); !why.empty()) throw InputError(path, line, "needs: " + why);
-      for (const BenchmarkEntry& o : out)
-        if (o.name == e.name) throw InputError(path, line, fmt::format("benchmark {} appears twice", e.name));
-      out.push_back(e);
-    }
-  });
-  return out;
-}
-
 std::string create_run_dir(const std::string& root, const std::string& host, const std::string& stamp) {
   // mkdir -p root
   std::string acc;
@@ -274,14 +252,10 @@ std::string both_filters(const std::string& a, const std::string& b) {
   return "^(?=[\\s\\S]*?(?:" + a + "))(?=[\\s\\S]*?(?:" + b + "))";
 }
 
-int run_suite(const RunOptions& opt, std::string* run_dir) {
-  Profile profile;
-  try {
-    profile = profile_from_string(opt.profile);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "rigcheck run: %s\n", e.what());
-    return 2;
-  }
+namespace {
+// The registry's entries that --only and --select keep, in the registry's order; 2 (a usage error,
+// said on stderr) for an unknown area or benchmark or a selection that leaves nothing.
+int select_benchmarks(const RunOptions& opt, std::vector<BenchmarkEntry>* todo) {
   const std::string data = data_dir();
   std::vector<BenchmarkEntry> all = read_benchmark_registry(opt.registry_path.empty() ? data + "/benchmarks.csv"
                                                                                     : opt.registry_path);
@@ -299,15 +273,159 @@ int run_suite(const RunOptions& opt, std::string* run_dir) {
       std::fprintf(stderr, "rigcheck run: unknown benchmark '%s' (--select takes names of data/benchmarks.csv)\n", n.c_str());
       return 2;
     }
-  std::vector<BenchmarkEntry> todo;
   for (const auto& b : all)
     if ((opt.only.empty() || std::find(opt.only.begin(), opt.only.end(), b.area) != opt.only.end()) &&
         (opt.select.empty() || std::find(opt.select.begin(), opt.select.end(), b.name) != opt.select.end()))
-      todo.push_back(b);
-  if (todo.empty()) {
+      todo->push_back(b);
+  if (todo->empty()) {
     std::fprintf(stderr, "rigcheck run: --only and --select leave no benchmark to run\n");
     return 2;
   }
+  return 0;
+}
+
+// How the runner starts one benchmark: its command line (the registry's args, the requested case
+// filter ANDed with the entry's own, the launcher where the args hold @launcher), its environment
+// (the registry's, the child tag, the scratch registry) and the command as the manifest records it.
+struct Invocation {
+  std::vector<std::string> argv, env;
+  bool launched = false;
+  std::string command;
+};
+Invocation invocation_of(const BenchmarkEntry& b, const RunOptions& opt, const std::string& exe,
+                         const std::string& dir, const std::string& run_id, const std::string& launcher,
+                         const std::string& tag, const std::string& scratch_list) {
+  Invocation inv;
+  inv.argv = {exe, "--profile", opt.profile, "--out", dir, "--stem", b.name, "--run-id", run_id};
+  // Args holding the token @launcher: the benchmark runs one process per rank, started by the
+  // launcher (mpirun, srun), never by a launcher of ours.
+  bool filtered = false;
+  for (auto& a : split_ws(b.args)) {
+    if (a == "@launcher") {
+      inv.launched = true;
+    } else if (filtered && !opt.case_filter.empty()) {  // the entry's own filter AND the requested one
+      inv.argv.push_back(both_filters(a, opt.case_filter));
+      filtered = false;
+    } else {
+      inv.argv.push_back(a);
+      filtered = a == "--filter";
+    }
+  }
+  if (!opt.case_filter.empty() && std::find(inv.argv.begin(), inv.argv.end(), "--filter") == inv.argv.end()) {
+    inv.argv.push_back("--filter");
+    inv.argv.push_back(opt.case_filter);
+  }
+  if (inv.launched) {
+    std::vector<std::string> l = split_ws(launcher);
+    inv.argv.insert(inv.argv.begin(), l.begin(), l.end());
+  }
+  inv.env = split_ws(b.env);
+  for (const auto& e : inv.env) inv.command += e + " ";
+  for (size_t i = 0; i < inv.argv.size(); ++i) inv.command += (i ? " " : "") + shell_quote(inv.argv[i]);
+  inv.env.push_back("RIGCHECK_CHILD_TAG=" + tag);
+  // Scratch entries outside the run folder are registered here (io's files), so that what a
+  // benchmark killed outright leaves behind is removed when it ends (scratch_cleanup.cpp).
+  inv.env.push_back(std::string(kScratchRegistryEnv) + "=" + scratch_list);
+  return inv;
+}
+
+// The manifest's status and reason for a benchmark whose process has ended: ok, skipped (exit 77
+// with its SKIP line), interrupted, timeout or failed (the cause in words, then what it said).
+// `launcher` is empty unless a launcher started it. False where the run counts it as a failure.
+bool record_child_end(const ChildResult& r, double timeout, unsigned long long address_space_bytes,
+                      const std::string& launcher, const std::string& kept_note, ManifestRow& m) {
+  bool ok = true;
+  const std::string cause = describe_child_end(r, address_space_bytes);
+  if (r.interrupted) {
+    m.status = "interrupted";
+    m.reason = fmt::format("stopped by signal {}{}", g_signal, kept_note);
+    ok = false;
+  } else if (r.timed_out) {
+    m.status = "timeout";
+    m.reason = fmt::format("killed after the {:.0f} s timeout{}{}", timeout,
+                           r.needed_sigkill ? " (it ignored SIGTERM and got SIGKILL 5 s later)" : "", kept_note);
+    ok = false;
+  } else if (r.exit_code == 0) {
+    m.status = "ok";
+  } else if (r.exit_code == 77 && r.term_signal == 0) {
+    m.status = "skipped";
+    m.reason = reason_from_output(r.output_tail, "SKIP: ");
+  } else {
+    m.status = "failed";
+    std::string said = !launcher.empty() ? launcher_failure(launcher, r.exit_code, r.output_tail)
+                                : reason_from_output(r.output_tail, "FAILED: ");
+    // Killed by a signal, its last line is whatever it printed before, not a reason: only FAILED lines count.
+    if (r.term_signal != 0 && r.output_tail.find("FAILED: ") == std::string::npos) said.clear();
+    // The cause in words first (a signal, memory), then what the benchmark itself said.
+    m.reason = cause.rfind("exited with status", 0) == 0 ? said : cause + (said.empty() ? "" : ": " + said);
+    m.reason += kept_note;
+    ok = false;
+  }
+  return ok;
+}
+
+// Where a benchmark is not started (its binary not built, kept out of this profile, a need the
+// machine lacks), the manifest row says so and this returns true.
+bool not_started_because(const BenchmarkEntry& b, const std::string& exe, const std::string& bin_dir,
+                         const std::string& profile_name, double profile_timeout,
+                         const std::map<std::string, std::string>& facts, ManifestRow& m) {
+  NeedsResult needs = evaluate_needs(b.needs, facts);
+  if (!is_file(exe)) {
+    m.status = "not_built";
+    std::ifstream why(exe + ".not-built");
+    std::string text((std::istreambuf_iterator<char>(why)), std::istreambuf_iterator<char>());
+    m.reason = fmt::format("{} was not built: {}", b.binary,
+                           text.empty() ? "it is missing from " + bin_dir + " (see the configure summary)" : text);
+  } else if (profile_timeout <= 0) {
+    // A timeout of 0 in the registry keeps a benchmark out of that profile (too slow for it).
+    m.status = "skipped";
+    m.reason = fmt::format("not part of the {} profile (its registry timeout is 0): run it with --profile full",
+                           profile_name);
+  } else if (!needs.met) {
+    m.status = "skipped";
+    m.reason = "needs " + needs.missing;
+  } else {
+    return false;
+  }
+  m.output.clear();
+  return true;
+}
+
+std::vector<ManifestRow> pending_manifest(const std::vector<BenchmarkEntry>& todo) {
+  std::vector<ManifestRow> manifest;
+  for (const BenchmarkEntry& b : todo) {
+    ManifestRow m;
+    m.benchmark = b.name;
+    m.area = b.area;
+    m.status = "pending";
+    m.reason = "not started yet";
+    manifest.push_back(m);
+  }
+  return manifest;
+}
+
+// SIGINT and SIGTERM set g_interrupted: the benchmark running is stopped, the rest become not_run,
+// and the report is still written.
+void stop_on_interrupt() {
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+}  // namespace
+
+int run_suite(const RunOptions& opt, std::string* run_dir) {
+  Profile profile;
+  try {
+    profile = profile_from_string(opt.profile);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rigcheck run: %s\n", e.what());
+    return 2;
+  }
+  std::vector<BenchmarkEntry> todo;
+  if (int rc = select_benchmarks(opt, &todo)) return rc;
 
   // A file-size limit (ulimit -f) makes write(2) fail with EFBIG, which is reported with the
   // file's name, rather than kill with SIGXFSZ; the benchmarks inherit the setting.
@@ -333,23 +451,11 @@ int run_suite(const RunOptions& opt, std::string* run_dir) {
   competitors.lock = lock.get();
   competitors.file = dir + "/concurrent_runs.csv";
 
-  struct sigaction sa {};
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
+  stop_on_interrupt();
 
   // The manifest comes first, every benchmark pending: a runner killed at any moment leaves a
   // folder that says what ran, what was running and what never started.
-  std::vector<ManifestRow> manifest;
-  for (const BenchmarkEntry& b : todo) {
-    ManifestRow m;
-    m.benchmark = b.name;
-    m.area = b.area;
-    m.status = "pending";
-    m.reason = "not started yet";
-    manifest.push_back(m);
-  }
+  std::vector<ManifestRow> manifest = pending_manifest(todo);
   std::string write_error;
   auto save_manifest = [&]() {
     try {
@@ -397,61 +503,16 @@ int run_suite(const RunOptions& opt, std::string* run_dir) {
       continue;
     }
     const std::string exe = bin_dir + "/" + b.binary;
-    std::vector<std::string> argv = {exe, "--profile", opt.profile, "--out", dir, "--stem", b.name, "--run-id", run_id};
-    // Args holding the token @launcher: the benchmark runs one process per rank, started by the
-    // launcher (mpirun, srun), never by a launcher of ours.
-    bool launched = false, filtered = false;
-    for (auto& a : split_ws(b.args)) {
-      if (a == "@launcher") {
-        launched = true;
-      } else if (filtered && !opt.case_filter.empty()) {  // the entry's own filter AND the requested one
-        argv.push_back(both_filters(a, opt.case_filter));
-        filtered = false;
-      } else {
-        argv.push_back(a);
-        filtered = a == "--filter";
-      }
-    }
-    if (!opt.case_filter.empty() && std::find(argv.begin(), argv.end(), "--filter") == argv.end()) {
-      argv.push_back("--filter");
-      argv.push_back(opt.case_filter);
-    }
-    if (launched) {
-      std::vector<std::string> l = split_ws(launcher);
-      argv.insert(argv.begin(), l.begin(), l.end());
-    }
-    std::vector<std::string> env = split_ws(b.env);
-    for (const auto& e : env) m.command += e + " ";
-    for (size_t i = 0; i < argv.size(); ++i) m.command += (i ? " " : "") + shell_quote(argv[i]);
-    env.push_back("RIGCHECK_CHILD_TAG=" + tag);
-    // Scratch entries outside the run folder are registered here (io's files), so that what a
-    // benchmark killed outright leaves behind is removed when it ends (scratch_cleanup.cpp).
     const std::string scratch_list = dir + "/logs/" + b.name + ".scratch";
-    env.push_back(std::string(kScratchRegistryEnv) + "=" + scratch_list);
+    Invocation inv = invocation_of(b, opt, exe, dir, run_id, launcher, tag, scratch_list);
+    const std::vector<std::string>& argv = inv.argv;
+    const std::vector<std::string>& env = inv.env;
+    const bool launched = inv.launched;
+    m.command = inv.command;
 
-    NeedsResult needs = evaluate_needs(b.needs, facts);
-    if (!is_file(exe)) {
-      m.status = "not_built";
-      std::ifstream why(exe + ".not-built");
-      std::string text((std::istreambuf_iterator<char>(why)), std::istreambuf_iterator<char>());
-      m.reason = fmt::format("{} was not built: {}", b.binary,
-                             text.empty() ? "it is missing from " + bin_dir + " (see the configure summary)" : text);
-      m.output.clear();
-    } else if ((profile == Profile::tiny ? b.timeout_tiny_s : profile == Profile::quick ? b.timeout_quick_s
-                                                                                       : b.timeout_full_s) <= 0) {
-      // A timeout of 0 in the registry keeps a benchmark out of that profile (too slow for it).
-      m.status = "skipped";
-      m.reason = fmt::format("not part of the {} profile (its registry timeout is 0): run it with --profile full",
-                             opt.profile);
-      m.output.clear();
-    } else if (!needs.met) {
-      m.status = "skipped";
-      m.reason = "needs " + needs.missing;
-      m.output.clear();
-    } else {
-      double timeout = (profile == Profile::tiny ? b.timeout_tiny_s : profile == Profile::quick ? b.timeout_quick_s
-                                                                                               : b.timeout_full_s) *
-                       opt.timeout_scale;
+    const double profile_timeout = b.timeout_s(profile);
+    if (!not_started_because(b, exe, bin_dir, opt.profile, profile_timeout, facts, m)) {
+      double timeout = profile_timeout * opt.timeout_scale;
       m.status = "running";
       m.reason = "started; a run folder left like this had its runner die (rigcheck report finishes it)";
       if (!save_manifest()) return stop_for_write_error();
@@ -467,32 +528,8 @@ int run_suite(const RunOptions& opt, std::string* run_dir) {
       const std::string csv = dir + "/" + b.name + ".csv";
       long kept = salvage_partial(csv);
       std::string kept_note = kept > 0 ? fmt::format("; cut short: kept the {} rows it had written", kept) : "";
-      const std::string cause = describe_child_end(r, limits.address_space_bytes);
-      if (r.interrupted) {
-        m.status = "interrupted";
-        m.reason = fmt::format("stopped by signal {}{}", g_signal, kept_note);
+      if (!record_child_end(r, timeout, limits.address_space_bytes, launched ? launcher : "", kept_note, m))
         failed = true;
-      } else if (r.timed_out) {
-        m.status = "timeout";
-        m.reason = fmt::format("killed after the {:.0f} s timeout{}{}", timeout,
-                               r.needed_sigkill ? " (it ignored SIGTERM and got SIGKILL 5 s later)" : "", kept_note);
-        failed = true;
-      } else if (r.exit_code == 0) {
-        m.status = "ok";
-      } else if (r.exit_code == 77 && r.term_signal == 0) {
-        m.status = "skipped";
-        m.reason = reason_from_output(r.output_tail, "SKIP: ");
-      } else {
-        m.status = "failed";
-        std::string said = launched ? launcher_failure(launcher, r.exit_code, r.output_tail)
-                                    : reason_from_output(r.output_tail, "FAILED: ");
-        // Killed by a signal, its last line is whatever it printed before, not a reason: only FAILED lines count.
-        if (r.term_signal != 0 && r.output_tail.find("FAILED: ") == std::string::npos) said.clear();
-        // The cause in words first (a signal, memory), then what the benchmark itself said.
-        m.reason = cause.rfind("exited with status", 0) == 0 ? said : cause + (said.empty() ? "" : ": " + said);
-        m.reason += kept_note;
-        failed = true;
-      }
       // What it left of its registered scratch (a SIGKILL, the OOM killer: no handler of its ran).
       ScratchCleanup sc = remove_registered_scratch(scratch_list, scratch_roots_of(argv));
       if (!sc.removed.empty()) m.reason += "; the runner removed the scratch it left: " + join(sc.removed);

@@ -4,14 +4,22 @@
 #include <string>
 #include <vector>
 
+#include "rigcheck/harness/cli.hpp"
+
 namespace rigcheck {
 
 struct BenchmarkEntry {
   std::string name, area, binary, args, env, needs;
-  double timeout_tiny_s = 0, timeout_quick_s = 0, timeout_full_s = 0;
-  std::string description;
+  double timeout_tiny_s = 0, timeout_quick_s = 0, timeout_full_s = 0;  // 0: not part of that profile
+  std::string description;  // what it measures, in a few words (`rigcheck list` prints it)
+  double timeout_s(Profile p) const {
+    return p == Profile::tiny ? timeout_tiny_s : p == Profile::quick ? timeout_quick_s : timeout_full_s;
+  }
 };
 std::vector<BenchmarkEntry> read_benchmark_registry(const std::string& path);
+// `rigcheck list`: the registry as a table (name, area, the timeout of each profile, what it
+// measures), the names that --select takes.
+std::string format_benchmark_list(const std::vector<BenchmarkEntry>& entries);
 
 struct RunOptions {
   std::string profile = "quick";
