@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The example of docs/adding-a-benchmark.md, as a newcomer would follow it:
+# 1. the binary lists its cases and refuses a --filter that matches none (exit 2);
+# 2. `rigcheck run --benchmarks examples/benchmarks.csv --profile tiny` runs it: the manifest says
+#    ok, every case was checked (check_wrong 0 with the method), gbps rows are there with their
+#    repetitions, the derived row (example_triad_best) is the highest ok repetition, the report is
+#    written and says where each claim's data is missing;
+# 3. every ```cpp excerpt of the doc whose first line names a file (// examples/triad.cpp) is found
+#    in that file, line for line: the doc cannot drift from the code it quotes.
+set -euo pipefail
+rigcheck="$1"
+triad="$2"
+src="$3"
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$triad" --profile tiny --list >"$out/list.txt" || fail "--list exited $?"
+grep -q '^example_triad/n4096/t1' "$out/list.txt" || fail "--list lacks example_triad/n4096/t1: $(head -5 "$out/list.txt")"
+rc=0
+"$triad" --profile tiny --filter 'no_such_case' --out "$out/none" >"$out/none.log" 2>&1 || rc=$?
+[[ $rc == 2 ]] || fail "a --filter matching nothing gave exit $rc, not 2"
+
+"$rigcheck" run --profile tiny --benchmarks "$src/examples/benchmarks.csv" --bin-dir "$(dirname "$triad")" \
+  --out "$out/results" >"$out/run.log" 2>&1 || { cat "$out/run.log"; fail "rigcheck run exited $?"; }
+run=$(find "$out/results" -mindepth 1 -maxdepth 1 -type d)
+csv="$run/example_triad.csv"
+[[ -s "$csv" ]] || fail "no $csv"
+grep -q '^example_triad,cpu,.*,0,ok,' "$run/manifest.csv" || fail "manifest: $(cat "$run/manifest.csv")"
+ncases=$(grep -c ',check_wrong,' "$csv")
+((ncases >= 2)) || fail "$ncases cases checked, expected every case of the tiny profile (2 sizes at least)"
+if grep ',check_wrong,' "$csv" | grep -v ',check_wrong,0,count,'; then fail "a case computed a wrong answer"; fi
+grep ',check_wrong,' "$csv" | grep -q 'long double' || fail "the check's method is not recorded"
+ok_gbps=$(grep -c ',gbps,.*,ok,' "$csv" || true)
+mistrusted=$(grep -c ',gbps,.*,mistrusted,' "$csv" || true)
+((ok_gbps + mistrusted >= 2 * 3)) || fail "expected repetitions of gbps per case, found $ok_gbps ok + $mistrusted mistrusted"
+if ((ok_gbps > 0)); then
+  best=$(grep '^[^,]*,[^,]*,example_triad_best,best,' "$csv" | cut -d, -f7)
+  [[ -n "$best" ]] || fail "no derived row example_triad_best"
+  top=$(grep ',gbps,.*,ok,' "$csv" | grep -v example_triad_best | cut -d, -f7 | sort -g | tail -1)
+  awk -v a="$best" -v b="$top" 'BEGIN { exit !(a == b) }' || fail "derived best $best is not the highest ok repetition $top"
+else
+  echo "note: every repetition mistrusted (a busy machine): the derived row is rightly absent"
+  ! grep -q 'example_triad_best' "$csv" || fail "a derived row made of mistrusted repetitions"
+fi
+[[ -s "$run/report.md" && -s "$run/verdicts.csv" ]] || fail "no report"
+
+doc="$src/docs/adding-a-benchmark.md"
+blocks=0
+awk '/^```cpp$/ { inb = 1; n++; next } /^```$/ { inb = 0; next } inb { print n "\t" $0 }' "$doc" >"$out/blocks.tsv"
+while IFS= read -r n; do
+  file=$(awk -F'\t' -v n="$n" '$1 == n { print $2; exit }' "$out/blocks.tsv" | sed -n 's|^// \([a-z_/]*\.[a-z]*\)$|\1|p')
+  [[ -n "$file" ]] || continue
+  [[ -f "$src/$file" ]] || fail "the doc quotes $file, which does not exist"
+  blocks=$((blocks + 1))
+  while IFS= read -r line; do
+    [[ -z "${line// /}" || "$line" == "// $file" || "$line" == *"..."* ]] && continue
+    grep -qxF -- "$line" "$src/$file" || fail "doc excerpt $n: not in $file: $line"
+  done < <(awk -F'\t' -v n="$n" '$1 == n { sub(/^[^\t]*\t/, ""); print }' "$out/blocks.tsv")
+done < <(cut -f1 "$out/blocks.tsv" | uniq)
+((blocks >= 3)) || fail "only $blocks excerpts of the doc name their file: the walk-through quotes the example"
+echo "example benchmark ok: $ncases cases checked, $ok_gbps ok gbps repetitions, $blocks doc excerpts found in their files"
