@@ -1,5 +1,6 @@
 #include "memutil.hpp"
 
+#include <iterator>
 #include <omp.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -18,13 +19,11 @@
 namespace rigcheck::mem {
 
 const char* to_string(Pages p) {
-  switch (p) {
-    case Pages::none: return "default";
-    case Pages::huge: return "thp";
-    case Pages::nohuge: return "4k";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"default", "thp", "4k"};  // in the order of the enumerators
+  const auto i = static_cast<size_t>(p);
+  return i < std::size(kNames) ? kNames[i] : "?";
 }
+static_assert(static_cast<int>(Pages::none) == 0 && static_cast<int>(Pages::huge) == 1 && static_cast<int>(Pages::nohuge) == 2);
 
 Buffer::Buffer(size_t bytes, Pages advice) : advice_(advice) {
   if (bytes == 0) throw std::runtime_error("Buffer: zero bytes");

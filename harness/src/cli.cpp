@@ -1,5 +1,6 @@
 #include "rigcheck/harness/cli.hpp"
 
+#include <iterator>
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -110,13 +111,11 @@ Profile profile_from_string(const std::string& s) {
 }
 
 const char* to_string(Profile p) {
-  switch (p) {
-    case Profile::tiny: return "tiny";
-    case Profile::quick: return "quick";
-    case Profile::full: return "full";
-  }
-  return "quick";
+  static constexpr const char* kNames[] = {"tiny", "quick", "full"};  // in the order of the enumerators
+  const auto i = static_cast<size_t>(p);
+  return i < std::size(kNames) ? kNames[i] : "?";
 }
+static_assert(static_cast<int>(Profile::tiny) == 0 && static_cast<int>(Profile::quick) == 1 && static_cast<int>(Profile::full) == 2);
 
 void finish_common_options(CommonOptions& o, int physical_cores, int hardware_threads, int usable_cores) {
   if (o.quick) o.profile_name = "quick";

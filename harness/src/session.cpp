@@ -133,17 +133,7 @@ bool Session::open_results() {
 void Session::row(const std::string& benchmark, const std::string& case_name, const std::string& params,
                   const std::string& metric, double value, const std::string& unit, int repetition, Status status,
                   const std::string& note) {
-  ResultRow r;
-  r.benchmark = benchmark;
-  r.case_name = case_name;
-  r.params = params;
-  r.metric = metric;
-  r.value = value;
-  r.unit = unit;
-  r.repetition = repetition;
-  r.status = status;
-  r.note = note;
-  row(std::move(r));
+  row(result_row(benchmark, case_name, params, metric, value, unit, repetition, status, note));
 }
 
 void Session::row(ResultRow r) {

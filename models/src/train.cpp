@@ -1,6 +1,7 @@
 // Building zoo models, batches, optimizers, and the one shared training step.
 #include "rigcheck/models/train.hpp"
 
+#include <iterator>
 #include <ATen/autocast_mode.h>
 #include <torch/version.h>
 
@@ -14,13 +15,11 @@
 namespace rigcheck::zoo {
 
 const char* to_string(Precision p) {
-  switch (p) {
-    case Precision::fp32: return "fp32";
-    case Precision::amp_bf16: return "amp_bf16";
-    case Precision::amp_fp16: return "amp_fp16";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"fp32", "amp_bf16", "amp_fp16"};  // in the order of the enumerators
+  const auto i = static_cast<size_t>(p);
+  return i < std::size(kNames) ? kNames[i] : "?";
 }
+static_assert(static_cast<int>(Precision::fp32) == 0 && static_cast<int>(Precision::amp_bf16) == 1 && static_cast<int>(Precision::amp_fp16) == 2);
 
 std::shared_ptr<ZooModel> build_model(const ModelConfig& cfg, torch::Device device, torch::Dtype dtype,
                                       uint64_t seed) {

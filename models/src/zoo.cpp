@@ -2,28 +2,24 @@
 // The walkers below follow the same layer order as the modules in cnn.cpp / transformer.cpp.
 #include "rigcheck/models/zoo.hpp"
 
+#include <iterator>
 #include <stdexcept>
 
 namespace rigcheck::zoo {
 
 const char* to_string(Arch a) {
-  switch (a) {
-    case Arch::light_cnn: return "light_cnn";
-    case Arch::resnet: return "resnet";
-    case Arch::bert: return "bert";
-    case Arch::gpt2: return "gpt2";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"light_cnn", "resnet", "bert", "gpt2"};  // in the order of the enumerators
+  const auto i = static_cast<size_t>(a);
+  return i < std::size(kNames) ? kNames[i] : "?";
 }
+static_assert(static_cast<int>(Arch::light_cnn) == 0 && static_cast<int>(Arch::resnet) == 1 && static_cast<int>(Arch::bert) == 2 && static_cast<int>(Arch::gpt2) == 3);
 
 const char* to_string(Optimizer o) {
-  switch (o) {
-    case Optimizer::sgd: return "sgd";
-    case Optimizer::sgd_momentum: return "sgd_momentum";
-    case Optimizer::adamw: return "adamw";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"sgd", "sgd_momentum", "adamw"};  // in the order of the enumerators
+  const auto i = static_cast<size_t>(o);
+  return i < std::size(kNames) ? kNames[i] : "?";
 }
+static_assert(static_cast<int>(Optimizer::sgd) == 0 && static_cast<int>(Optimizer::sgd_momentum) == 1 && static_cast<int>(Optimizer::adamw) == 2);
 
 ModelConfig light_cnn() {
   ModelConfig c;
@@ -42,34 +38,30 @@ ModelConfig resnet50() {
 }
 
 namespace {
-ModelConfig bert(const char* name, int hidden, int layers, int heads) {
+// BERT and GPT-2 share the transformer's shape: the feed-forward is 4x the hidden size, and the
+// sequence is as long as the positions the model has.
+ModelConfig transformer(const char* name, Arch arch, int vocab, int positions, int hidden, int layers, int heads,
+                        double layer_norm_eps) {
   ModelConfig c;
   c.name = name;
-  c.arch = Arch::bert;
-  c.vocab_size = 30522;
-  c.max_positions = 512;
-  c.type_vocab = 2;
+  c.arch = arch;
+  c.vocab_size = vocab;
+  c.max_positions = positions;
   c.hidden = hidden;
   c.layers = layers;
   c.heads = heads;
   c.intermediate = 4 * hidden;
-  c.layer_norm_eps = 1e-12;
-  c.seq_len = 512;
+  c.layer_norm_eps = layer_norm_eps;
+  c.seq_len = positions;
+  return c;
+}
+ModelConfig bert(const char* name, int hidden, int layers, int heads) {
+  ModelConfig c = transformer(name, Arch::bert, 30522, 512, hidden, layers, heads, 1e-12);
+  c.type_vocab = 2;
   return c;
 }
 ModelConfig gpt2(const char* name, int hidden, int layers, int heads) {
-  ModelConfig c;
-  c.name = name;
-  c.arch = Arch::gpt2;
-  c.vocab_size = 50257;
-  c.max_positions = 1024;
-  c.hidden = hidden;
-  c.layers = layers;
-  c.heads = heads;
-  c.intermediate = 4 * hidden;
-  c.layer_norm_eps = 1e-5;
-  c.seq_len = 1024;
-  return c;
+  return transformer(name, Arch::gpt2, 50257, 1024, hidden, layers, heads, 1e-5);
 }
 }  // namespace
 

@@ -7,13 +7,11 @@
 #    written and says where each claim's data is missing;
 # 3. every ```cpp excerpt of the doc whose first line names a file (// examples/triad.cpp) is found
 #    in that file, line for line: the doc cannot drift from the code it quotes.
-set -euo pipefail
+source "$(dirname "$0")/../support/lib.sh"  # strict mode, fail(), $tmp removed on exit
 rigcheck="$1"
 triad="$2"
 src="$3"
-out="$(mktemp -d)"
-trap 'rm -rf "$out"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+out="$tmp"
 
 "$triad" --profile tiny --list >"$out/list.txt" || fail "--list exited $?"
 grep -q '^example_triad/n4096/t1' "$out/list.txt" || fail "--list lacks example_triad/n4096/t1: $(head -5 "$out/list.txt")"

@@ -63,6 +63,15 @@ bool refused_with_input_error(const std::string& where, Body body) {
   }
 }
 
+// The input written as a file named `name` and given to `read` (a reader of the suite): true with
+// what it accepted in `out`, false where it refused the input, as it must, with an InputError
+// naming the file.
+template <class T, class Read>
+bool accepted(const uint8_t* data, size_t size, const char* name, T& out, Read read) {
+  const std::string path = write_input(data, size, name);
+  return !refused_with_input_error(path, [&] { out = read(path); });
+}
+
 }  // namespace rigcheck::fuzz
 
 #if defined(RIGCHECK_FUZZ_REPLAY)

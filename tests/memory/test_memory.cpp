@@ -37,6 +37,15 @@ double zen5(double b) {
   return 110 * std::pow(b / (16 * MiB), 0.22);
 }
 
+// The level is `name`, its size in [lo, hi] bytes and its latency in (lat_lo, lat_hi) ns.
+void expect_level(const Level& l, const char* name, double lo, double hi, double lat_lo, double lat_hi) {
+  EXPECT_EQ(l.name, name);
+  EXPECT_GE(l.size_bytes, lo) << name;
+  EXPECT_LE(l.size_bytes, hi) << name;
+  EXPECT_GT(l.latency_ns, lat_lo) << name;
+  EXPECT_LT(l.latency_ns, lat_hi) << name;
+}
+
 TEST(Plateaus, FindsL1L2L3AndDramOfAZen5LikeCurve) {
   auto c = curve(zen5);
   auto lv = find_levels(c);
@@ -44,16 +53,8 @@ TEST(Plateaus, FindsL1L2L3AndDramOfAZen5LikeCurve) {
   EXPECT_EQ(lv[0].name, "L1");
   EXPECT_EQ(lv[0].size_bytes, 32 * KiB);
   EXPECT_NEAR(lv[0].latency_ns, 1.2, 1e-9);
-  EXPECT_EQ(lv[1].name, "L2");
-  EXPECT_GE(lv[1].size_bytes, 512 * KiB);
-  EXPECT_LE(lv[1].size_bytes, 768 * KiB);
-  EXPECT_GT(lv[1].latency_ns, 4.0);
-  EXPECT_LT(lv[1].latency_ns, 6.0);
-  EXPECT_EQ(lv[2].name, "L3");
-  EXPECT_GE(lv[2].size_bytes, 5.6 * MiB);
-  EXPECT_LE(lv[2].size_bytes, 8 * MiB);
-  EXPECT_GT(lv[2].latency_ns, 14.0);
-  EXPECT_LT(lv[2].latency_ns, 21.0);
+  expect_level(lv[1], "L2", 512 * KiB, 768 * KiB, 4.0, 6.0);
+  expect_level(lv[2], "L3", 5.6 * MiB, 8 * MiB, 14.0, 21.0);
   EXPECT_EQ(lv[3].name, "DRAM");
   EXPECT_EQ(lv[3].size_bytes, 0);
   EXPECT_NEAR(lv[3].latency_ns, zen5(1 << 30), 1e-9);  // DRAM: latency at the largest buffer
@@ -76,14 +77,8 @@ TEST(Plateaus, RealZen5VmCurveHasNoL4) {
   ASSERT_EQ(lv.size(), 4u);
   EXPECT_EQ(lv[0].name, "L1");
   EXPECT_NEAR(lv[0].latency_ns, 1.3, 0.3);
-  EXPECT_EQ(lv[1].name, "L2");
-  EXPECT_GT(lv[1].latency_ns, 4.0);
-  EXPECT_LT(lv[1].latency_ns, 6.0);
-  EXPECT_EQ(lv[2].name, "L3");
-  EXPECT_GE(lv[2].size_bytes, 2.9 * MiB);
-  EXPECT_LE(lv[2].size_bytes, 4 * MiB);
-  EXPECT_GT(lv[2].latency_ns, 14.0);
-  EXPECT_LT(lv[2].latency_ns, 21.0);
+  expect_level(lv[1], "L2", 0, INFINITY, 4.0, 6.0);
+  expect_level(lv[2], "L3", 2.9 * MiB, 4 * MiB, 14.0, 21.0);
   EXPECT_EQ(lv[3].name, "DRAM");
   EXPECT_EQ(lv[3].first_bytes, 5931008);
   EXPECT_NEAR(lv[3].latency_ns, 438.20, 1e-9);

@@ -25,15 +25,8 @@ using namespace rigcheck::testsupport;
 namespace {
 ResultRow row(const std::string& source, const std::string& bench, const std::string& cname, const std::string& params,
               const std::string& metric, const std::string& unit, int rep, double value) {
-  ResultRow r;
+  ResultRow r = result_row(bench, cname, params, metric, value, unit, rep);
   r.source = source;
-  r.benchmark = bench;
-  r.case_name = cname;
-  r.params = params;
-  r.metric = metric;
-  r.unit = unit;
-  r.repetition = rep;
-  r.value = value;
   return r;
 }
 

@@ -1,12 +1,9 @@
 #!/usr/bin/env bash
 # `rigcheck report` on broken copies of a fixture run: non-zero exit, a message naming file,
 # line and reason, and the earlier report left untouched.
-set -euo pipefail
+source "$(dirname "$0")/../../support/lib.sh"  # strict mode, fail(), $tmp removed on exit
 rigcheck="$1"
 fixtures="$2"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 check() {  # name, awk program run on cpu_gemm.csv (breaks line 5), expected reason
   local dir="$tmp/$1"

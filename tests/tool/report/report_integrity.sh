@@ -6,12 +6,9 @@
 # --exclude-broken the file is left out and the report says why. The untouched folder reports with
 # exit 0 and says its files were verified; a folder written before checksums reports with exit 0
 # and says "not verifiable (written before checksums)".
-set -euo pipefail
+source "$(dirname "$0")/../../support/lib.sh"  # strict mode, fail(), $tmp removed on exit
 rigcheck="$1"
 fixtures="$2"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
 run="$fixtures/runs/quick_vm"
 [[ -f $run/manifest.csv ]] && head -1 "$run/manifest.csv" | grep -q ',rows,sha256$' ||
   fail "$run has no checksummed manifest"

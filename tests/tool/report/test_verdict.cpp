@@ -12,37 +12,37 @@ using namespace rigcheck::testsupport;
 namespace fs = std::filesystem;
 
 TEST(Verdict, RulesForEachKindOfClaim) {
-  Claim range;
-  range.id = "X";
-  range.kind = ClaimKind::range;
-  range.low = 20;
-  range.high = 30;
-  range.tolerance = 2;
-  EXPECT_EQ(judge(range, 21, 29), Outcome::confirmed);
-  EXPECT_EQ(judge(range, 18.5, 31.5), Outcome::confirmed);  // inside the tolerance
-  EXPECT_EQ(judge(range, 5, 10), Outcome::refuted);
-  EXPECT_EQ(judge(range, 33, 40), Outcome::refuted);
-  EXPECT_EQ(judge(range, 25, 35), Outcome::inconclusive);  // noise straddles the upper edge
-  Claim least = range;
-  least.kind = ClaimKind::at_least;
-  least.low = 85;
-  least.tolerance = 5;
-  EXPECT_EQ(judge(least, 90, 99), Outcome::confirmed);
-  EXPECT_EQ(judge(least, 60, 70), Outcome::refuted);
-  EXPECT_EQ(judge(least, 75, 85), Outcome::inconclusive);
-  Claim most = range;
-  most.kind = ClaimKind::at_most;
-  most.high = 10;
-  most.tolerance = 0;
-  EXPECT_EQ(judge(most, 1, 9), Outcome::confirmed);
-  EXPECT_EQ(judge(most, 11, 12), Outcome::refuted);
-  Claim approx = range;
-  approx.kind = ClaimKind::approx;
-  approx.low = 18;
-  approx.tolerance = 3;
-  EXPECT_EQ(judge(approx, 16, 20), Outcome::confirmed);
-  EXPECT_EQ(judge(approx, 0, 2), Outcome::refuted);
-  Claim fact = range;
+  // kind, the claim's low and high, its tolerance; a measured interval and the verdict it gets.
+  struct Row {
+    ClaimKind kind;
+    double low, high, tolerance, measured_low, measured_high;
+    Outcome want;
+    const char* why;
+  };
+  const Row rows[] = {
+      {ClaimKind::range, 20, 30, 2, 21, 29, Outcome::confirmed, "inside the range"},
+      {ClaimKind::range, 20, 30, 2, 18.5, 31.5, Outcome::confirmed, "inside the tolerance"},
+      {ClaimKind::range, 20, 30, 2, 5, 10, Outcome::refuted, "below"},
+      {ClaimKind::range, 20, 30, 2, 33, 40, Outcome::refuted, "above"},
+      {ClaimKind::range, 20, 30, 2, 25, 35, Outcome::inconclusive, "noise straddles the upper edge"},
+      {ClaimKind::at_least, 85, 30, 5, 90, 99, Outcome::confirmed, "above the floor"},
+      {ClaimKind::at_least, 85, 30, 5, 60, 70, Outcome::refuted, "below the floor and its tolerance"},
+      {ClaimKind::at_least, 85, 30, 5, 75, 85, Outcome::inconclusive, "straddles the floor's tolerance"},
+      {ClaimKind::at_most, 20, 10, 0, 1, 9, Outcome::confirmed, "under the ceiling"},
+      {ClaimKind::at_most, 20, 10, 0, 11, 12, Outcome::refuted, "over the ceiling"},
+      {ClaimKind::approx, 18, 30, 3, 16, 20, Outcome::confirmed, "within the tolerance of the figure"},
+      {ClaimKind::approx, 18, 30, 3, 0, 2, Outcome::refuted, "far from the figure"},
+  };
+  for (const Row& r : rows) {
+    Claim c;
+    c.id = "X";
+    c.kind = r.kind;
+    c.low = r.low;
+    c.high = r.high;
+    c.tolerance = r.tolerance;
+    EXPECT_EQ(judge(c, r.measured_low, r.measured_high), r.want) << r.why;
+  }
+  Claim fact;
   fact.kind = ClaimKind::fact;
   EXPECT_THROW(judge(fact, 1, 2), std::logic_error);
 }

@@ -1,12 +1,10 @@
 #!/usr/bin/env bash
 # Smoke run of the whole pipe: `rigcheck run --profile tiny --only cpu`, twice.
 # Checks the run folders, the manifest, and that verdicts.csv has one row per claim id.
-set -euo pipefail
+source "$(dirname "$0")/../../support/lib.sh"  # strict mode, fail(), $tmp removed on exit
 rigcheck="$1"
 claims="$2"
-out="$(mktemp -d)"
-trap 'rm -rf "$out"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+out="$tmp"
 
 "$rigcheck" run --profile tiny --only cpu --out "$out" >"$out/run1.log" 2>&1 || { cat "$out/run1.log"; fail "first run exited $?"; }
 "$rigcheck" run --profile tiny --only cpu --out "$out" >"$out/run2.log" 2>&1 || { cat "$out/run2.log"; fail "second run exited $?"; }

@@ -1,5 +1,6 @@
 #include "rigcheck/tool/integrity.hpp"
 
+#include <iterator>
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -17,13 +18,11 @@
 namespace rigcheck {
 
 const char* to_string(FileState s) {
-  switch (s) {
-    case FileState::verified: return "verified";
-    case FileState::not_verifiable: return "not verifiable";
-    case FileState::broken: return "broken";
-  }
-  return "broken";
+  static constexpr const char* kNames[] = {"verified", "not verifiable", "broken"};  // in the order of the enumerators
+  const auto i = static_cast<size_t>(s);
+  return i < std::size(kNames) ? kNames[i] : "?";
 }
+static_assert(static_cast<int>(FileState::verified) == 0 && static_cast<int>(FileState::not_verifiable) == 1 && static_cast<int>(FileState::broken) == 2);
 
 FileDigest digest_file(const std::string& path) {
   FileDigest d;

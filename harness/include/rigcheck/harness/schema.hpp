@@ -57,6 +57,11 @@ struct ResultRow {
   std::string source;  // not a column: the file's stem (registry entry) the row was read from
 };
 
+// A row from its columns (run_id and source left empty).
+ResultRow result_row(const std::string& benchmark, const std::string& case_name, const std::string& params,
+                     const std::string& metric, double value, const std::string& unit, int repetition,
+                     Status status = Status::ok, const std::string& note = "");
+
 // The header line, derived from kResultColumns.
 std::string result_header();
 // One row as a CSV line (no newline), fields quoted where needed.
