@@ -247,33 +247,31 @@ std::string joined(const std::vector<std::string>& v) {
 }
 }  // namespace
 
+// The confounders section's lines, as text: each listed confounder that differs (true: a
+// confounder), or that none does; the other inventory fields that differ; what no run recorded.
+std::vector<std::pair<std::string, bool>> confounder_lines(const std::vector<FieldDiff>& diffs,
+                                                           const std::vector<std::string>& unrecorded) {
+  std::vector<std::pair<std::string, bool>> lines;
+  for (const FieldDiff& d : diffs)
+    if (d.listed) lines.emplace_back(describe_diff(d), true);
+  if (lines.empty()) lines.emplace_back("none of the listed confounders differ (data/confounders.csv)", false);
+  if (const std::string o = others_of(diffs); !o.empty()) lines.emplace_back("other inventory fields that differ: " + o, false);
+  if (!unrecorded.empty())
+    lines.emplace_back("not recorded by any run's inventory, so not checked: " + joined(unrecorded), false);
+  return lines;
+}
+
 std::string confounders_md(const std::vector<FieldDiff>& diffs, const std::vector<std::string>& unrecorded) {
   std::string md = "\n## Confounders: what differs between the runs besides what was measured\n\n";
-  bool any = false;
-  for (const FieldDiff& d : diffs)
-    if (d.listed) {
-      md += "- " + md_cell(describe_diff(d)) + "\n";
-      any = true;
-    }
-  if (!any) md += "- none of the listed confounders differ (data/confounders.csv)\n";
-  if (const std::string o = others_of(diffs); !o.empty()) md += "- other inventory fields that differ: " + md_cell(o) + "\n";
-  if (!unrecorded.empty()) md += "- not recorded by any run's inventory, so not checked: " + joined(unrecorded) + "\n";
+  for (const auto& [line, confounder] : confounder_lines(diffs, unrecorded)) md += "- " + md_cell(line) + "\n";
   return md;
 }
 
 std::string confounders_html(const std::vector<FieldDiff>& diffs, const std::vector<std::string>& unrecorded) {
   std::string h = "<section id=\"confounders\"><h2>Confounders: what differs between the runs besides what was "
                   "measured</h2><ul>\n";
-  bool any = false;
-  for (const FieldDiff& d : diffs)
-    if (d.listed) {
-      h += "<li class=\"confounder\">" + html_escape(describe_diff(d)) + "</li>\n";
-      any = true;
-    }
-  if (!any) h += "<li>none of the listed confounders differ</li>\n";
-  if (const std::string o = others_of(diffs); !o.empty()) h += "<li>other inventory fields that differ: " + html_escape(o) + "</li>\n";
-  if (!unrecorded.empty())
-    h += "<li>not recorded by any run's inventory, so not checked: " + html_escape(joined(unrecorded)) + "</li>\n";
+  for (const auto& [line, confounder] : confounder_lines(diffs, unrecorded))
+    h += std::string(confounder ? "<li class=\"confounder\">" : "<li>") + html_escape(line) + "</li>\n";
   return h + "</ul></section>\n";
 }
 

@@ -1,6 +1,7 @@
 // The statistics of comparing runs. See statistics.hpp and docs/methodology.md.
 #include "rigcheck/tool/statistics.hpp"
 
+#include <iterator>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -189,15 +190,11 @@ Noise moderate(const Noise& own, const Noise* prior, double prior_runs) {
 
 // ------------------------------------------------------------------ intervals
 const char* to_string(Method m) {
-  switch (m) {
-    case Method::none: return "none";
-    case Method::bootstrap: return "bootstrap";
-    case Method::t_profile: return "t_profile";
-    case Method::t_pooled: return "t_pooled";
-    case Method::paired: return "paired";
-  }
-  return "none";
+  static constexpr const char* kNames[] = {"none", "bootstrap", "t_profile", "t_pooled", "paired"};  // in the order of the enumerators
+  const auto i = static_cast<size_t>(m);
+  return i < std::size(kNames) ? kNames[i] : "?";
 }
+static_assert(static_cast<int>(Method::none) == 0 && static_cast<int>(Method::bootstrap) == 1 && static_cast<int>(Method::t_profile) == 2 && static_cast<int>(Method::t_pooled) == 3 && static_cast<int>(Method::paired) == 4);
 
 namespace {
 // One bootstrap draw of a run: its repetitions drawn with replacement, log(median).
@@ -308,15 +305,11 @@ Interval paired_interval(const Runs& a, const Runs& b, double alpha, int replica
 
 // ------------------------------------------------------------------ decisions
 const char* to_string(Flag f) {
-  switch (f) {
-    case Flag::regression: return "regression";
-    case Flag::improvement: return "improvement";
-    case Flag::no_change: return "no_change";
-    case Flag::unstable: return "unstable";
-    case Flag::cannot_judge: return "cannot_judge";
-  }
-  return "cannot_judge";
+  static constexpr const char* kNames[] = {"regression", "improvement", "no_change", "unstable", "cannot_judge"};  // in the order of the enumerators
+  const auto i = static_cast<size_t>(f);
+  return i < std::size(kNames) ? kNames[i] : "?";
 }
+static_assert(static_cast<int>(Flag::regression) == 0 && static_cast<int>(Flag::improvement) == 1 && static_cast<int>(Flag::no_change) == 2 && static_cast<int>(Flag::unstable) == 3 && static_cast<int>(Flag::cannot_judge) == 4);
 
 int runs_needed(double sd, bool paired, const StatOptions& opt) {
   if (!(sd > 0)) return 0;
