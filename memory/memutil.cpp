@@ -20,8 +20,7 @@ namespace rigcheck::mem {
 
 const char* to_string(Pages p) {
   static constexpr const char* kNames[] = {"default", "thp", "4k"};  // in the order of the enumerators
-  const auto i = static_cast<size_t>(p);
-  return i < std::size(kNames) ? kNames[i] : "?";
+  return static_cast<size_t>(p) < std::size(kNames) ? kNames[static_cast<size_t>(p)] : "?";
 }
 static_assert(static_cast<int>(Pages::none) == 0 && static_cast<int>(Pages::huge) == 1 && static_cast<int>(Pages::nohuge) == 2);
 

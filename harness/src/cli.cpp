@@ -112,8 +112,7 @@ Profile profile_from_string(const std::string& s) {
 
 const char* to_string(Profile p) {
   static constexpr const char* kNames[] = {"tiny", "quick", "full"};  // in the order of the enumerators
-  const auto i = static_cast<size_t>(p);
-  return i < std::size(kNames) ? kNames[i] : "?";
+  return static_cast<size_t>(p) < std::size(kNames) ? kNames[static_cast<size_t>(p)] : "?";
 }
 static_assert(static_cast<int>(Profile::tiny) == 0 && static_cast<int>(Profile::quick) == 1 && static_cast<int>(Profile::full) == 2);
 

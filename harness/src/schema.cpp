@@ -39,17 +39,7 @@ std::string format_params(const Params& p) {
 ResultRow result_row(const std::string& benchmark, const std::string& case_name, const std::string& params,
                      const std::string& metric, double value, const std::string& unit, int repetition, Status status,
                      const std::string& note) {
-  ResultRow r;
-  r.benchmark = benchmark;
-  r.case_name = case_name;
-  r.params = params;
-  r.metric = metric;
-  r.value = value;
-  r.unit = unit;
-  r.repetition = repetition;
-  r.status = status;
-  r.note = note;
-  return r;
+  return ResultRow{kSchemaVersion, "", benchmark, case_name, params, metric, value, unit, repetition, status, note, ""};
 }
 
 std::string result_header() {

@@ -16,8 +16,7 @@ namespace rigcheck::zoo {
 
 const char* to_string(Precision p) {
   static constexpr const char* kNames[] = {"fp32", "amp_bf16", "amp_fp16"};  // in the order of the enumerators
-  const auto i = static_cast<size_t>(p);
-  return i < std::size(kNames) ? kNames[i] : "?";
+  return static_cast<size_t>(p) < std::size(kNames) ? kNames[static_cast<size_t>(p)] : "?";
 }
 static_assert(static_cast<int>(Precision::fp32) == 0 && static_cast<int>(Precision::amp_bf16) == 1 && static_cast<int>(Precision::amp_fp16) == 2);
 

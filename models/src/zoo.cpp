@@ -9,30 +9,33 @@ namespace rigcheck::zoo {
 
 const char* to_string(Arch a) {
   static constexpr const char* kNames[] = {"light_cnn", "resnet", "bert", "gpt2"};  // in the order of the enumerators
-  const auto i = static_cast<size_t>(a);
-  return i < std::size(kNames) ? kNames[i] : "?";
+  return static_cast<size_t>(a) < std::size(kNames) ? kNames[static_cast<size_t>(a)] : "?";
 }
 static_assert(static_cast<int>(Arch::light_cnn) == 0 && static_cast<int>(Arch::resnet) == 1 && static_cast<int>(Arch::bert) == 2 && static_cast<int>(Arch::gpt2) == 3);
 
 const char* to_string(Optimizer o) {
   static constexpr const char* kNames[] = {"sgd", "sgd_momentum", "adamw"};  // in the order of the enumerators
-  const auto i = static_cast<size_t>(o);
-  return i < std::size(kNames) ? kNames[i] : "?";
+  return static_cast<size_t>(o) < std::size(kNames) ? kNames[static_cast<size_t>(o)] : "?";
 }
 static_assert(static_cast<int>(Optimizer::sgd) == 0 && static_cast<int>(Optimizer::sgd_momentum) == 1 && static_cast<int>(Optimizer::adamw) == 2);
 
-ModelConfig light_cnn() {
+namespace {
+ModelConfig named(const char* name, Arch arch) {
   ModelConfig c;
-  c.name = "light_cnn";
-  c.arch = Arch::light_cnn;
+  c.name = name;
+  c.arch = arch;
+  return c;
+}
+}  // namespace
+
+ModelConfig light_cnn() {
+  ModelConfig c = named("light_cnn", Arch::light_cnn);
   c.channels = {32, 64, 128, 256};
   return c;
 }
 
 ModelConfig resnet50() {
-  ModelConfig c;
-  c.name = "resnet50";
-  c.arch = Arch::resnet;
+  ModelConfig c = named("resnet50", Arch::resnet);
   c.blocks = {3, 4, 6, 3};
   return c;
 }
@@ -42,9 +45,7 @@ namespace {
 // sequence is as long as the positions the model has.
 ModelConfig transformer(const char* name, Arch arch, int vocab, int positions, int hidden, int layers, int heads,
                         double layer_norm_eps) {
-  ModelConfig c;
-  c.name = name;
-  c.arch = arch;
+  ModelConfig c = named(name, arch);
   c.vocab_size = vocab;
   c.max_positions = positions;
   c.hidden = hidden;

@@ -438,8 +438,11 @@ PowerSeen power_seen(const RunData& run) {
   return p;
 }
 
-// Without GPU power samples, PWR-1 and PWR-2 are not measurable: v says so with gpu_gemm's status.
-bool no_gpu_power(const PowerSeen& p, const RunData& run, Verdict& v) {
+// PWR-1 and PWR-2 start alike: true (v says why) where the claim's needs are unmet or the run has
+// no GPU power samples (with gpu_gemm's status); else p holds the power seen.
+bool no_gpu_power(const Claim& c, const RunData& run, Verdict& v, PowerSeen& p) {
+  if (unmet_needs(c, run, v)) return true;
+  p = power_seen(run);
   if (p.gpu_w.ok()) return false;
   v.verdict = Outcome::not_measurable;
   v.reason = "no GPU power samples in this run (" + manifest_status(run, names::kGpuGemm) + "; NVML needed)";
@@ -448,9 +451,8 @@ bool no_gpu_power(const PowerSeen& p, const RunData& run, Verdict& v) {
 
 const bool pwr1 = register_evaluator("PWR-1", [](const Claim& c, const RunData& run) {
   Verdict v;
-  if (unmet_needs(c, run, v)) return v;
-  PowerSeen p = power_seen(run);
-  if (no_gpu_power(p, run, v)) return v;
+  PowerSeen p;
+  if (no_gpu_power(c, run, v, p)) return v;
   v.measured = p.gpu_w;
   v.evidence = fmt::format("{}; peak board power under sustained GEMM {} W (NVML: {}) beside the guide's 350 W GPU "
                            "budget{}; CPU package {}",
@@ -473,9 +475,8 @@ const bool pwr1 = register_evaluator("PWR-1", [](const Claim& c, const RunData& 
 
 const bool pwr2 = register_evaluator("PWR-2", [](const Claim& c, const RunData& run) {
   Verdict v;
-  if (unmet_needs(c, run, v)) return v;
-  PowerSeen p = power_seen(run);
-  if (no_gpu_power(p, run, v)) return v;
+  PowerSeen p;
+  if (no_gpu_power(c, run, v, p)) return v;
   const double cpu = p.cpu_w.ok() ? p.cpu_w.value : 0;
   v.measured.value = v.measured.low = v.measured.high = 4 * p.gpu_w.value + cpu;
   v.measured.reps = 1;

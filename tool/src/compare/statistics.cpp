@@ -191,8 +191,7 @@ Noise moderate(const Noise& own, const Noise* prior, double prior_runs) {
 // ------------------------------------------------------------------ intervals
 const char* to_string(Method m) {
   static constexpr const char* kNames[] = {"none", "bootstrap", "t_profile", "t_pooled", "paired"};  // in the order of the enumerators
-  const auto i = static_cast<size_t>(m);
-  return i < std::size(kNames) ? kNames[i] : "?";
+  return static_cast<size_t>(m) < std::size(kNames) ? kNames[static_cast<size_t>(m)] : "?";
 }
 static_assert(static_cast<int>(Method::none) == 0 && static_cast<int>(Method::bootstrap) == 1 && static_cast<int>(Method::t_profile) == 2 && static_cast<int>(Method::t_pooled) == 3 && static_cast<int>(Method::paired) == 4);
 
@@ -306,8 +305,7 @@ Interval paired_interval(const Runs& a, const Runs& b, double alpha, int replica
 // ------------------------------------------------------------------ decisions
 const char* to_string(Flag f) {
   static constexpr const char* kNames[] = {"regression", "improvement", "no_change", "unstable", "cannot_judge"};  // in the order of the enumerators
-  const auto i = static_cast<size_t>(f);
-  return i < std::size(kNames) ? kNames[i] : "?";
+  return static_cast<size_t>(f) < std::size(kNames) ? kNames[static_cast<size_t>(f)] : "?";
 }
 static_assert(static_cast<int>(Flag::regression) == 0 && static_cast<int>(Flag::improvement) == 1 && static_cast<int>(Flag::no_change) == 2 && static_cast<int>(Flag::unstable) == 3 && static_cast<int>(Flag::cannot_judge) == 4);
 

@@ -142,12 +142,9 @@ void write_run_html(const std::string& run_dir, const RunData& run, const std::v
                           "{}</span></summary>\n<dl>",
                           html_escape(claim_anchor(c)), html_escape(c.id), html_escape(c.text_en),
                           html_escape(c.section), verdict_class(v.verdict), html_escape(verdict_label(v)));
-      body += "<dt>Guide (original)</dt><dd lang=\"zh-CN\" class=\"zh\">" + html_escape(c.text_zh) + "</dd>";
-      body += "<dt>Guide says</dt><dd>" + html_escape(c.guide_figure) + "</dd>";
-      body += "<dt>Measured</dt><dd>" + html_escape(measured_text(v)) + "</dd>";
-      if (!v.evidence.empty()) body += "<dt>Evidence</dt><dd>" + html_escape(v.evidence) + "</dd>";
-      if (!v.reason.empty()) body += "<dt>Reason</dt><dd>" + html_escape(v.reason) + "</dd>";
-      if (!c.guide_error.empty()) body += "<dt>Guide error</dt><dd>" + html_escape(c.guide_error) + "</dd>";
+      for (const ClaimField& f : claim_fields(c, v))
+        body += fmt::format("<dt>{}</dt><dd{}>{}</dd>", f.label,
+                            f.chinese ? " lang=\"zh-CN\" class=\"zh\"" : "", html_escape(f.text));
       body += "</dl></details>\n";
     }
     body += "</section>\n";

@@ -19,8 +19,7 @@ namespace rigcheck {
 
 const char* to_string(FileState s) {
   static constexpr const char* kNames[] = {"verified", "not verifiable", "broken"};  // in the order of the enumerators
-  const auto i = static_cast<size_t>(s);
-  return i < std::size(kNames) ? kNames[i] : "?";
+  return static_cast<size_t>(s) < std::size(kNames) ? kNames[static_cast<size_t>(s)] : "?";
 }
 static_assert(static_cast<int>(FileState::verified) == 0 && static_cast<int>(FileState::not_verifiable) == 1 && static_cast<int>(FileState::broken) == 2);
 

@@ -237,6 +237,15 @@ std::string at_most(const std::string& s, size_t max) {
 }  // namespace
 
 // ------------------------------------------------------------------ shared with report.html
+std::vector<ClaimField> claim_fields(const Claim& c, const Verdict& v) {
+  std::vector<ClaimField> out = {{"Guide (original)", c.text_zh, true}, {"Guide says", c.guide_figure},
+                                 {"Measured", measured_text(v)}};
+  for (ClaimField f : {ClaimField{"Evidence", v.evidence}, ClaimField{"Reason", v.reason},
+                       ClaimField{"Guide error", c.guide_error}})
+    if (!f.text.empty()) out.push_back(std::move(f));
+  return out;
+}
+
 std::string measured_text(const Verdict& v) {
   std::string m = format_measured(v.measured, v.unit);
   if (!std::isnan(v.predicted)) {
@@ -485,12 +494,9 @@ std::vector<Verdict> make_report(const std::string& run_dir, const ReportOptions
     const Claim& c = claims[i];
     const Verdict& v = vs[i];
     md += fmt::format("\n### {}\n\n{} (§{}): **{}**\n\n", c.id, md_escape(c.text_en), c.section, verdict_label(v));
-    md += "- Guide (original): " + md_escape(c.text_zh) + "\n";
-    md += "- Guide says: " + md_escape(c.guide_figure) + "\n";
-    md += "- Measured: " + md_escape(measured_text(v)) + "\n";
-    if (!v.evidence.empty()) md += "- Evidence: " + md_escape(v.evidence) + "\n";
-    if (!v.reason.empty()) md += "- Reason: " + md_escape(v.reason) + "\n";
-    if (!c.guide_error.empty()) md += "- **Guide error:** " + md_escape(c.guide_error) + "\n";
+    for (const ClaimField& f : claim_fields(c, v))
+      md += f.label == std::string("Guide error") ? "- **Guide error:** " + md_escape(f.text) + "\n"
+                                                  : fmt::format("- {}: {}\n", f.label, md_escape(f.text));
   }
 
   md += "\n## Measurements\n" + measurements_md(run);

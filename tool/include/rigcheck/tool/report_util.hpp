@@ -24,6 +24,15 @@ std::string manifest_status(const RunData& run, const std::string& benchmark);
 // What report.md and report.html both show (report.cpp):
 // the Measured cell: "97.1 % [95.2 to 98.0], n=5", with a prediction labelled "predicted (not measured)";
 std::string measured_text(const Verdict& v);
+// A claim's evidence as report.md and report.html list it: (label, text) in order, the empty ones
+// left out: the guide's original words (Chinese), its figure, the measured figure, the evidence,
+// the reason, the guide's error.
+struct ClaimField {
+  const char* label;
+  std::string text;
+  bool chinese = false;  // the guide's own words (report.html marks their language)
+};
+std::vector<ClaimField> claim_fields(const Claim& c, const Verdict& v);
 // the verdict's reason in one short sentence, built from the verdict (where the measured interval
 // lies against the guide's bounds), else the evaluator's first clause; a guide error appended;
 std::string verdict_summary(const Claim& c, const Verdict& v);
