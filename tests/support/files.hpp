@@ -9,6 +9,8 @@
 #include <sstream>
 #include <string>
 
+#include "rigcheck/harness/csv.hpp"
+
 namespace rigcheck::testsupport {
 
 // An empty folder NAME-PID under gtest's temporary folder (emptied if it was there).
@@ -33,6 +35,22 @@ inline std::string temp_file(const std::string& name, const std::string& content
   std::string p = ::testing::TempDir() + "/" + name;
   std::ofstream(p) << content;
   return p;
+}
+
+// `read` must refuse its input with an InputError naming `file` (when given) and `line`, whose
+// message holds `text`. Returns the message.
+template <class Read>
+std::string expect_refused_at(Read read, long line, const std::string& text, const std::string& file = "") {
+  try {
+    read();
+  } catch (const InputError& e) {
+    if (!file.empty()) EXPECT_EQ(e.file(), file);
+    EXPECT_EQ(e.line(), line) << e.what();
+    EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "accepted, expected a refusal at line " << line << ": " << text;
+  return "";
 }
 
 }  // namespace rigcheck::testsupport

@@ -59,13 +59,7 @@ TEST(Cases, RegistriesSayWhatIsRequestedAndWhatObserved) {
   EXPECT_EQ(rules.headline("gemm_matmul_f32", {{"gbps", 1}, {"gflops", 1}, {"time_per_iter", -1}}), "gflops");
   EXPECT_EQ(rules.headline("new_bench", {{"widgets_per_s", 1}, {"time_per_iter", -1}}), "widgets_per_s");
   const std::string bad = temp_file("params_bad.csv", "benchmark,param,role,note\n*,impl,observed,\n*,isa,maybe,\n");
-  try {
-    read_case_rules(bad);
-    FAIL() << "accepted role maybe";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.line(), 3);
-    EXPECT_NE(std::string(e.what()).find("role 'maybe'"), std::string::npos);
-  }
+  expect_refused_at([&] { read_case_rules(bad); }, 3, "role 'maybe'");
 }
 
 // The missed regression: oneDNN capped at AVX2 through the environment made isa_cap and
@@ -205,13 +199,7 @@ TEST(Compare, NoiseProfileJudgesOneRunPerSide) {
   const std::string bad = temp_file("noise_bad.csv", "source,benchmark,case,params,metric,unit,runs,sd_log,cv_pct,"
                                                      "spread_pct,host,cpu_model,runs_from\ncpu_gemm,g,c,,gflops,GFLOP/s,"
                                                      "1,0.01,1,1,h,c,r1\n");
-  try {
-    read_noise_csv(bad);
-    FAIL() << "accepted a profile of one run";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.line(), 2);
-    EXPECT_NE(std::string(e.what()).find("runs '1'"), std::string::npos) << e.what();
-  }
+  expect_refused_at([&] { read_noise_csv(bad); }, 2, "runs '1'");
   LoadedRun other = load_run(kRuns + "avx512_synthetic");
   EXPECT_THROW(check_profile_machine(q, {&other}), InputError);
   std::vector<LoadedRun> one{load_run(kRuns + "compare_a")};

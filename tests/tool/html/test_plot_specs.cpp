@@ -29,13 +29,7 @@ TEST(Registries, PlotsAndConfoundersReadAndCheck) {
   std::string bad = temp_file("plots_bad.csv",
                               "id,title,benchmark,metric,where,x,x_scale,x_label,series,y_label,x_log,y_log,style,marks,"
                               "status,note\np,P,b,m,,x,1,,,,no,no,lines,,live,\nq,Q,b,m,,x,1,,,,no,no,bars,,live,\n");
-  try {
-    read_plot_specs(bad);
-    FAIL() << "accepted style bars";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.line(), 3);
-    EXPECT_NE(std::string(e.what()).find("style 'bars'"), std::string::npos);
-  }
+  expect_refused_at([&] { read_plot_specs(bad); }, 3, "style 'bars'");
   std::string badmark = temp_file("plots_badmark.csv",
                                   "id,title,benchmark,metric,where,x,x_scale,x_label,series,y_label,x_log,y_log,style,"
                                   "marks,status,note\np,P,b,m,,x,1,,,,no,no,lines,vline=cache:L3,live,\n");

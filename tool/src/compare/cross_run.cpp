@@ -129,11 +129,16 @@ double pct_gain(double r, double k) { return 100 * (r * k - 1); }
 double pct_cut(double r, double) { return 100 * (1 - r); }
 double plain(double r, double) { return r; }
 
-Verdict memory_claim(const Claim& c, const std::vector<const LoadedRun*>& runs, const std::vector<ConfounderDef>& defs,
-                     const CaseRules& rules, const NoiseProfile* profile) {
+Verdict empty_verdict(const Claim& c) {
   Verdict v;
   v.claim_id = c.id;
   v.unit = c.unit;
+  return v;
+}
+
+Verdict memory_claim(const Claim& c, const std::vector<const LoadedRun*>& runs, const std::vector<ConfounderDef>& defs,
+                     const CaseRules& rules, const NoiseProfile* profile) {
+  Verdict v = empty_verdict(c);
   Side a, b;
   if (!sides_of(runs, memory_type, "DDR4", "DDR5", a, b)) {
     v.verdict = Outcome::not_measurable;
@@ -163,9 +168,7 @@ Verdict memory_claim(const Claim& c, const std::vector<const LoadedRun*>& runs, 
 
 Verdict gpu_claim(const Claim& c, const std::vector<const LoadedRun*>& runs, const std::vector<ConfounderDef>& defs,
                   const CaseRules& rules, const NoiseProfile* profile, const std::string& datasheets_path) {
-  Verdict v;
-  v.claim_id = c.id;
-  v.unit = c.unit;
+  Verdict v = empty_verdict(c);
   Side a, b;
   if (!sides_of(runs, gpu_generation, "Turing", "Ampere", a, b)) {
     v.verdict = Outcome::not_measurable;
