@@ -2,7 +2,8 @@
 //
 // resnet50_train_step (CPU-1, CPU-2): one training step (forward, cross-entropy, backward, SGD
 //   with momentum) of ResNet-50, batch 16 at 224x224, at 1..usable cores threads; images/s per
-//   repetition (one repetition = one step, Google Benchmark times at least one).
+//   repetition (one repetition = one step, Google Benchmark times at least one). The thread counts'
+//   repetitions alternate (1, 2, 1, 2... threads; Case::interleave), each its own model.
 // resnet50_isa (CPU-5, second evidence): ResNet-50 inference (eval mode, batch 16) and one
 //   training step at all cores. `rigcheck run` runs it twice, each in its own process: with
 //   ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2 (cpu_resnet_isa_avx2) and without a cap
@@ -262,7 +263,12 @@ const bool scaling = register_benchmark(
     {names::kResnetTrainStep, "ResNet-50 training step (batch 16, 224x224, SGD momentum) at 1..cores threads",
      [](const CommonOptions& o) {
        std::vector<Case> cs;
-       for (int64_t t : default_threads(o)) cs.push_back(make_case(Mode::train, shape(o), static_cast<int>(t), o, isa_cap_from_env()));
+       for (int64_t t : default_threads(o)) {
+         cs.push_back(make_case(Mode::train, shape(o), static_cast<int>(t), o, isa_cap_from_env()));
+         // E(n) is a ratio of two thread counts: their steps alternate t1, t2, t1, t2... in this
+         // process (Case::interleave), and the report takes E(n) per pair of neighbouring steps.
+         cs.back().interleave = "threads";
+       }
        return cs;
      }});
 
