@@ -17,6 +17,8 @@
 // batch whose losses must be finite and falling.
 #include <ATen/Parallel.h>
 #include <ATen/Version.h>
+#include <malloc.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -114,10 +116,43 @@ std::string describe_impls(const OnednnTrace& t) {
   return s;
 }
 
+// The allocator keeps what a step frees for the next step (docs/performance.md, "ResNet-50
+// training step"). With glibc's defaults every tensor above its mmap threshold (at most 32 MiB;
+// ResNet-50's activations at batch 16 are up to 51 MiB) is mmapped and unmapped again each step,
+// and the heap's free top is trimmed: each step then touches 1-3 GB of fresh pages, and on a VM
+// where a first touch costs ~15 us per 4 KiB page that is more than half the step, varying with
+// the allocator's history, not with the threads. jemalloc, tcmalloc or these two settings (what
+// tuned PyTorch CPU training uses) keep the memory; the page faults per step are reported.
+constexpr const char* kAllocator =
+    "glibc malloc, mallopt M_MMAP_MAX 0 and M_TRIM_THRESHOLD -1: memory a step frees is kept for the next";
+void keep_freed_memory() {
+  static const bool once = [] {
+    mallopt(M_MMAP_MAX, 0);
+    mallopt(M_TRIM_THRESHOLD, -1);
+    return true;
+  }();
+  (void)once;
+}
+
+long minor_faults() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_minflt;
+}
+
+// at::set_num_threads when the count differs from what this process last set (it also drops
+// LibTorch's oneDNN computation cache, so it is not called when nothing changes).
+void set_torch_threads(int n) {
+  static int current = -1;
+  if (current != n || at::get_num_threads() != n) at::set_num_threads(n);
+  current = n;
+}
+
 class ResNetKernel final : public Kernel {
  public:
-  ResNetKernel(Mode mode, int threads, int batch, int image, double lr) : mode_(mode), batch_(batch) {
-    at::set_num_threads(threads);
+  ResNetKernel(Mode mode, int threads, int batch, int image, double lr) : mode_(mode), batch_(batch), threads_(threads) {
+    keep_freed_memory();
+    set_torch_threads(threads);
     cfg_ = resnet50();
     cfg_.image_size = image;
     model_ = build_model(cfg_);
@@ -173,13 +208,26 @@ class ResNetKernel final : public Kernel {
     return r;
   }
 
+  // Interleaved with other thread counts in one process: LibTorch's own thread settings (the
+  // count new threads take, oneDNN's primitive cache) follow this case's.
+  void before_repetition() override { set_torch_threads(threads_); }
+
   void run() override {
+    const long f0 = minor_faults();
     if (mode_ == Mode::train) {
       train_step(*model_, *opt_, data_);
     } else {
       c10::InferenceMode im;
       model_->forward(data_.input);
     }
+    faults_ += minor_faults() - f0;
+    ++steps_;
+  }
+
+  std::vector<Observed> observed() override {
+    if (steps_ == 0) return {};
+    return {{"minor_page_faults_per_step", "count", static_cast<double>(faults_) / steps_,
+             fmt::format("mean over the {} timed steps of this case (the process's minor faults; {})", steps_, kAllocator)}};
   }
 
   Params facts() const override {
@@ -187,6 +235,7 @@ class ResNetKernel final : public Kernel {
             {"onednn_isa", trace_.isa},
             {"onednn_impls", describe_impls(trace_)},
             {"torch_threads", std::to_string(at::get_num_threads())},
+            {"allocator", kAllocator},
             {"mkldnn_enabled", at::globalContext().userEnabledMkldnn() ? "yes" : "no"}};
   }
 
@@ -198,6 +247,8 @@ class ResNetKernel final : public Kernel {
 
   Mode mode_;
   int batch_;
+  int threads_;
+  long faults_ = 0, steps_ = 0;
   ModelConfig cfg_;
   std::shared_ptr<ZooModel> model_;
   Batch data_;

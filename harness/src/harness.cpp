@@ -126,6 +126,7 @@ class Harness {
     }
     omp_set_num_threads(entries_[idx].c.threads);
     Kernel& kernel = *kernels_.at(idx);
+    kernel.before_repetition();
     if (entries_[idx].c.manual_time) {
       for (auto _ : st) st.SetIterationTime(kernel.run_timed());
     } else {

@@ -40,6 +40,10 @@ class Kernel {
   virtual CheckResult check() = 0;
   // One timed iteration.
   virtual void run() = 0;
+  // Called before each repetition is timed, after the harness set the OpenMP pool to the case's
+  // threads: a kernel whose library keeps thread settings of its own (LibTorch's at::set_num_threads)
+  // makes them current here, since interleaved cases (Case::interleave) share the process.
+  virtual void before_repetition() {}
   // Facts found at set-up (the implementation dispatched, the ISA in effect...), added to params.
   virtual Params facts() const { return {}; }
   // Cases with Case::manual_time: one timed iteration, returning its duration in seconds as the
