@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "rigcheck/tool/report.hpp"
+#include "support/files.hpp"
 #include "support/runs.hpp"
 
 using namespace rigcheck;
@@ -94,6 +95,12 @@ TEST(CpuResnetReport, Cpu1TakesEfficiencyPerInterleavedPair) {
   EXPECT_EQ(verdict_label(v), "inconclusive (predicted)");
   EXPECT_GT(v.predicted, 55);
   EXPECT_NE(v.reason.find("straddles"), std::string::npos) << v.reason;
+  // The summary speaks of the predicted interval, never of "the measured interval" it was not judged on.
+  std::string csv = slurp(dir + "/verdicts.csv");
+  std::string line = csv.substr(csv.find("\nCPU-1,") + 1);
+  line = line.substr(0, line.find("\nCPU-2,"));
+  EXPECT_EQ(line.find("the measured interval lies"), std::string::npos) << line;
+  EXPECT_NE(line.find(",\"E(8) = "), std::string::npos) << line;
   // CPU-2 from the same pairs: a gain of about 20 to 100%, wholly above 10 + 2.
   const Verdict& v2 = verdict_of(make_report(dir, quiet()), "CPU-2");
   EXPECT_EQ(verdict_label(v2), "refuted (predicted)") << v2.reason;
@@ -105,6 +112,12 @@ TEST(CpuResnetReport, Cpu1TakesEfficiencyPerInterleavedPair) {
   EXPECT_NEAR(u.measured.low, 100 * 4.0 / (2 * 3.0), 1e-9);
   EXPECT_NEAR(u.measured.high, 100 * 5.8 / (2 * 2.0), 1e-9);
   EXPECT_NE(u.evidence.find("not interleaved"), std::string::npos) << u.evidence;
+  // Measured [66.7 to 145] and predicted intervals both straddle 80: still the predicted one is named.
+  EXPECT_EQ(u.verdict, Outcome::inconclusive) << u.reason;
+  std::string ucsv = slurp(plain + "/verdicts.csv");
+  std::string uline = ucsv.substr(ucsv.find("\nCPU-1,") + 1);
+  uline = uline.substr(0, uline.find("\nCPU-2,"));
+  EXPECT_EQ(uline.find("the measured interval lies"), std::string::npos) << uline;
 }
 
 // The issue's third run: E(2) = 162% accepted as ok. Above 105% neither CPU-1 nor CPU-2 passes: both

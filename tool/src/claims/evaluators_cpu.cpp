@@ -335,14 +335,14 @@ const bool cpu1 = register_evaluator("CPU-1", [](const Claim& c, const RunData& 
   v.verdict = judge(c, plo, phi);
   v.basis = Basis::predicted;
   v.reason = fmt::format(
-      "needs at least 8 cores, this process may use {}: {} E({}) = {:.1f}% [{:.1f} to {:.1f}] measured; E(8) = "
-      "{:.1f}% [{:.1f} to {:.1f}] is PREDICTED by an Amdahl fit (parallel fraction p = {:.4f}, serial fraction "
-      "{:.4f}) of E(1..{}), not measured; the predicted interval (fits of the measured interval's ends) {} the "
-      "guide's {}% (tolerance {}), hence {}",
-      usable, lead_name, tmax, v.measured.value, v.measured.low, v.measured.high, v.predicted, plo, phi, f.p,
-      1 - f.p, tmax,
+      "E(8) = {:.1f}% [{:.1f} to {:.1f}] PREDICTED (not measured): the interval {} the guide's {:g}% (tolerance "
+      "{:g}), hence {}; it needs at least 8 cores and this process may use {}: {} E({}) = {:.1f}% [{:.1f} to "
+      "{:.1f}] measured, and an Amdahl fit of E(1..{}) (parallel fraction p = {:.4f}, serial fraction {:.4f}; the "
+      "interval from fits of the measured interval's ends) predicts E(8)",
+      v.predicted, plo, phi,
       v.verdict == Outcome::confirmed ? "lies within" : v.verdict == Outcome::refuted ? "lies wholly outside" : "straddles",
-      fmt_num(c.low), fmt_num(c.tolerance), to_string(v.verdict));
+      c.low, c.tolerance, to_string(v.verdict), usable, lead_name, tmax, v.measured.value, v.measured.low,
+      v.measured.high, tmax, f.p, 1 - f.p);
   return v;
 });
 
@@ -398,11 +398,11 @@ const bool cpu2 = register_evaluator("CPU-2", [](const Claim& c, const RunData& 
       "not measured: it needs more than 16 cores and this process may use {} (physical cores {}). PREDICTED gain "
       "from 16 to 32 cores = S(32) / S(16) - 1 = {:.1f}% [{:.1f} to {:.1f}] from an Amdahl fit of the ResNet-50 "
       "training step at 1..{} threads (parallel fraction p = {:.4f}); Amdahl's law ignores memory bandwidth and "
-      "cross-socket effects, which only lower the gain. The predicted interval {} the guide's under {}% "
-      "(tolerance {}), hence {}",
+      "cross-socket effects, which only lower the gain. The predicted interval {} the guide's under {:g}% "
+      "(tolerance {:g}), hence {}",
       usable, physical_cores(run), v.predicted, glo, ghi, tmax, f.p,
       v.verdict == Outcome::confirmed ? "lies within" : v.verdict == Outcome::refuted ? "lies wholly outside" : "straddles",
-      fmt_num(c.high), fmt_num(c.tolerance), to_string(v.verdict));
+      c.high, c.tolerance, to_string(v.verdict));
   return v;
 });
 
