@@ -2,7 +2,8 @@
 //
 // resnet50_train_step (CPU-1, CPU-2): one training step (forward, cross-entropy, backward, SGD
 //   with momentum) of ResNet-50, batch 16 at 224x224, at 1..usable cores threads; images/s per
-//   repetition (one repetition = one step, Google Benchmark times at least one).
+//   repetition (one repetition = one step, Google Benchmark times at least one). The thread counts'
+//   repetitions alternate (1, 2, 1, 2... threads; Case::interleave), each its own model.
 // resnet50_isa (CPU-5, second evidence): ResNet-50 inference (eval mode, batch 16) and one
 //   training step at all cores. `rigcheck run` runs it twice, each in its own process: with
 //   ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2 (cpu_resnet_isa_avx2) and without a cap
@@ -16,6 +17,8 @@
 // batch whose losses must be finite and falling.
 #include <ATen/Parallel.h>
 #include <ATen/Version.h>
+#include <malloc.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -113,10 +116,43 @@ std::string describe_impls(const OnednnTrace& t) {
   return s;
 }
 
+// The allocator keeps what a step frees for the next step (docs/performance.md, "ResNet-50
+// training step"). With glibc's defaults every tensor above its mmap threshold (at most 32 MiB;
+// ResNet-50's activations at batch 16 are up to 51 MiB) is mmapped and unmapped again each step,
+// and the heap's free top is trimmed: each step then touches 1-3 GB of fresh pages, and on a VM
+// where a first touch costs ~15 us per 4 KiB page that is more than half the step, varying with
+// the allocator's history, not with the threads. jemalloc, tcmalloc or these two settings (what
+// tuned PyTorch CPU training uses) keep the memory; the page faults per step are reported.
+constexpr const char* kAllocator =
+    "glibc malloc, mallopt M_MMAP_MAX 0 and M_TRIM_THRESHOLD -1: memory a step frees is kept for the next";
+void keep_freed_memory() {
+  static const bool once = [] {
+    mallopt(M_MMAP_MAX, 0);
+    mallopt(M_TRIM_THRESHOLD, -1);
+    return true;
+  }();
+  (void)once;
+}
+
+long minor_faults() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_minflt;
+}
+
+// at::set_num_threads when the count differs from what this process last set (it also drops
+// LibTorch's oneDNN computation cache, so it is not called when nothing changes).
+void set_torch_threads(int n) {
+  static int current = -1;
+  if (current != n || at::get_num_threads() != n) at::set_num_threads(n);
+  current = n;
+}
+
 class ResNetKernel final : public Kernel {
  public:
-  ResNetKernel(Mode mode, int threads, int batch, int image, double lr) : mode_(mode), batch_(batch) {
-    at::set_num_threads(threads);
+  ResNetKernel(Mode mode, int threads, int batch, int image, double lr) : mode_(mode), batch_(batch), threads_(threads) {
+    keep_freed_memory();
+    set_torch_threads(threads);
     cfg_ = resnet50();
     cfg_.image_size = image;
     model_ = build_model(cfg_);
@@ -172,13 +208,26 @@ class ResNetKernel final : public Kernel {
     return r;
   }
 
+  // Interleaved with other thread counts in one process: LibTorch's own thread settings (the
+  // count new threads take, oneDNN's primitive cache) follow this case's.
+  void before_repetition() override { set_torch_threads(threads_); }
+
   void run() override {
+    const long f0 = minor_faults();
     if (mode_ == Mode::train) {
       train_step(*model_, *opt_, data_);
     } else {
       c10::InferenceMode im;
       model_->forward(data_.input);
     }
+    faults_ += minor_faults() - f0;
+    ++steps_;
+  }
+
+  std::vector<Observed> observed() override {
+    if (steps_ == 0) return {};
+    return {{"minor_page_faults_per_step", "count", static_cast<double>(faults_) / steps_,
+             fmt::format("mean over the {} timed steps of this case (the process's minor faults; {})", steps_, kAllocator)}};
   }
 
   Params facts() const override {
@@ -186,6 +235,7 @@ class ResNetKernel final : public Kernel {
             {"onednn_isa", trace_.isa},
             {"onednn_impls", describe_impls(trace_)},
             {"torch_threads", std::to_string(at::get_num_threads())},
+            {"allocator", kAllocator},
             {"mkldnn_enabled", at::globalContext().userEnabledMkldnn() ? "yes" : "no"}};
   }
 
@@ -197,6 +247,8 @@ class ResNetKernel final : public Kernel {
 
   Mode mode_;
   int batch_;
+  int threads_;
+  long faults_ = 0, steps_ = 0;
   ModelConfig cfg_;
   std::shared_ptr<ZooModel> model_;
   Batch data_;
@@ -262,7 +314,12 @@ const bool scaling = register_benchmark(
     {names::kResnetTrainStep, "ResNet-50 training step (batch 16, 224x224, SGD momentum) at 1..cores threads",
      [](const CommonOptions& o) {
        std::vector<Case> cs;
-       for (int64_t t : default_threads(o)) cs.push_back(make_case(Mode::train, shape(o), static_cast<int>(t), o, isa_cap_from_env()));
+       for (int64_t t : default_threads(o)) {
+         cs.push_back(make_case(Mode::train, shape(o), static_cast<int>(t), o, isa_cap_from_env()));
+         // E(n) is a ratio of two thread counts: their steps alternate t1, t2, t1, t2... in this
+         // process (Case::interleave), and the report takes E(n) per pair of neighbouring steps.
+         cs.back().interleave = "threads";
+       }
        return cs;
      }});
 

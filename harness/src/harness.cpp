@@ -57,24 +57,43 @@ class Harness {
   Harness(std::vector<Entry> entries, Session& session)
       : entries_(std::move(entries)), opt_(session.options()), session_(session), states_(entries_.size()) {}
 
-  // Creates, checks and caches the kernel of case idx; frees the previous case's kernel.
+  // Whether cases a and b run interleaved with each other (Case::interleave).
+  bool same_group(size_t a, size_t b) const {
+    const Entry &x = entries_[a], &y = entries_[b];
+    return !x.c.interleave.empty() && x.def == y.def && x.c.interleave == y.c.interleave;
+  }
+
+  // Creates, checks and caches the kernel of case idx, and of every case interleaved with it (in
+  // case order, before the first timed repetition of any); frees the kernels of other cases.
   CaseState& prepare(size_t idx) {
-    if (current_ == static_cast<long>(idx)) return states_[idx];
-    kernel_.reset();
-    current_ = static_cast<long>(idx);
+    if (kernels_.count(idx) || prepared_.count(idx)) return states_[idx];
+    for (auto it = kernels_.begin(); it != kernels_.end();)
+      it = same_group(it->first, idx) ? std::next(it) : kernels_.erase(it);
+    prepared_.clear();
+    for (size_t j = 0; j < entries_.size(); ++j)
+      if (j != idx && same_group(j, idx)) prepared_.insert(j);
+    prepared_.insert(idx);
+    for (size_t j : prepared_) prepare_one(j);
+    return states_[idx];
+  }
+
+  void prepare_one(size_t idx) {
     const Entry& e = entries_[idx];
     CaseState& s = states_[idx];
-    s.params = format_params(e.c.params);
+    Params own = e.c.params;
+    if (!e.c.interleave.empty()) own.push_back({"interleaved", e.c.interleave});
+    s.params = format_params(own);
     omp_set_num_threads(e.c.threads);
     try {
       if (e.c.threads > opt_.usable_cores)
         throw Skip(fmt::format("needs {} usable cores; this process may use {}: {}", e.c.threads, opt_.usable_cores,
                                opt_.cpu_budget));
-      kernel_ = e.c.make();
-      Params all = e.c.params;
-      for (auto& f : kernel_->facts()) all.push_back(f);
+      std::unique_ptr<Kernel>& kernel = kernels_[idx];
+      kernel = e.c.make();
+      Params all = own;
+      for (auto& f : kernel->facts()) all.push_back(f);
       s.params = format_params(all);
-      CheckResult chk = kernel_->check();
+      CheckResult chk = kernel->check();
       bool ok = chk.wrong == 0 && chk.checked > 0;
       s.status = ok ? Status::ok : Status::failed;
       s.note = chk.checked == 0 ? "the check compared nothing"
@@ -94,10 +113,9 @@ class Harness {
       row(e, "", std::nan(""), "", -1, s.status, s.note);
     }
     if (s.status != Status::ok) {
-      kernel_.reset();
+      kernels_.erase(idx);
       progress(idx);
     }
-    return s;
   }
 
   void run(size_t idx, benchmark::State& st) {
@@ -107,10 +125,12 @@ class Harness {
       return;
     }
     omp_set_num_threads(entries_[idx].c.threads);
+    Kernel& kernel = *kernels_.at(idx);
+    kernel.before_repetition();
     if (entries_[idx].c.manual_time) {
-      for (auto _ : st) st.SetIterationTime(kernel_->run_timed());
+      for (auto _ : st) st.SetIterationTime(kernel.run_timed());
     } else {
-      for (auto _ : st) kernel_->run();
+      for (auto _ : st) kernel.run();
     }
   }
 
@@ -146,8 +166,8 @@ class Harness {
     row(e, "cpu_utilization", util, "fraction", rep, st, note);
     row(e, "iterations", iters, "count", rep, st, "");
     if (s.reps_reported == opt_.reps) {
-      if (kernel_ && current_ == static_cast<long>(idx))
-        for (const Kernel::Observed& o : kernel_->observed()) row(e, o.metric, o.value, o.unit, -1, Status::ok, o.note);
+      if (kernels_.count(idx))
+        for (const Kernel::Observed& o : kernels_.at(idx)->observed()) row(e, o.metric, o.value, o.unit, -1, Status::ok, o.note);
       progress(idx);
     }
   }
@@ -183,8 +203,8 @@ class Harness {
   Session& session_;
   std::vector<CaseState> states_;
   std::map<std::string, size_t> index_;
-  std::unique_ptr<Kernel> kernel_;
-  long current_ = -1;
+  std::map<size_t, std::unique_ptr<Kernel>> kernels_;  // the current case's, or its interleaved group's
+  std::set<size_t> prepared_;                          // the cases those kernels were made for
 };
 
 class CsvReporter : public benchmark::BenchmarkReporter {
@@ -293,7 +313,7 @@ int harness_main(int argc, char** argv) {
   int gb_argc = 1;
   char* gb_argv[] = {argv[0], nullptr};
   benchmark::Initialize(&gb_argc, gb_argv);
-  for (size_t i = 0; i < h.entries().size(); ++i) {
+  auto add = [&](size_t i, int reps) {
     const Entry& e = h.entries()[i];
     std::string name = e.def->name + "/" + e.c.name;
     h.index(name, i);
@@ -303,10 +323,27 @@ int harness_main(int argc, char** argv) {
     else
       b->UseRealTime();
     b
-        ->Repetitions(opt.reps)
+        ->Repetitions(reps)
         ->MinTime(opt.min_time)
         ->MeasureProcessCPUTime()
         ->ReportAggregatesOnly(false);
+  };
+  // Interleaved cases (Case::interleave): one Google Benchmark run of one repetition per case and
+  // round, registered round by round where the group's first case stands.
+  std::set<size_t> registered;
+  for (size_t i = 0; i < h.entries().size(); ++i) {
+    if (registered.count(i)) continue;
+    const Entry& e = h.entries()[i];
+    if (e.c.interleave.empty()) {
+      add(i, opt.reps);
+      continue;
+    }
+    std::vector<size_t> group;
+    for (size_t j = i; j < h.entries().size(); ++j)
+      if (h.entries()[j].def == e.def && h.entries()[j].c.interleave == e.c.interleave) group.push_back(j);
+    for (int r = 0; r < opt.reps; ++r)
+      for (size_t j : group) add(j, 1);
+    registered.insert(group.begin(), group.end());
   }
   std::fprintf(stderr, "%s: %zu cases, %d repetitions each, profile %s -> %s\n", prog.c_str(),
                h.entries().size(), opt.reps, to_string(opt.profile), session.results_path().c_str());

@@ -11,6 +11,8 @@
 //          in it and a file rigcheck-test.<pid>.dat (the runner must remove both), and entries it
 //          must leave: a file not named rigcheck-*, a symbolic link rigcheck-link.<pid>, and
 //          rigcheck-outside.<pid> in a folder that is not a scratch root ($TMPDIR/elsewhere)
+// RIGCHECK_TEST_INTERLEAVE=1 adds three cases, pair_a and pair_b interleaved with each other (key
+// "pair") and alone after them, to test Case::interleave.
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -174,6 +176,17 @@ const bool reg = rigcheck::register_benchmark(
          return std::make_unique<Saxpy>(wrong);
        };
        cs.push_back(c);
+       if (std::getenv("RIGCHECK_TEST_INTERLEAVE")) {
+         for (const char* n : {"pair_a", "pair_b"}) {
+           rigcheck::Case k = c;
+           k.name = n;
+           k.interleave = "pair";
+           cs.push_back(k);
+         }
+         rigcheck::Case k = c;
+         k.name = "alone";
+         cs.push_back(k);
+       }
        rigcheck::Case s = c;
        s.name = "skipped";
        s.make = []() -> std::unique_ptr<rigcheck::Kernel> { throw rigcheck::Skip("test: this case needs a unicorn"); };

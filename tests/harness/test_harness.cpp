@@ -48,6 +48,33 @@ TEST(Harness, CorrectKernelIsCheckedThenTimed) {
   EXPECT_FALSE(fs::exists(dir + "/fake_bench.csv.partial"));
 }
 
+// Case::interleave: both kernels made and checked once, before any timing; then repetitions
+// alternate a0 b0 a1 b1 a2 b2, the rows say `interleaved=pair`; a case outside the group runs its
+// repetitions together as before.
+TEST(Harness, InterleavedCasesAlternateRepetitions) {
+  std::string dir = fresh_dir("fake-interleave");
+  ChildResult r = run_fake(dir, {"RIGCHECK_TEST_INTERLEAVE=1"});
+  ASSERT_EQ(r.exit_code, 0) << r.output_tail;
+  std::string order;
+  int checks_a = 0, checks_b = 0;
+  for (const ResultRow& row : read_results(dir + "/fake_bench.csv")) {
+    const bool pair = row.case_name == "pair_a" || row.case_name == "pair_b";
+    if (row.metric == "check_wrong" && row.case_name == "pair_a") ++checks_a;
+    if (row.metric == "check_wrong" && row.case_name == "pair_b") ++checks_b;
+    if (pair) {
+      EXPECT_NE(row.params.find("interleaved=pair"), std::string::npos) << row.params;
+    } else {
+      EXPECT_EQ(row.params.find("interleaved="), std::string::npos) << row.case_name << ": " << row.params;
+    }
+    if (row.metric == "check_wrong" && pair) order += row.case_name.substr(5) + "c ";
+    if (row.metric == "time_per_iter" && (pair || row.case_name == "alone"))
+      order += (pair ? row.case_name.substr(5) : std::string("x")) + std::to_string(row.repetition) + " ";
+  }
+  EXPECT_EQ(checks_a, 1);
+  EXPECT_EQ(checks_b, 1);
+  EXPECT_EQ(order, "ac bc a0 b0 a1 b1 a2 b2 x0 x1 x2 ");
+}
+
 TEST(Harness, WrongKernelFailsAndReportsNoSpeed) {
   std::string dir = fresh_dir("fake-wrong");
   ChildResult r = run_fake(dir, {"RIGCHECK_TEST_WRONG=1"});

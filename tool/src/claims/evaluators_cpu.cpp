@@ -21,20 +21,82 @@ namespace {
 struct Scaling {
   std::map<int, Measured> rate;        // GFLOP/s per thread count
   std::map<int, Measured> efficiency;  // percent
+  std::map<int, int> pairs;            // thread count -> pairs E(n) was taken from (absent: not paired)
   std::string what;                    // "gemm_matmul_f32 m=n=k=2048 (impl ...)"
 };
 
-// E(n) = X(n) / (n X(1)) in percent, from s.rate (which has n = 1); interval from min/max.
-void fill_efficiency(Scaling& s) {
+// The repetitions of `rows` by repetition index, when every row says it ran interleaved (the
+// harness's Case::interleave) with the same key; empty otherwise.
+std::map<int, double> interleaved_reps(const std::vector<const ResultRow*>& rows, std::string& key) {
+  std::map<int, double> out;
+  for (const ResultRow* r : rows) {
+    const std::string k = param_value(r->params, "interleaved");
+    if (k.empty() || (!key.empty() && k != key) || r->repetition < 0 || out.count(r->repetition)) return {};
+    key = k;
+    out[r->repetition] = r->value;
+  }
+  return out;
+}
+
+// E(n) = X(n) / (n X(1)) in percent, from s.rate (which has n = 1). Where both thread counts ran
+// interleaved in one process (repetition i of each is one pair of neighbouring repetitions), E(n)
+// is taken per pair: the median over pairs, the interval their min and max, so that drift of the
+// machine between repetitions cancels within each pair. Otherwise: the ratio of the medians, the
+// interval from the rates' min and max (the widest the two independent samples allow).
+void fill_efficiency(Scaling& s, const std::map<int, std::vector<const ResultRow*>>& rows_by_t) {
   const Measured& x1 = s.rate[1];
+  std::string key;
+  const std::map<int, double> one = rows_by_t.count(1) ? interleaved_reps(rows_by_t.at(1), key) : std::map<int, double>{};
   for (auto& [t, x] : s.rate) {
     Measured e;
-    e.value = 100 * x.value / (t * x1.value);
-    e.low = 100 * x.low / (t * x1.high);
-    e.high = 100 * x.high / (t * x1.low);
-    e.reps = std::min(x.reps, x1.reps);
+    std::vector<double> ratios;
+    if (!one.empty() && rows_by_t.count(t)) {
+      std::string k = key;
+      for (auto& [rep, v] : interleaved_reps(rows_by_t.at(t), k))
+        if (one.count(rep) && one.at(rep) > 0) ratios.push_back(100 * v / (t * one.at(rep)));
+    }
+    if (!ratios.empty()) {
+      Summary sm = summarize(ratios);
+      e.value = sm.median;
+      e.low = sm.min;
+      e.high = sm.max;
+      e.reps = static_cast<int>(sm.n);
+      s.pairs[t] = e.reps;
+    } else {
+      e.value = 100 * x.value / (t * x1.value);
+      e.low = 100 * x.low / (t * x1.high);
+      e.high = 100 * x.high / (t * x1.low);
+      e.reps = std::min(x.reps, x1.reps);
+    }
     s.efficiency[t] = e;
   }
+}
+
+// A parallel efficiency above this (percent) on a compute-bound step is not physics: n threads
+// cannot do more than n times the work of one when the work per step does not shrink and fits no
+// better in cache per thread (a training step, a large GEMM). It says the 1-thread figure is low
+// (the machine drifted, another tenant, a slower clock) or the n-thread one is high.
+constexpr double kMaxPlausibleEfficiency = 105;
+
+// "E(2) = 135% [120 to 150]" for each thread count whose E(n) is above kMaxPlausibleEfficiency.
+std::string implausible(const Scaling& s) {
+  std::string out;
+  for (auto& [t, e] : s.efficiency)
+    if (t >= 2 && e.value > kMaxPlausibleEfficiency)
+      out += fmt::format("{}E({}) = {}% [{} to {}]", out.empty() ? "" : ", ", t, fmt_num(e.value), fmt_num(e.low),
+                         fmt_num(e.high));
+  return out;
+}
+
+// How E(n) was taken, for the evidence: "per pair of interleaved repetitions (5 pairs)" or not.
+std::string pairing_text(const Scaling& s) {
+  if (s.pairs.empty()) return "E(n) from the medians of repetitions not interleaved (the interval spans their min and max)";
+  int n = 1 << 30;
+  for (auto& [t, k] : s.pairs)
+    if (t >= 2) n = std::min(n, k);
+  return fmt::format("E(n) per pair of interleaved repetitions (1 and n threads alternating in one process; median "
+                     "and min to max over {} pairs)",
+                     n == 1 << 30 ? 0 : n);
 }
 
 Scaling scaling_of(const RunData& run, const std::string& bench, const std::string& size_key) {
@@ -55,7 +117,7 @@ Scaling scaling_of(const RunData& run, const std::string& bench, const std::stri
     impl = param_value(r->params, "impl");
   }
   for (auto& [t, rows] : by_t) s.rate[t] = measure(rows);
-  fill_efficiency(s);
+  fill_efficiency(s, by_t);
   s.what = fmt::format("{} {}={} ({})", bench, size_key, size, impl);
   return s;
 }
@@ -65,6 +127,7 @@ std::string describe(const Scaling& s) {
   for (auto& [t, x] : s.rate)
     out += fmt::format(" {}t {} GFLOP/s E={}%;", t, fmt_num(x.value), fmt_num(s.efficiency.at(t).value));
   out.pop_back();
+  if (!implausible(s).empty()) out += " (IMPLAUSIBLE: " + implausible(s) + " above " + fmt::format("{:g}", kMaxPlausibleEfficiency) + "%)";
   return out;
 }
 
@@ -150,18 +213,27 @@ int usable_cores(const RunData& run) {
 Scaling scaling_by_threads(const RunData& run, const std::string& bench, const std::string& metric,
                            const std::string& what) {
   Scaling s;
-  for (auto& [t, rows] : group_by_param(run.select(bench, metric), "threads")) s.rate[std::atoi(t.c_str())] = measure(rows);
+  std::map<int, std::vector<const ResultRow*>> by_t;
+  for (auto& [t, rows] : group_by_param(run.select(bench, metric), "threads")) {
+    s.rate[std::atoi(t.c_str())] = measure(rows);
+    by_t[std::atoi(t.c_str())] = rows;
+  }
   if (!s.rate.count(1)) return Scaling{};
-  fill_efficiency(s);
+  fill_efficiency(s, by_t);
   s.what = what;
   return s;
 }
 
 std::string describe_items(const Scaling& s, const std::string& unit) {
   std::string out = s.what + ":";
-  for (auto& [t, x] : s.rate)
-    out += fmt::format(" {}t {} {} E={}%;", t, fmt_num(x.value), unit, fmt_num(s.efficiency.at(t).value));
+  for (auto& [t, x] : s.rate) {
+    const Measured& e = s.efficiency.at(t);
+    out += t == 1 ? fmt::format(" {}t {} {};", t, fmt_num(x.value), unit)
+                  : fmt::format(" {}t {} {} E={}% [{} to {}];", t, fmt_num(x.value), unit, fmt_num(e.value),
+                                fmt_num(e.low), fmt_num(e.high));
+  }
   out.pop_back();
+  out += "; " + pairing_text(s);
   return out;
 }
 
@@ -228,6 +300,20 @@ const bool cpu1 = register_evaluator("CPU-1", [](const Claim& c, const RunData& 
                                  manifest_status(run, "cpu_resnet") + "), so this is GEMM alone";
   const std::string lead_name = have_resnet ? "ResNet-50 training step" : "GEMM (oneDNN matmul)";
   const int tmax = lead.rate.rbegin()->first;
+  if (!implausible(lead).empty()) {
+    // Never passes silently: superlinear scaling of a compute-bound step is a measurement problem.
+    v.measured = lead.efficiency.at(tmax);
+    v.verdict = Outcome::inconclusive;
+    v.basis = Basis::measured;
+    v.reason = fmt::format(
+        "not judged: {} {} is above {}%, which a compute-bound step cannot reach (n threads do at most n times "
+        "the work of one): the 1-thread figure is low or the n-thread one high (the machine drifted between "
+        "them, another tenant, a changing clock), so the scaling figure is mistrusted and no E(8) is {} from it "
+        "({}; rerun on a quiet machine)",
+        lead_name, implausible(lead), fmt::format("{:g}", kMaxPlausibleEfficiency), tmax >= 8 ? "judged" : "predicted",
+        pairing_text(lead));
+    return v;
+  }
   if (tmax >= 8 && lead.efficiency.count(8)) {
     v.measured = lead.efficiency.at(8);
     v.verdict = judge(c, v.measured.low, v.measured.high);
@@ -244,13 +330,19 @@ const bool cpu1 = register_evaluator("CPU-1", [](const Claim& c, const RunData& 
   AmdahlFit f = fit_amdahl(lead);
   v.predicted = 100 * amdahl_speedup(f.p, 8) / 8;
   const double plo = 100 * amdahl_speedup(f.p_lo, 8) / 8, phi = 100 * amdahl_speedup(f.p_hi, 8) / 8;
-  v.verdict = Outcome::predicted;
+  // Judged on the predicted interval, never on the point: an interval that straddles the guide's
+  // figure is inconclusive (predicted).
+  v.verdict = judge(c, plo, phi);
+  v.basis = Basis::predicted;
   v.reason = fmt::format(
-      "needs at least 8 cores, this process may use {}: {} E({}) = {:.1f}% [{:.1f} to {:.1f}] measured; E(8) = "
-      "{:.1f}% [{:.1f} to {:.1f}] is PREDICTED by an Amdahl fit (parallel fraction p = {:.4f}, serial fraction "
-      "{:.4f}) of E(1..{}), not measured",
-      usable, lead_name, tmax, v.measured.value, v.measured.low, v.measured.high, v.predicted, plo, phi, f.p,
-      1 - f.p, tmax);
+      "E(8) = {:.1f}% [{:.1f} to {:.1f}] PREDICTED (not measured): the interval {} the guide's {:g}% (tolerance "
+      "{:g}), hence {}; it needs at least 8 cores and this process may use {}: {} E({}) = {:.1f}% [{:.1f} to "
+      "{:.1f}] measured, and an Amdahl fit of E(1..{}) (parallel fraction p = {:.4f}, serial fraction {:.4f}; the "
+      "interval from fits of the measured interval's ends) predicts E(8)",
+      v.predicted, plo, phi,
+      v.verdict == Outcome::confirmed ? "lies within" : v.verdict == Outcome::refuted ? "lies wholly outside" : "straddles",
+      c.low, c.tolerance, to_string(v.verdict), usable, lead_name, tmax, v.measured.value, v.measured.low,
+      v.measured.high, tmax, f.p, 1 - f.p);
   return v;
 });
 
@@ -268,6 +360,15 @@ const bool cpu2 = register_evaluator("CPU-2", [](const Claim& c, const RunData& 
   }
   v.evidence = describe_items(resnet, "images/s");
   const int tmax = resnet.rate.rbegin()->first;
+  if (!implausible(resnet).empty()) {
+    v.verdict = Outcome::inconclusive;
+    v.basis = Basis::measured;
+    v.reason = fmt::format(
+        "not judged: the ResNet-50 training step's {} is above {}%, which a compute-bound step cannot reach: the "
+        "scaling curve is mistrusted and no gain is {} from it ({}; rerun on a quiet machine)",
+        implausible(resnet), fmt::format("{:g}", kMaxPlausibleEfficiency), tmax > 16 ? "measured" : "predicted", pairing_text(resnet));
+    return v;
+  }
   if (tmax > 16 && resnet.rate.count(16)) {
     const Measured& a = resnet.rate.at(16);
     const Measured& b = resnet.rate.at(tmax);
@@ -288,13 +389,20 @@ const bool cpu2 = register_evaluator("CPU-2", [](const Claim& c, const RunData& 
   AmdahlFit f = fit_amdahl(resnet);
   auto gain = [](double p) { return 100 * (amdahl_speedup(p, 32) / amdahl_speedup(p, 16) - 1); };
   v.predicted = gain(f.p);
-  v.verdict = Outcome::predicted;
+  // The gain grows with p: the interval's ends are the gains of the fits of E's ends. Judged on
+  // that interval: straddling the guide's figure is inconclusive (predicted).
+  const double glo = gain(f.p_lo), ghi = gain(f.p_hi);
+  v.verdict = judge(c, glo, ghi);
+  v.basis = Basis::predicted;
   v.reason = fmt::format(
       "not measured: it needs more than 16 cores and this process may use {} (physical cores {}). PREDICTED gain "
       "from 16 to 32 cores = S(32) / S(16) - 1 = {:.1f}% [{:.1f} to {:.1f}] from an Amdahl fit of the ResNet-50 "
       "training step at 1..{} threads (parallel fraction p = {:.4f}); Amdahl's law ignores memory bandwidth and "
-      "cross-socket effects, which only lower the gain",
-      usable, physical_cores(run), v.predicted, gain(f.p_lo), gain(f.p_hi), tmax, f.p);
+      "cross-socket effects, which only lower the gain. The predicted interval {} the guide's under {:g}% "
+      "(tolerance {:g}), hence {}",
+      usable, physical_cores(run), v.predicted, glo, ghi, tmax, f.p,
+      v.verdict == Outcome::confirmed ? "lies within" : v.verdict == Outcome::refuted ? "lies wholly outside" : "straddles",
+      c.high, c.tolerance, to_string(v.verdict));
   return v;
 });
 

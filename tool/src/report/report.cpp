@@ -260,7 +260,9 @@ std::string verdict_summary(const Claim& c, const Verdict& v) {
   const bool numeric = c.kind == ClaimKind::range || c.kind == ClaimKind::approx || c.kind == ClaimKind::at_least ||
                        c.kind == ClaimKind::at_most;
   // A verdict judged on the claim's own bounds from the measured interval: say where the interval lies.
-  if (numeric && is_judged(v.verdict) && v.measured.ok() && (v.unit.empty() || v.unit == c.unit)) {
+  // Not for a verdict judged on a predicted interval (Basis::predicted): its reason says so.
+  if (numeric && is_judged(v.verdict) && v.basis != Basis::predicted && v.measured.ok() &&
+      (v.unit.empty() || v.unit == c.unit)) {
     Outcome o = Outcome::inconclusive;
     try {
       o = judge(c, v.measured.low, v.measured.high);

@@ -40,6 +40,10 @@ class Kernel {
   virtual CheckResult check() = 0;
   // One timed iteration.
   virtual void run() = 0;
+  // Called before each repetition is timed, after the harness set the OpenMP pool to the case's
+  // threads: a kernel whose library keeps thread settings of its own (LibTorch's at::set_num_threads)
+  // makes them current here, since interleaved cases (Case::interleave) share the process.
+  virtual void before_repetition() {}
   // Facts found at set-up (the implementation dispatched, the ISA in effect...), added to params.
   virtual Params facts() const { return {}; }
   // Cases with Case::manual_time: one timed iteration, returning its duration in seconds as the
@@ -76,6 +80,12 @@ struct Case {
   // Timed by the kernel itself (Kernel::run_timed, e.g. CUDA events) instead of the wall clock;
   // the CPU-share mistrust rule does not apply (the host only waits for the device).
   bool manual_time = false;
+  // Cases of one benchmark with the same non-empty key are compared with each other (E(n) = X(n) /
+  // (n X(1)), capped vs native...): the harness makes and checks all their kernels first, then runs
+  // their repetitions alternately in this process (repetition 0 of each in case order, then
+  // repetition 1 of each, ...), so that drift of the machine lands in both sides of a ratio alike
+  // and repetition i of each case forms one pair. Their rows carry `interleaved=<key>`.
+  std::string interleave;
   std::function<std::unique_ptr<Kernel>()> make;
 };
 
