@@ -15,6 +15,7 @@
 #include <cstdlib>
 
 #include "kernels.hpp"
+#include "rigcheck/harness/repetitions.hpp"
 #include "rigcheck/inventory/inventory.hpp"
 
 namespace rigcheck::cpu {

@@ -1,4 +1,5 @@
 #include "rigcheck/harness/harness.hpp"
+#include "rigcheck/harness/repetitions.hpp"
 
 #include <omp.h>
 #include <signal.h>

@@ -21,7 +21,9 @@ Knee find_knee(std::vector<CurvePoint> curve, double ratio) {
   // disturbance (up or down) cannot move the knee; a real step survives it unchanged.
   std::vector<double> s(n);
   for (size_t i = 0; i < n; ++i)
-    s[i] = i == 0 || i + 1 == n ? curve[i].median : median({curve[i - 1].median, curve[i].median, curve[i + 1].median});
+    s[i] = i + 1 == n ? curve[i].median
+           : i == 0   ? median({curve[0].median, curve[1].median, curve[2].median})
+                      : median({curve[i - 1].median, curve[i].median, curve[i + 1].median});
   k.memory_rate = median({curve[n - 1].median, curve[n - 2].median, curve[n - 3].median});
   k.cache_rate = *std::max_element(s.begin(), s.end() - 3);
   if (!(k.cache_rate >= ratio * k.memory_rate)) {
@@ -29,8 +31,10 @@ Knee find_knee(std::vector<CurvePoint> curve, double ratio) {
                         ratio, k.memory_rate, k.cache_rate);
     return k;
   }
-  // The knee: where the smoothed curve last stands above the geometric middle of the two plateaus.
-  const double mid = std::sqrt(k.cache_rate * k.memory_rate);
+  // The knee: where the smoothed curve last stands above the middle of the two plateaus (the
+  // arithmetic middle: past the knee the curve keeps falling slowly, TLB reach ending too, and a
+  // lower, geometric, threshold would let the first working set past the cache count as fast).
+  const double mid = (k.cache_rate + k.memory_rate) / 2;
   long last_fast = -1;
   for (size_t i = 0; i + 3 < n; ++i)
     if (s[i] >= mid) last_fast = static_cast<long>(i);
@@ -44,7 +48,7 @@ Knee find_knee(std::vector<CurvePoint> curve, double ratio) {
   }
   k.found = true;
   k.why = fmt::format("cache plateau {:.3g}, memory plateau {:.3g} (median of the 3 largest); the curve (median of 3 "
-                      "neighbouring sizes) last at or above their geometric middle {:.3g} at {:.3g} MiB; next measured: "
+                      "neighbouring sizes) last at or above their middle {:.3g} at {:.3g} MiB; next measured: "
                       "{:.3g} MiB",
                       k.cache_rate, k.memory_rate, mid, k.below / 1048576, k.above / 1048576);
   return k;

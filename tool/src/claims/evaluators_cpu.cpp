@@ -119,28 +119,44 @@ Knee effective_l3(const RunData& run) {
   return find_knee(curve);
 }
 
-// The latency curve's L3 plateau end (latency_levels, level L3, level_size_bytes), 2 MiB pages
-// first (the FC weights' TLB reach matters less there), else 4 KiB pages; 0 when not measured.
-double latency_l3_bytes(const RunData& run, std::string* pages = nullptr) {
+// The latency curve's L3 plateau end (latency_levels: level L3's level_size_bytes, the last buffer
+// on the plateau, and level DRAM's first_bytes, the next buffer measured): the L3 ends between the
+// two. 2 MiB pages first (the fine curve of the quick profile), else 4 KiB pages; found = false
+// when not measured.
+struct LatencyL3 {
+  bool found = false;
+  double last = 0, next = 0;  // bytes; next = last when the DRAM level is absent
+  std::string pages;
+};
+LatencyL3 latency_l3(const RunData& run) {
+  LatencyL3 l;
   for (const char* pg : {"thp", "4k"})
     for (auto& [c, rows] : run.select(names::kLatencyLevels, names::kLevelSizeBytes, {{"level", "L3"}, {"pages", pg}}))
-      if (!rows.empty() && rows.front()->value > 0) {
-        if (pages) *pages = pg;
-        return rows.front()->value;
+      if (!l.found && !rows.empty() && rows.front()->value > 0) {
+        l.found = true;
+        l.last = l.next = rows.front()->value;
+        l.pages = pg;
+        for (auto& [d, drows] : run.select(names::kLatencyLevels, names::kLevelLatencyNs, {{"level", "DRAM"}, {"pages", pg}})) {
+          const double first = std::atof(param_value(drows.front()->params, "first_bytes").c_str());
+          if (first > l.last) l.next = first;
+        }
       }
-  return 0;
+  return l;
+}
+
+std::string latency_l3_span(const LatencyL3& l) {
+  return l.next > l.last ? fmt::format("between {} and {}", mib_text(l.last), mib_text(l.next)) : "near " + mib_text(l.last);
 }
 
 std::string latency_l3_text(const RunData& run) {
-  std::string pages;
-  const double l = latency_l3_bytes(run, &pages);
-  return l > 0 ? fmt::format("; the latency curve's L3 plateau ends near {} ({} pages)", mib_text(l), pages) : "";
+  const LatencyL3 l = latency_l3(run);
+  return l.found ? fmt::format("; the latency curve's L3 plateau ends {} ({} pages)", latency_l3_span(l), l.pages) : "";
 }
 
-// The FC knee and the latency curve's L3 end disagree when the knee's interval lies wholly more
-// than 2x away from it (issue 18: a knee of 32-48 MiB against a plateau ending at 11.3 MiB).
-bool l3_disagree(const Knee& eff, double latency_l3) {
-  return eff.found && latency_l3 > 0 && (eff.below > 2 * latency_l3 || eff.above < latency_l3 / 2);
+// The FC knee and the latency curve's L3 end disagree when their intervals lie more than 2x apart
+// (issue 18: a knee of 32-48 MiB against a plateau ending at 5.7-8 MiB).
+bool l3_disagree(const Knee& eff, const LatencyL3& l) {
+  return eff.found && l.found && (eff.below > 2 * l.next || eff.above < l.last / 2);
 }
 
 }  // namespace
@@ -333,7 +349,7 @@ const bool cpu4 = register_evaluator("CPU-4", [](const Claim& c, const RunData& 
   const bool have_total = parse_double(fact(run, "cache_l3_total_bytes"), total);
   const bool have_one = parse_double(fact(run, "cache_l3_bytes"), one);
   Knee eff = effective_l3(run);
-  const double lat = latency_l3_bytes(run);
+  const LatencyL3 lat = latency_l3(run);
   std::string eff_text =
       eff.found ? fmt::format("measured effective L3 {} to {} (knee of the batch-1 FC working-set curve: {}){}",
                               mib_text(eff.below), mib_text(eff.above), eff.why, latency_l3_text(run))
@@ -341,8 +357,8 @@ const bool cpu4 = register_evaluator("CPU-4", [](const Claim& c, const RunData& 
   if (l3_disagree(eff, lat))
     eff_text += fmt::format("; the two DISAGREE by more than 2x (FC knee {} to {}, latency curve {}): streaming the "
                             "weights and chasing pointers see different effective caches here, neither is taken alone",
-                            mib_text(eff.below), mib_text(eff.above), mib_text(lat));
-  else if (eff.found && lat > 0)
+                            mib_text(eff.below), mib_text(eff.above), latency_l3_span(lat));
+  else if (eff.found && lat.found)
     eff_text += " (within 2x of the FC knee: they agree)";
   if (!have_total && !have_one) {
     v.verdict = Outcome::not_measurable;
@@ -379,27 +395,32 @@ const bool cpu4 = register_evaluator("CPU-4", [](const Claim& c, const RunData& 
 const bool cpu3 = register_evaluator("CPU-3", [](const Claim& c, const RunData& run) {
   Verdict v;
   Knee eff = effective_l3(run);
-  const double lat = latency_l3_bytes(run);
-  // The effective L3 the emulation scales by: the FC knee's interval; where it disagrees with the
-  // latency curve's L3 end by more than 2x, an interval spanning both, and where no knee was
-  // found, the latency curve's L3 end alone. Either way the verdict stays inconclusive, saying why.
+  const LatencyL3 lat = latency_l3(run);
+  // The effective L3 the emulation scales by: the FC knee's interval; where the latency curve's L3
+  // end is measured too, an interval spanning both; where no knee was found, the
+  // latency curve's L3 end alone. Where they disagree by more than 2x, or no knee was found, the
+  // verdict stays inconclusive, saying why.
   double c_lo = eff.below, c_hi = eff.above, c_mid = std::sqrt(eff.below * eff.above);
   std::string doubt;
-  if (!eff.found && lat > 0) {
-    c_lo = c_hi = c_mid = lat;
+  if (!eff.found && lat.found) {
+    c_lo = lat.last, c_hi = lat.next, c_mid = std::sqrt(lat.last * lat.next);
     doubt = fmt::format("the FC working-set curve shows no knee ({}), so the emulation scales by the latency curve's "
-                        "L3 end ({}) alone", eff.why, mib_text(lat));
+                        "L3 end ({}) alone", eff.why, latency_l3_span(lat));
   } else if (!eff.found) {
     v.verdict = Outcome::not_measurable;
     v.reason = "Linux resctrl cache allocation is not used by this suite yet, and the emulation needs the measured "
                "effective L3, which was not found: " + eff.why + "; nor was an L3 level on the latency curve";
     return v;
-  } else if (l3_disagree(eff, lat)) {
-    c_lo = std::min(eff.below, lat);
-    c_hi = std::max(eff.above, lat);
+  } else if (lat.found) {
+    // Both measured: the interval spans both, so that a latency curve moving across the 2x line
+    // between runs widens or narrows the interval instead of flipping the verdict by itself.
+    c_lo = std::min(eff.below, lat.last);
+    c_hi = std::max(eff.above, lat.next);
+  }
+  if (l3_disagree(eff, lat)) {
     doubt = fmt::format("the effective L3 is uncertain: the FC knee ({} to {}) and the latency curve's L3 end ({}) "
                         "disagree by more than 2x; the interval spans both",
-                        mib_text(eff.below), mib_text(eff.above), mib_text(lat));
+                        mib_text(eff.below), mib_text(eff.above), latency_l3_span(lat));
   }
   const double c_small = 16.0 * 1048576, c_big = 32.0 * 1048576;
   int curve_threads = 0;  // the L2 reach is that of the cores the curve ran on
@@ -452,9 +473,12 @@ const bool cpu3 = register_evaluator("CPU-3", [](const Claim& c, const RunData& 
                            "({}){}; a 16 MiB and a 32 MiB L3 emulated by reading the measured "
                            "curve at W x C_eff / 16 MiB and W x C_eff / 32 MiB. Per layer (median): {}",
                            fact(run, "resctrl_l3"), mib_text(c_lo), mib_text(c_hi),
-                           !eff.found ? "the latency curve's L3 end: no FC knee"
-                           : doubt.empty() ? "knee of the batch-1 FC curve"
-                                           : "spanning the batch-1 FC knee and the latency curve's L3 end, which disagree",
+                           !eff.found ? std::string("the latency curve's L3 end: no FC knee")
+                           : !lat.found
+                               ? std::string("knee of the batch-1 FC curve")
+                               : fmt::format("spanning the batch-1 FC knee, {} to {}, and the latency curve's L3 end{}",
+                                             mib_text(eff.below), mib_text(eff.above),
+                                             l3_disagree(eff, lat) ? ", which disagree by more than 2x" : ""),
                            latency_l3_text(run), detail);
   v.reason = fmt::format("geometric mean over {} layer x batch points; the interval spans the effective L3's interval "
                          "and the repetitions' min and max. Confounders: the effective L3 is known only to within its "

@@ -2,7 +2,6 @@
 // it; the harness owns main(), the CLI, set-up, the correctness check, timing (Google
 // Benchmark), statistics and the CSV (docs/architecture.md, conventions 1-3, 6-8).
 #pragma once
-#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -96,12 +95,6 @@ bool register_benchmark(BenchmarkDef def);
 // in when empty). Use at namespace scope like register_benchmark.
 using DeriveRows = std::function<std::vector<ResultRow>(const std::vector<ResultRow>&)>;
 bool register_derived_rows(const std::string& benchmark, DeriveRows derive);
-
-// Optional, once per binary at namespace scope: the defaults of --reps and --min-time for the tiny,
-// quick and full profiles where the binary's cases want others than the harness's (3/5/10
-// repetitions of 0.01/0.2/0.5 s), e.g. more and shorter repetitions for a median that noise
-// cannot move (cpu/cache_fc.cpp). The command line still overrides them.
-bool register_repetition_defaults(const std::array<int, 3>& reps, const std::array<double, 3>& min_time_s);
 
 // Default thread list (--threads overrides): every count 1..usable cores up to 4 cores (8 in the
 // full profile); beyond that powers of two plus the core count (1,2,4,8,...,max). Usable cores are

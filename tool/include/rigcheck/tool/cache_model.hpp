@@ -24,7 +24,7 @@ struct Knee {
 // The memory plateau is the median rate of the three largest working sets; the cache plateau the
 // highest point of the curve smoothed by a running median of 3 neighbouring sizes (one disturbed size
 // cannot make or move a knee), which must be at least `ratio` x the memory plateau. The knee lies
-// between the largest working set whose smoothed rate is at least the plateaus' geometric middle and
+// between the largest working set whose smoothed rate is at least the plateaus' middle (mean) and
 // the next one measured.
 // Needs at least 5 points sorted by size; the largest must be at least 4x the knee, else the curve
 // may not have reached memory yet (found = false, why says so).
