@@ -88,3 +88,23 @@ TEST(CacheModel, KneeOfAMeasuredShape) {
   EXPECT_DOUBLE_EQ(k.memory_rate, 65);
   EXPECT_DOUBLE_EQ(k.cache_rate, 119);  // the smoothed peak (120 at 10 MiB alone is not it)
 }
+
+// The crossing point: log-interpolated between the two sizes that bracket the knee, so that a run
+// whose transition size reads a few percent higher moves it a little, not by a whole step.
+TEST(CacheModel, CrossingPointMovesLittleWithTheTransitionSize) {
+  auto shape = [](double at24) {
+    std::vector<CurvePoint> c;
+    for (auto [mib, r] : std::vector<std::pair<double, double>>{
+             {1, 87}, {2, 86}, {3, 87}, {4, 87}, {6, 87}, {8, 87}, {12, 86}, {16, 84}, {24, at24}, {32, 54},
+             {48, 52}, {64, 50}, {128, 43}, {256, 37}})
+      c.push_back({mib * 1048576, r, r, r});
+    return find_knee(c);
+  };
+  Knee a = shape(63), b = shape(67);  // 24 MiB just under, then just over the middle (65)
+  ASSERT_TRUE(a.found && b.found);
+  EXPECT_DOUBLE_EQ(a.below, 16 * 1048576.0);
+  EXPECT_DOUBLE_EQ(b.below, 24 * 1048576.0);  // the bracketing step moves...
+  EXPECT_GT(a.at, a.below);
+  EXPECT_LT(a.at, a.above);
+  EXPECT_NEAR(b.at / a.at, 1.0, 0.12);  // ...the crossing point hardly
+}

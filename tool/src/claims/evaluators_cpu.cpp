@@ -351,8 +351,8 @@ const bool cpu4 = register_evaluator("CPU-4", [](const Claim& c, const RunData& 
   Knee eff = effective_l3(run);
   const LatencyL3 lat = latency_l3(run);
   std::string eff_text =
-      eff.found ? fmt::format("measured effective L3 {} to {} (knee of the batch-1 FC working-set curve: {}){}",
-                              mib_text(eff.below), mib_text(eff.above), eff.why, latency_l3_text(run))
+      eff.found ? fmt::format("measured effective L3 {} to {}, about {} (knee of the batch-1 FC working-set curve: {}){}",
+                              mib_text(eff.below), mib_text(eff.above), mib_text(eff.at), eff.why, latency_l3_text(run))
                 : "measured effective L3: not found (" + eff.why + ")" + latency_l3_text(run);
   if (l3_disagree(eff, lat))
     eff_text += fmt::format("; the two DISAGREE by more than 2x (FC knee {} to {}, latency curve {}): streaming the "

@@ -17,6 +17,9 @@ struct Knee {
   bool found = false;
   double below = 0;     // largest working set still served from the cache (bytes)
   double above = 0;     // next measured working set, served from memory (bytes)
+  double at = 0;        // where the smoothed curve crosses the plateaus' middle, log-interpolated
+                        // between below and above: the figure that moves little when one side
+                        // of the step shifts by a few percent (a run's headline)
   double cache_rate = 0, memory_rate = 0;  // the two plateaus
   std::string why;      // how it was found, or why not
 };
