@@ -153,10 +153,12 @@ std::string latency_l3_text(const RunData& run) {
   return l.found ? fmt::format("; the latency curve's L3 plateau ends {} ({} pages)", latency_l3_span(l), l.pages) : "";
 }
 
-// The FC knee and the latency curve's L3 end disagree when their intervals lie more than 2x apart
-// (issue 18: a knee of 32-48 MiB against a plateau ending at 5.7-8 MiB).
+// The FC knee and the latency curve's L3 end disagree when the knee's crossing point lies more than
+// 2x outside the interval where the latency plateau ends (issue 18: a knee near 40 MiB against a
+// plateau ending at 5.7-8 MiB). The crossing point, not the bracketing sizes, so that a knee moving
+// by one grid step between runs does not flip the comparison.
 bool l3_disagree(const Knee& eff, const LatencyL3& l) {
-  return eff.found && l.found && (eff.below > 2 * l.next || eff.above < l.last / 2);
+  return eff.found && l.found && (eff.at > 2 * l.next || eff.at < l.last / 2);
 }
 
 }  // namespace
