@@ -79,6 +79,7 @@ struct PeerCase {
   std::string params_p, params_f, job;
   int64_t wrong = 0, checked = 0;
   std::string fio_error;  // the last fio failure, if any
+  std::string no_fio;     // why fio cannot run this case (too few file descriptors), if so
 };
 
 struct DlOptions {
@@ -238,6 +239,11 @@ void run_peer(Session& s, const Dataset& d, const DlOptions& o, PeerCase& pc, Fi
     s.row(names::kDataloaderVsFio, peer, pc.params_f, "", NAN, "", rep, Status::skipped, fio_problem);
     return;
   }
+  if (!pc.no_fio.empty()) {
+    pc.fio_error = pc.no_fio;
+    s.row(names::kDataloaderVsFio, peer, pc.params_f, "iops", NAN, "IOPS", rep, Status::failed, pc.no_fio);
+    return;
+  }
   try {
     const std::string jo = scratch.create_empty(fmt::format("{}/peer-w{}-{}.json", aux, pc.w, rep));
     const std::string lg = scratch.create_empty(fmt::format("{}/peer-w{}-{}.log", aux, pc.w, rep));
@@ -262,6 +268,13 @@ std::vector<PeerCase> set_up_peers(const DlOptions& o, const std::vector<int64_t
                                    const Dataset& d, Scratch& scratch, const std::string& aux, std::unique_ptr<Fio>& fio,
                                    std::string* fio_problem) {
   std::string fio_version;
+  // fio runs its jobs as threads of one process, each job opening the files of the directory:
+  // the soft open-file limit is raised to the hard limit, and where even that is too few for
+  // workers x samples, fio's openfiles caps the files each job keeps open (tests/io/open_files.sh).
+  const OpenFileLimit lim = peers.empty() ? OpenFileLimit{} : raise_open_file_limit();
+  if (!peers.empty() && lim.before != lim.soft)
+    std::fprintf(stderr, "io_dataloader: open-file limit raised from %lld to the hard limit %lld for the fio peer\n",
+                 static_cast<long long>(lim.before), static_cast<long long>(lim.soft));
   if (!peers.empty()) {
     try {
       fio = std::make_unique<Fio>(o.fio_binary);
@@ -274,7 +287,7 @@ std::vector<PeerCase> set_up_peers(const DlOptions& o, const std::vector<int64_t
   }
   std::vector<PeerCase> ps;
   for (int64_t w : peers) {
-    PeerCase pc{w, "", "", "", 0, 0, ""};
+    PeerCase pc{w, "", "", "", 0, 0, "", ""};
     Params p = {{"workers", std::to_string(w)}, {"queue_depth", std::to_string(w)}, {"rw", "randread"},
                 {"bs", std::to_string(o.sample_bytes)}};
     p.insert(p.end(), common.begin(), common.end());
@@ -282,11 +295,23 @@ std::vector<PeerCase> set_up_peers(const DlOptions& o, const std::vector<int64_t
     pp.push_back({"impl", fmt::format("rigcheck pipeline {} workers x prefetch {} compute 0 pread", w, o.prefetch)});
     pf.push_back({"impl", "fio psync numjobs=workers iodepth=1 opendir file_service_type=random"});
     pf.push_back({"fio_version", fio_version});
+    const int64_t nfiles = static_cast<int64_t>(d.paths.size());
+    const int64_t openfiles = fio_open_files_per_job(nfiles, w, lim.soft);
+    pf.push_back({"fio_openfiles", std::to_string(openfiles)});
+    pf.push_back({"open_file_limit", std::to_string(lim.soft)});
+    if (openfiles == 0)
+      pc.no_fio = fmt::format("the open-file limit {} (hard limit {}) leaves fewer than one file per fio job for {} jobs "
+                              "(fio keeps 64 descriptors for itself): raise it with ulimit -n", lim.soft, lim.hard, w);
+    else if (openfiles < nfiles)
+      std::fprintf(stderr, "io_dataloader: fio peer w%lld: %lld jobs x %lld files exceed the open-file limit %lld: "
+                   "openfiles=%lld per job\n", static_cast<long long>(w), static_cast<long long>(w),
+                   static_cast<long long>(nfiles), static_cast<long long>(lim.soft), static_cast<long long>(openfiles));
     pc.params_p = format_params(pp);
     pc.params_f = format_params(pf);
-    if (fio) {
+    if (fio && pc.no_fio.empty()) {
       FioJob j{fmt::format("peer_w{}", w), "randread", o.sample_bytes, 1, static_cast<int>(w), "psync", "", d.dir, 0,
                o.peer_runtime, std::min(0.5, o.peer_runtime / 3), true, {"file_service_type=random"}};
+      if (openfiles < nfiles) j.extra.push_back(fmt::format("openfiles={}", openfiles));
       pc.job = scratch.create_empty(fmt::format("{}/peer-w{}.fio", aux, w));
       std::FILE* f = std::fopen(pc.job.c_str(), "w");
       std::fputs(job_file_text(j).c_str(), f);

@@ -3,12 +3,30 @@
 // pipeline's figures are waits inside a loop); options, filter, results and exit codes come from
 // the harness's Session like every binary's.
 #pragma once
+#include <cstdint>
 #include <string>
 
 namespace rigcheck::io {
 
 // Current 1-minute load average (the report of a peer ratio states the load seen).
 double load_average_1m();
+
+// The per-process open-file limit (RLIMIT_NOFILE), its soft limit raised to the hard limit (no
+// privilege needed): fio runs its jobs as threads of one process (fio_driver.cpp), and every job
+// opens every file of an opendir job, so 8 jobs over 4096 sample files need 32768 descriptors.
+// Children (fio) inherit the raised limit. All 0 when getrlimit fails.
+struct OpenFileLimit {
+  int64_t before = 0;  // soft limit found
+  int64_t soft = 0;    // soft limit now (the hard limit, unless raising it failed)
+  int64_t hard = 0;
+};
+OpenFileLimit raise_open_file_limit();
+
+// fio's `openfiles` (files each job keeps open) for `jobs` jobs (threads of one process) over
+// `files` files under an open-file limit: every file when jobs x files + reserve fits, else as many
+// as fit ((limit - reserve) / jobs); 0 when not even one per job fits. reserve: descriptors fio
+// needs for itself (its output, log, libraries).
+int64_t fio_open_files_per_job(int64_t files, int64_t jobs, int64_t limit, int64_t reserve = 64);
 
 // A free-text parameter value made safe for the params column: no ';' (the separator) and no
 // ',' (so that line tools reading the CSV need no quoting).

@@ -1,4 +1,5 @@
 #include "rigcheck/harness/harness.hpp"
+#include "rigcheck/harness/repetitions.hpp"
 
 #include <omp.h>
 #include <signal.h>
@@ -37,6 +38,11 @@ std::vector<BenchmarkDef>& registry() {
 std::vector<std::pair<std::string, DeriveRows>>& derivers() {
   static std::vector<std::pair<std::string, DeriveRows>> d;
   return d;
+}
+
+SharedOptions& shared_defaults() {
+  static SharedOptions s;
+  return s;
 }
 
 struct Entry {
@@ -232,6 +238,15 @@ bool register_derived_rows(const std::string& benchmark, DeriveRows derive) {
   return true;
 }
 
+bool register_repetition_defaults(const std::array<int, 3>& reps, const std::array<double, 3>& min_time_s) {
+  for (int p = 0; p < 3; ++p) {
+    if (reps[p] < 1 || !(min_time_s[p] > 0)) throw std::invalid_argument("repetition defaults: reps >= 1, min_time > 0");
+    shared_defaults().reps[p] = reps[p];
+    shared_defaults().min_time_s[p] = min_time_s[p];
+  }
+  return true;
+}
+
 std::vector<int64_t> default_threads(const CommonOptions& o) {
   if (!o.threads.empty()) return o.threads;
   int64_t n = std::max(1, std::min(o.physical_cores, o.usable_cores));
@@ -281,7 +296,7 @@ int harness_main(int argc, char** argv) {
   clear_thread_caps(argv);
   std::string prog = argv[0];
   if (auto slash = prog.rfind('/'); slash != std::string::npos) prog = prog.substr(slash + 1);
-  Session session(argv[0], fmt::format("{}: a rigcheck benchmark binary", prog));
+  Session session(argv[0], fmt::format("{}: a rigcheck benchmark binary", prog), shared_defaults());
   session.set_allowed_cpus(openmp_place_cpus());
   if (auto rc = session.parse(argc, argv)) return *rc;
   const CommonOptions& opt = session.options();

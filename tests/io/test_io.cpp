@@ -13,6 +13,7 @@
 
 #include "device.hpp"
 #include "fio_driver.hpp"
+#include "io_common.hpp"
 #include "pipeline.hpp"
 #include "scratch.hpp"
 
@@ -107,6 +108,24 @@ TEST(FioJob, NeverCreatesOrDeletes) {
                            "direct=1\n", "iodepth=32\n", "runtime=1500ms\n", "ramp_time=500ms\n", "time_based=1\n",
                            "thread=1\n"})  // jobs die with fio (fio.cpp: job_file_text)
     EXPECT_NE(t.find(line), std::string::npos) << line;
+}
+
+// The fio peer at 8 workers over the full profile's 4096 samples (issue 18): 32768 descriptors.
+TEST(FioJob, OpenFilesFitTheLimit) {
+  EXPECT_EQ(fio_open_files_per_job(4096, 8, 1048576), 4096);  // fits: every file open (fio's default)
+  EXPECT_EQ(fio_open_files_per_job(4096, 8, 20000), (20000 - 64) / 8);
+  EXPECT_EQ(fio_open_files_per_job(300, 8, 200), 17);
+  EXPECT_EQ(fio_open_files_per_job(300, 8, 8 * 300 + 64), 300);
+  EXPECT_EQ(fio_open_files_per_job(300, 8, 8 * 300 + 63), 299);
+  EXPECT_EQ(fio_open_files_per_job(300, 8, 70), 0);  // not one per job: the caller refuses with the reason
+  EXPECT_EQ(fio_open_files_per_job(300, 8, 0), 300);  // limit unknown
+}
+
+TEST(FioJob, RaisedLimitIsTheHardLimit) {
+  const OpenFileLimit l = raise_open_file_limit();
+  EXPECT_GT(l.soft, 0);
+  EXPECT_EQ(l.soft, l.hard);
+  EXPECT_LE(l.before, l.soft);
 }
 
 TEST(FioBinary, MissingIsNamed) {

@@ -10,6 +10,11 @@
 #include <cmath>
 #include <fstream>
 
+#include <fmt/format.h>
+
+#include "rigcheck/harness/names.hpp"
+#include "rigcheck/harness/paths.hpp"
+
 #include "rigcheck/tool/report.hpp"
 #include "support/files.hpp"
 #include "support/runs.hpp"
@@ -144,4 +149,101 @@ TEST(CpuResnetReport, SuperlinearEfficiencyIsNeverTrustedSilently) {
   EXPECT_EQ(e.basis, Basis::predicted) << e.reason;
   EXPECT_EQ(e.reason.find("above 105%"), std::string::npos) << e.reason;
   EXPECT_FALSE(std::isnan(e.predicted));
+}
+
+// ---- CPU-3 and CPU-4: the effective L3 (issue 18 item 4)
+namespace {
+
+Claim cpu_claim(const std::string& id) {
+  for (const Claim& c : read_claims(data_path("claims.csv")))
+    if (c.id == id) return c;
+  throw std::runtime_error("no claim " + id);
+}
+
+ResultRow l3_row(const std::string& bench, const std::string& cs, const std::string& params, const std::string& metric,
+                 double value, int rep) {
+  ResultRow r;
+  r.run_id = "t";
+  r.benchmark = bench;
+  r.case_name = cs;
+  r.params = params;
+  r.metric = metric;
+  r.value = value;
+  r.unit = "x";
+  r.repetition = rep;
+  return r;
+}
+
+// A run with a batch-1 FC curve whose cache plateau ends at knee_mib (1 thread), and, when
+// lat_mib > 0, a latency curve whose L3 plateau ends at lat_mib (next buffer 2x that).
+RunData l3_run(double knee_mib, double lat_mib) {
+  RunData run;
+  run.facts["cache_l3_bytes"] = "33554432";
+  run.facts["cache_l2_bytes"] = "1048576";
+  run.facts["cpu_server_class"] = "yes";
+  for (const char* batch : {"1", "64"})
+    for (double mib : {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 128, 256}) {
+      const double ws = mib * 1048576;
+      const std::string cs = fmt::format("b{}/w{}KiB/t1", batch, mib * 1024);
+      const std::string p = fmt::format("batch={};working_set_bytes={:.0f};threads=1", batch, ws);
+      const double fast = mib <= knee_mib;
+      for (int rep = 0; rep < 5; ++rep) {
+        const double noise = 1 + 0.01 * rep;
+        run.results.push_back(l3_row(names::kFcWorkingSet, cs, p, "gbps", (fast ? 86 : 40) * noise, rep));
+        run.results.push_back(l3_row(names::kFcWorkingSet, cs, p, "gflops", (fast ? 40 : 20) * noise, rep));
+      }
+    }
+  if (lat_mib > 0) {
+    run.results.push_back(l3_row(names::kLatencyLevels, "thp/L3", "level=L3;pages=thp", names::kLevelSizeBytes,
+                                 lat_mib * 1048576, -1));
+    run.results.push_back(l3_row(names::kLatencyLevels, "thp/DRAM",
+                                 fmt::format("level=DRAM;pages=thp;first_bytes={:.0f}", 2 * lat_mib * 1048576),
+                                 names::kLevelLatencyNs, 100, -1));
+  }
+  return run;
+}
+
+}  // namespace
+
+TEST(CpuL3Verdicts, AgreeingKneeAndLatencyEndAreBothShown) {
+  RunData run = l3_run(12, 8);  // knee 12-16 MiB, latency L3 end 8-16 MiB
+  Verdict v4 = evaluate_claim(cpu_claim("CPU-4"), run);
+  EXPECT_NE(v4.evidence.find("measured effective L3 12.00 MiB to 16.00 MiB"), std::string::npos) << v4.evidence;
+  EXPECT_NE(v4.evidence.find("L3 plateau ends between 8 MiB and 16.00 MiB (thp pages)"), std::string::npos) << v4.evidence;
+  EXPECT_NE(v4.evidence.find("they agree"), std::string::npos) << v4.evidence;
+  Verdict v3 = evaluate_claim(cpu_claim("CPU-3"), run);
+  EXPECT_EQ(v3.basis, Basis::emulated);
+  EXPECT_EQ(v3.reason.find("INCONCLUSIVE whatever"), std::string::npos) << v3.reason;
+  EXPECT_NE(v3.evidence.find("Effective L3 8 MiB to 16.00 MiB"), std::string::npos) << v3.evidence;  // spans both
+}
+
+TEST(CpuL3Verdicts, DisagreementIsStatedAndCpu3StaysInconclusive) {
+  RunData run = l3_run(32, 4);  // knee 32-48 MiB, latency L3 end 4-8 MiB: 4x apart
+  Verdict v4 = evaluate_claim(cpu_claim("CPU-4"), run);
+  EXPECT_EQ(v4.verdict, Outcome::confirmed);  // judged on the nominal 32 MiB, as before
+  EXPECT_NE(v4.evidence.find("measured effective L3 32.00 MiB to 48.00 MiB"), std::string::npos) << v4.evidence;
+  EXPECT_NE(v4.evidence.find("DISAGREE by more than 2x"), std::string::npos) << v4.evidence;
+  Verdict v3 = evaluate_claim(cpu_claim("CPU-3"), run);
+  EXPECT_EQ(v3.verdict, Outcome::inconclusive);
+  EXPECT_EQ(v3.basis, Basis::emulated);
+  EXPECT_NE(v3.reason.find("disagree by more than 2x"), std::string::npos) << v3.reason;
+  EXPECT_NE(v3.evidence.find("Effective L3 4 MiB to 48.00 MiB"), std::string::npos) << v3.evidence;
+}
+
+TEST(CpuL3Verdicts, NoKneeFallsBackOnTheLatencyCurveNotNotMeasurable) {
+  RunData run = l3_run(1000, 8);  // the cache plateau never ends: no knee
+  Verdict v3 = evaluate_claim(cpu_claim("CPU-3"), run);
+  EXPECT_EQ(v3.verdict, Outcome::inconclusive);
+  EXPECT_NE(v3.reason.find("shows no knee"), std::string::npos) << v3.reason;
+  RunData none = l3_run(1000, 0);  // and without a latency curve
+  EXPECT_EQ(evaluate_claim(cpu_claim("CPU-3"), none).verdict, Outcome::not_measurable);
+}
+
+// The recorded quick run of the 2-core VM (both cores, before issue 18): FC knee 32-48 MiB, the
+// latency curve's L3 end 5.66-8 MiB (2 MiB pages).
+TEST(CpuL3Verdicts, RecordedVmRunShowsTheDisagreement) {
+  auto vs = make_report(copy_fixture("quick_vm"), quiet());
+  EXPECT_NE(verdict_of(vs, "CPU-4").evidence.find("DISAGREE"), std::string::npos) << verdict_of(vs, "CPU-4").evidence;
+  EXPECT_NE(verdict_of(vs, "CPU-4").evidence.find("between 5.66 MiB and 8 MiB (thp pages)"), std::string::npos);
+  EXPECT_EQ(verdict_of(vs, "CPU-3").verdict, Outcome::inconclusive);
 }

@@ -76,6 +76,7 @@ inline constexpr char kNetTxBytesPerRank[] = "net_tx_bytes_per_rank";
 inline constexpr char kNsPerLoad[] = "ns_per_load";
 inline constexpr char kLevelSizeBytes[] = "level_size_bytes";
 inline constexpr char kLevelLatencyNs[] = "level_latency_ns";
+inline constexpr char kFirstTouchUsPerPage[] = "first_touch_us_per_page";  // thp_alloc, derived per repetition
 inline constexpr char kPeakRssBytes[] = "peak_rss_bytes";
 inline constexpr char kIops[] = "iops";
 inline constexpr char kIoWaitPerStep[] = "io_wait_per_step";

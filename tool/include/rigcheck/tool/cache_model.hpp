@@ -17,12 +17,18 @@ struct Knee {
   bool found = false;
   double below = 0;     // largest working set still served from the cache (bytes)
   double above = 0;     // next measured working set, served from memory (bytes)
+  double at = 0;        // where the smoothed curve crosses the plateaus' middle, log-interpolated
+                        // between below and above: the figure that moves little when one side
+                        // of the step shifts by a few percent (a run's headline)
   double cache_rate = 0, memory_rate = 0;  // the two plateaus
   std::string why;      // how it was found, or why not
 };
 
-// The memory plateau is the median rate of the three largest working sets; the knee lies between
-// the largest working set whose rate is at least `ratio` x that plateau and the next one measured.
+// The memory plateau is the median rate of the three largest working sets; the cache plateau the
+// highest point of the curve smoothed by a running median of 3 neighbouring sizes (one disturbed size
+// cannot make or move a knee), which must be at least `ratio` x the memory plateau. The knee lies
+// between the largest working set whose smoothed rate is at least the plateaus' middle (mean) and
+// the next one measured.
 // Needs at least 5 points sorted by size; the largest must be at least 4x the knee, else the curve
 // may not have reached memory yet (found = false, why says so).
 Knee find_knee(std::vector<CurvePoint> curve, double ratio = 1.5);
