@@ -7,6 +7,7 @@
 # (ring bytes x 8 / rate) and which limit the figure hit.
 #
 #   scripts/netns-net1.sh [--nodes "2 4"] [--rates "1gbit 10gbit 25gbit"] [--reps 3] [--out DIR]
+#   scripts/netns-net1.sh --summarize DIR     (the summary of an earlier sweep again)
 #
 # Root only (network namespaces). Writes DIR/net1-N-RATE.csv (the benchmark's rows) and
 # DIR/summary.md. The link is shaped on one machine: every "node" shares its CPUs and memory, so at
@@ -17,13 +18,15 @@ nodes_list="2 4"
 rates="1gbit 10gbit 25gbit"
 reps=3
 out=""
+summarize_only=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --nodes) nodes_list=$2; shift 2 ;;
     --rates) rates=$2; shift 2 ;;
     --reps) reps=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    *) sed -n '9p' "$0" >&2; exit 2 ;;
+    --summarize) out=$2; summarize_only=1; shift 2 ;;  # only the summary of an earlier sweep's folder
+    *) sed -n "9,10p" "$0" >&2; exit 2 ;;
   esac
 done
 src="$(cd "$(dirname "$0")/.." && pwd)"
@@ -36,6 +39,7 @@ cluster="$src/scripts/netns-cluster.sh"
 trap '"$cluster" --id $id down >/dev/null 2>&1 || true' EXIT
 for n in $nodes_list; do
   for rate in $rates; do
+    [[ $summarize_only -eq 0 ]] || continue
     "$cluster" --id $id --subnet 10.213.90 up "$n" "$rate" 0ms >"$out/up.log"
     head -1 "$out/up.log"
     # shellcheck disable=SC2046
@@ -50,7 +54,7 @@ done
 {
   echo "# NET-1 on a shaped link (netns cluster, one machine: $(nproc) CPUs shared by every node)"
   echo
-  echo "$(date -u +%FT%TZ), $(uname -r), $(mpirun --version 2>/dev/null | head -1); $reps repetitions per case (median [min to max]); 400 MB = 100M float32, out of place, TCP (btl tcp,self) over a veth star shaped by tc tbf in both directions, delay 0"
+  echo "summarized $(date -u +%FT%TZ) from $out, $(uname -r), $(mpirun --version 2>/dev/null | head -1); $reps repetitions per case (median [min to max]); 400 MB = 100M float32, out of place, TCP (btl tcp,self) over a veth star shaped by tc tbf in both directions, delay 0"
   echo
   echo "| nodes | link | algorithm | time per all-reduce (s) | sent per node (MB) | ring formula (MB) | measured/formula | link-only time (s) | limit |"
   echo "|---|---|---|---|---|---|---|---|---|"
@@ -72,11 +76,14 @@ done
           for (i = 1; i <= nb[k]; i++) bb[i] = b[k, i]; mb = median(bb, nb[k])
           ring = 2 * (n - 1) / n * 400e6
           linkt = mb * 8 / bps
-          lim = (mt <= 1.2 * linkt) ? "the link" : sprintf("the CPUs (%.1fx the link-only time)", mt / linkt)
+          x = mt / linkt
+          lim = sprintf(x <= 1.5 ? "the link (%.1fx the link-only time)" : x <= 3 ? "the link and the CPUs (%.1fx the link-only time)" : "the CPUs (%.1fx the link-only time)", x)
           printf "| %d | %s | %s | %.3f [%.3f to %.3f] | %.1f | %.1f | %.3f | %.3f | %s%s |\n", n, rate, k, mt, lo[k], hi[k], mb / 1e6, ring / 1e6, mb / ring, linkt, lim, over ? "; oversubscribed: " n " ranks on " NPROC " CPUs" : ""
         }
       }' NPROC="$(nproc)" "$f"
   done | sort -t'|' -k2,2n -k3,3V -k4,4
+  echo
+  echo "Limit: the measured time against the time the link alone allows (bytes sent per node x 8 / rate): up to 1.5x the link, 1.5-3x the link and the CPUs, above 3x the CPUs (TCP copies through the kernel, the reduction, and with 4 nodes more ranks than CPUs). The rows' cpu_utilization and status say more."
   echo
   echo "NET-2 context: TCP 8-byte all-reduce across the link (delay 0), median per case:"
   echo
