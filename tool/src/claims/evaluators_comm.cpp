@@ -232,10 +232,13 @@ const bool net2 = register_evaluator("NET-2", [](const Claim& c, const RunData& 
   if (tcp.us.ok())
     ctx += (tcp.where == "1 node" || tcp.where.empty()
                 ? std::string("TCP (btl tcp, one machine: loopback, not a wire)")
-                : "TCP (btl tcp) across " + tcp.where + ", as the link's delay was set") +
+                : "TCP (btl tcp) across " + tcp.where + " (the delay is the link's, as set)") +
            " 8-byte all-reduce " + describe(tcp);
   if (local.us.ok())
-    ctx += std::string(ctx.empty() ? "" : "; ") + "shared memory (" + tr + ", context only: no network at all) " +
+    ctx += std::string(ctx.empty() ? "" : "; ") +
+           (local.where == "1 node" || local.where.empty()
+                ? "shared memory (" + tr + ", context only: no network at all) "
+                : "the MPI's own transport choice (" + tr + ") across " + local.where + " ") +
            describe(local);
   if (ctx.empty()) ctx = "no small-message all-reduce in this run (" + manifest_status(run, "comm_allreduce_mpi_tcp") + ")";
   v.evidence = ctx;
