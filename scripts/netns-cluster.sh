@@ -106,7 +106,7 @@ cluster_down() {
     ip netns del "$name" || bad=1
   done < <(grep '^ns ' "$dir/state" | tac)
   if [[ $bad -eq 0 ]]; then
-    rm -f "$dir/state" "$dir/hostfile" "$dir/agent" "$dir/mpirun" "$dir/launcher"
+    rm -f "$dir/state" "$dir/hostfile" "$dir/hostfile.tmp" "$dir/agent" "$dir/mpirun" "$dir/launcher"
     rmdir "$dir" 2>/dev/null || true
     [[ -n $quiet ]] || echo "netns-cluster: cluster '$id' removed"
   else
@@ -161,8 +161,10 @@ cluster_up() {
     limit=$((bps / 8 / 50)); ((limit >= 4194304)) || limit=4194304
   fi
   can_make_namespaces
+  up_done=1  # nothing of ours to remove yet
   [[ ! -e $dir/state ]] || die "cluster '$id' is already up ($dir/state): run 'down' first"
   mkdir -p "$dir"
+  up_done=0
   {
     echo "# netns cluster $id, made by scripts/netns-cluster.sh on $(date -u +%FT%TZ) by pid $$"
     echo "nodes $n"
@@ -170,7 +172,8 @@ cluster_up() {
     echo "rate $rate"
     echo "delay $delay"
   } >"$dir/state"
-  trap 'echo "netns-cluster: up failed; removing what it made" >&2; cluster_down quiet || true' ERR
+  # Whatever stops `up` half way (a failed command, a taken name), what it made is removed.
+  trap 'if [[ $up_done -eq 0 ]]; then echo "netns-cluster: up failed; removing what it made" >&2; cluster_down quiet || true; fi' EXIT
   local head="$id-head" i ns cases=""
   make_ns "$head"
   ip -n "$head" link add br0 type bridge
@@ -227,7 +230,7 @@ EOF
   # More ranks than CPUs: ranks yield the CPU while they wait instead of spinning on it.
   [[ $n -le $(nproc) ]] || extra+=" --mca mpi_yield_when_idle 1"
   echo "$dir/mpirun -np $n --hostfile $dir/hostfile --mca plm_rsh_agent $dir/agent --mca plm_rsh_no_tree_spawn 1 --mca btl_tcp_if_include $subnet.0/24 --mca oob_tcp_if_include $subnet.0/24$extra" >"$dir/launcher"
-  trap - ERR
+  up_done=1
   echo "netns-cluster: cluster '$id' up: $n nodes ($id-n1..$id-n$n, $subnet.1-$subnet.$n), head $head ($subnet.254), link $rate each way, delay $delay"
   echo "  launcher: $(cat "$dir/launcher")"
   echo "  e.g.: build/bin/rigcheck run --only comm --launcher \"\$(cat $dir/launcher)\""

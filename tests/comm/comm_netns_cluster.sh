@@ -18,6 +18,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 links_before=$(ip -o link 2>/dev/null | wc -l || echo 0)
 cleanup() {
   "$cluster" --id "$id" down >/dev/null 2>&1 || true
+  ip netns del "f$id-n2" 2>/dev/null || true
   rm -rf "$out"
 }
 trap cleanup EXIT
@@ -61,4 +62,13 @@ ip netns list | grep -q "^$id-" && fail "namespaces left: $(ip netns list)"
 [[ ! -e $state ]] || fail "$state left"
 [[ $(ip -o link | wc -l) -eq $links_before ]] || fail "links in this namespace changed: $(ip -o link)"
 pgrep -f -- "$out" >/dev/null && fail "processes left: $(pgrep -af -- "$out")"
+# A namespace it did not make is never touched: `up` stops at a taken name and removes only what it
+# made before it; `down` without a record leaves the name alone.
+ip netns add "f$id-n2"
+"$cluster" --id "f$id" up 2 1gbit 0ms >"$out/foreign.log" 2>&1 && fail "up went on over a namespace it did not make"
+grep -q "f$id-n2 already exists and was not made by this script" "$out/foreign.log" || fail "no refusal: $(cat "$out/foreign.log")"
+"$cluster" --id "f$id" down >>"$out/foreign.log" 2>&1
+[[ -e /run/netns/f$id-n2 ]] || fail "the foreign namespace f$id-n2 was removed"
+ip netns list | grep -q "^f$id-\(head\|n1\)" && fail "up left what it made before it stopped: $(ip netns list)"
+ip netns del "f$id-n2"
 echo "2 namespace nodes over a shaped 10 Gbit/s link: every element checked, 2 nodes, torn down clean in $((SECONDS - start)) s"
