@@ -82,6 +82,7 @@ kill_inside() {
   [[ -z ${pids// } ]] || echo "netns-cluster: processes still in $ns after SIGKILL: $pids" >&2
 }
 
+# shellcheck disable=SC2120  # "quiet" is passed from the EXIT trap of up
 cluster_down() {
   local quiet=${1:-} bad=0 name inode now
   if [[ ! -f $dir/state ]]; then
