@@ -8,6 +8,10 @@
 // component's algorithm is forced per case through the MPI tool interface (control variable
 // coll_tuned_allreduce_algorithm, then a fresh communicator), and every row says which ran.
 #include <mpi.h>
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
 #include <sys/mman.h>
 #include <time.h>
 
@@ -16,6 +20,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -244,14 +250,70 @@ void set_mca_environment(const Options& o) {
   }
 }
 
-// The job: ranks, nodes, and this rank's place.
+// The job: ranks, nodes, machines, and this rank's place.
 struct Job {
   int rank = 0, nranks = 1, local_rank = 0, nodes = 1;
+  // Machines: distinct kernels (boot ids). Nodes that are network namespaces of one machine (the
+  // test cluster of scripts/netns-cluster.sh) are separate nodes on one machine sharing its CPUs.
+  int machines = 1;
+  int max_ranks_per_machine = 1, threads_of_that_machine = 1;
+  bool oversubscribed = false;  // more ranks on a machine than it has hardware threads
+  std::string link = "unknown";     // RIGCHECK_LINK as the launcher's environment says (netns cluster)
+  std::string tcp_if = "default";   // btl_tcp_if_include the launcher gave, or Open MPI's default
   std::string mpi_lib;
+  std::string oversubscribed_note() const {
+    return fmt::format("oversubscribed: {} ranks on one machine with {} hardware threads ({} node(s) on {} machine(s)); "
+                       "the ranks take turns on the CPUs, so the times measure the CPU sharing as much as the "
+                       "transport",
+                       max_ranks_per_machine, threads_of_that_machine, nodes, machines);
+  }
 };
 
-// Every rank's host and network interfaces, gathered on rank 0 as mpi_ranks rows (the run's node
-// inventory); the node count, on every rank.
+// A value fit for params (no ; or =, no commas or quotes).
+std::string param_safe(std::string s) {
+  for (char& c : s)
+    if (c == ';' || c == '=' || c == ',' || c == '"' || c == '\n' || c == '\t') c = '_';
+  return s.empty() ? "unknown" : s;
+}
+
+std::string boot_id() {
+  std::ifstream in("/proc/sys/kernel/random/boot_id");
+  std::string s;
+  std::getline(in, s);
+  return s.empty() ? host_name() : s;
+}
+
+// The interface of this node whose IPv4 address lies in one of the comma-separated subnets
+// (a.b.c.d/n) of btl_tcp_if_include; interface names in the list are taken as they are.
+std::string interfaces_in(const std::string& include) {
+  std::string out;
+  ifaddrs* ifs = nullptr;
+  if (getifaddrs(&ifs) != 0) return "unknown";
+  size_t s = 0;
+  while (s <= include.size()) {
+    size_t e = include.find(',', s);
+    if (e == std::string::npos) e = include.size();
+    std::string w = include.substr(s, e - s);
+    s = e + 1;
+    auto slash = w.find('/');
+    in_addr net{};
+    if (slash == std::string::npos || inet_pton(AF_INET, w.substr(0, slash).c_str(), &net) != 1) {
+      if (!w.empty()) out += (out.empty() ? "" : "+") + w;
+      continue;
+    }
+    const int bits = std::atoi(w.c_str() + slash + 1);
+    const uint32_t mask = bits <= 0 ? 0 : bits >= 32 ? 0xffffffffu : ~((1u << (32 - bits)) - 1);
+    for (ifaddrs* i = ifs; i; i = i->ifa_next)
+      if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET &&
+          (ntohl(reinterpret_cast<sockaddr_in*>(i->ifa_addr)->sin_addr.s_addr) & mask) == (ntohl(net.s_addr) & mask))
+        out += (out.empty() ? "" : "+") + std::string(i->ifa_name);
+  }
+  freeifaddrs(ifs);
+  return out.empty() ? "none" : out;
+}
+
+// Every rank's host, machine and network interfaces, gathered on rank 0 as mpi_ranks rows (the
+// run's node inventory); the node and machine counts, on every rank.
 Job gather_job(Session& s) {
   Job j;
   MPI_Comm_rank(MPI_COMM_WORLD, &j.rank);
@@ -260,33 +322,75 @@ Job gather_job(Session& s) {
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, j.rank, MPI_INFO_NULL, &local);
   MPI_Comm_rank(local, &j.local_rank);
   MPI_Comm_free(&local);
+  if (const char* l = std::getenv("RIGCHECK_LINK")) j.link = param_safe(l);
+  if (const char* t = std::getenv("OMPI_MCA_btl_tcp_if_include")) j.tcp_if = param_safe(t);
+  const std::string via = j.tcp_if == "default" ? std::string("default") : param_safe(interfaces_in(j.tcp_if));
   constexpr int kInfo = 1024;
-  std::string me = fmt::format("{}\t{}", host_name(), network_interfaces());
+  std::string me = fmt::format("{}\t{}\t{}\t{}\t{}", host_name(), boot_id(), hardware_thread_count(), via,
+                               network_interfaces());
   me.resize(kInfo - 1, '\0');
   std::vector<char> all_info(static_cast<size_t>(kInfo) * j.nranks);
   MPI_Gather(me.c_str(), kInfo, MPI_CHAR, all_info.data(), kInfo, MPI_CHAR, 0, MPI_COMM_WORLD);
-  std::vector<std::string> hosts, nics;
+  std::vector<std::string> hosts, boots, threads, vias, nics;
   for (int r = 0; r < j.nranks; ++r) {
     std::string x(all_info.data() + static_cast<size_t>(r) * kInfo);
-    auto tab = x.find('\t');
-    hosts.push_back(x.substr(0, tab));
-    nics.push_back(tab == std::string::npos ? "" : x.substr(tab + 1));
+    std::vector<std::string> f;
+    size_t a = 0;
+    for (int k = 0; k < 4; ++k) {
+      size_t t = x.find('\t', a);
+      f.push_back(x.substr(a, t == std::string::npos ? std::string::npos : t - a));
+      a = t == std::string::npos ? x.size() : t + 1;
+    }
+    f.push_back(x.substr(std::min(a, x.size())));
+    hosts.push_back(f[0]);
+    boots.push_back(f[1]);
+    threads.push_back(f[2]);
+    vias.push_back(f[3]);
+    nics.push_back(f[4]);
   }
   std::vector<std::string> u = hosts;
   std::sort(u.begin(), u.end());
   j.nodes = static_cast<int>(std::unique(u.begin(), u.end()) - u.begin());
-  MPI_Bcast(&j.nodes, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  std::map<std::string, int> per_machine;
+  std::map<std::string, int> threads_of;
+  for (int r = 0; r < j.nranks; ++r) {
+    per_machine[boots[r]]++;
+    threads_of[boots[r]] = std::max(1, std::atoi(threads[r].c_str()));
+  }
+  // The most loaded machine: ranks per hardware thread.
+  int facts[5] = {j.nodes, static_cast<int>(per_machine.size()), 0, 1, 0};
+  for (auto& [b, n] : per_machine)
+    if (static_cast<double>(n) / threads_of[b] > static_cast<double>(facts[2]) / facts[3]) {
+      facts[2] = n;
+      facts[3] = threads_of[b];
+    }
+  facts[4] = facts[2] > facts[3] ? 1 : 0;
+  MPI_Bcast(facts, 5, MPI_INT, 0, MPI_COMM_WORLD);
+  j.nodes = facts[0];
+  j.machines = facts[1];
+  j.max_ranks_per_machine = facts[2];
+  j.threads_of_that_machine = facts[3];
+  j.oversubscribed = facts[4] != 0;
   char lib[MPI_MAX_LIBRARY_VERSION_STRING] = {};
   int lib_len = 0;
   MPI_Get_library_version(lib, &lib_len);
   j.mpi_lib = std::string(lib);
   j.mpi_lib = j.mpi_lib.substr(0, j.mpi_lib.find_first_of(",;\n"));
-  if (j.rank == 0)
-    for (int r = 0; r < j.nranks; ++r)
+  if (j.rank == 0) {
+    std::vector<std::string> ids;
+    for (auto& [b, n] : per_machine) ids.push_back(b);
+    for (int r = 0; r < j.nranks; ++r) {
+      const int machine = static_cast<int>(std::find(ids.begin(), ids.end(), boots[r]) - ids.begin());
       s.row(names::kMpiRanks, fmt::format("rank{}", r),
-            fmt::format("host={};nics={};ranks={};nodes={};mpi={}", hosts[r], nics[r], j.nranks, j.nodes, j.mpi_lib),
+            fmt::format("host={};nics={};tcp_if_include={};tcp_via={};link={};machine={};machine_threads={};ranks={};"
+                        "nodes={};machines={};mpi={}",
+                        hosts[r], nics[r], j.tcp_if, vias[r], j.link, machine, threads[r], j.nranks, j.nodes,
+                        j.machines, j.mpi_lib),
             "rank", r, "count", -1, Status::ok,
-            "host name and network interfaces (/sys/class/net) of the node this rank ran on");
+            "host name, network interfaces (/sys/class/net), the interface holding btl_tcp_if_include's subnet, and the "
+            "machine (kernel boot id: network-namespace nodes of one machine share it) of the node this rank ran on");
+    }
+  }
   return j;
 }
 
@@ -295,11 +399,12 @@ Job gather_job(Session& s) {
 std::string case_params(const Options& o, const Job& job, const Plan& p) {
   return fmt::format(
       "size_bytes={};count={};type=float32;redop=sum;place={};ranks={};nodes={};algorithm={};algorithm_id={};"
-      "algorithm_choice={};transport={};pages={};mpi={}",
+      "algorithm_choice={};transport={};pages={};mpi={};machines={};oversubscribed={};tcp_if_include={};link={}",
       p.bytes, p.bytes / 4, p.inplace ? "in" : "out", job.nranks, job.nodes, ompi_allreduce_algorithm_name(p.algorithm),
       p.algorithm, p.algorithm == 0 ? "the MPI's own decision rules (it does not say which algorithm they pick)"
                                     : "forced through MPI_T coll_tuned_allreduce_algorithm",
-      o.transport, o.huge_pages ? "huge" : "4k", job.mpi_lib);
+      o.transport, o.huge_pages ? "huge" : "4k", job.mpi_lib, job.machines, job.oversubscribed ? "yes" : "no",
+      job.tcp_if, job.link);
 }
 
 void run_case(Session& s, const Options& o, const Job& job, const Plan& p, MPI_Comm comm, Buffer& recv, Buffer* send) {
@@ -368,8 +473,14 @@ void run_case(Session& s, const Options& o, const Job& job, const Plan& p, MPI_C
     const double per = slowest / iters;
     times.push_back(per);
     std::string note;
-    const Status st = trust(min_util, 1, &note);  // each rank is one thread: its own share of a CPU
+    Status st = trust(min_util, 1, &note);  // each rank is one thread: its own share of a CPU
     if (st != Status::ok) note = "the rank with the least CPU: " + note;
+    // More ranks than hardware threads on a machine: never a clean time, and said so whatever the
+    // CPU share looked like.
+    if (job.oversubscribed) {
+      st = Status::mistrusted;
+      note = job.oversubscribed_note() + (note.empty() ? "" : "; " + note);
+    }
     const double algbw = algbw_gbps(static_cast<double>(p.bytes), per);
     s.row(kBench, cname, params, "time_per_iter", per, "s", rep, st, note.empty() ? "the slowest rank's time per call" : note);
     s.row(kBench, cname, params, "algbw", algbw, "GB/s", rep, st, note.empty() ? "size / time (nccl-tests)" : note);
@@ -480,10 +591,13 @@ int run(int argc, char** argv) {
                                            : o.transport == "shm" ? "shm (btl vader,self; pml ob1)"
                                                                   : "auto (the MPI's choice)";
         if (job.rank == 0)
-          std::fprintf(stderr, "%s: %zu cases on %d ranks, %d node(s), %s, transport %s, %d repetitions, profile %s -> %s\n",
-                       s.prog().c_str(), plan.size(), job.nranks, job.nodes, job.mpi_lib.c_str(),
-                       transport_desc.c_str(), s.options().reps, to_string(s.options().profile),
-                       s.results_path().c_str());
+          std::fprintf(stderr,
+                       "%s: %zu cases on %d ranks, %d node(s) on %d machine(s)%s, %s, transport %s, tcp interfaces %s, "
+                       "link %s, %d repetitions, profile %s -> %s\n",
+                       s.prog().c_str(), plan.size(), job.nranks, job.nodes, job.machines,
+                       job.oversubscribed ? " (oversubscribed: more ranks than hardware threads)" : "",
+                       job.mpi_lib.c_str(), transport_desc.c_str(), job.tcp_if.c_str(), job.link.c_str(),
+                       s.options().reps, to_string(s.options().profile), s.results_path().c_str());
         run_plan(s, o, job, plan);
       },
       // A rank that cannot go on (its results cannot be written, a buffer cannot be had): the

@@ -28,6 +28,27 @@ Rows flatten(const std::map<std::string, Rows>& by_case) {
 
 int int_param(const ResultRow* r, const char* key) { return std::atoi(param_value(r->params, key).c_str()); }
 
+// Where the ranks of a row talked: "2 nodes on 1 machine(s), link L" or "1 node" (rows from before
+// the machine and link were recorded say only the nodes).
+std::string where_ran(const ResultRow* r) {
+  const int nodes = int_param(r, "nodes");
+  if (nodes < 2) return "1 node";
+  std::string s = fmt::format("{} nodes", nodes);
+  const std::string machines = param_value(r->params, "machines");
+  if (!machines.empty()) s += fmt::format(" on {} machine(s)", machines);
+  const std::string link = param_value(r->params, "link");
+  if (!link.empty() && link != "unknown") s += ", link " + link;
+  const std::string tcp_if = param_value(r->params, "tcp_if_include");
+  if (!tcp_if.empty() && tcp_if != "default") s += ", TCP on " + tcp_if;
+  if (machines == "1") s += " (network namespaces of one machine: a shaped link, the CPUs and memory shared by every node)";
+  return s;
+}
+bool oversubscribed(const std::vector<const ResultRow*>& rows) {
+  for (const ResultRow* r : rows)
+    if (param_value(r->params, "oversubscribed") == "yes") return true;
+  return false;
+}
+
 // The algorithm with the highest median busbw among cases of one size and transport.
 struct Best {
   std::string algorithm;
@@ -53,6 +74,8 @@ std::string transport_of_run(const RunData& run) {
 struct Latency {
   Measured us;
   bool mistrusted = false;
+  bool oversubscribed = false;
+  std::string where;  // where_ran of its rows
 };
 Latency latency_us(const RunData& run, const std::string& transport) {
   const std::map<std::string, std::string> where = {{"size_bytes", "8"}, {"transport", transport}, {"algorithm", "default"}};
@@ -67,6 +90,8 @@ Latency latency_us(const RunData& run, const std::string& transport) {
     }
     l.mistrusted = !rows.empty();
   }
+  l.oversubscribed = oversubscribed(rows);
+  if (!rows.empty()) l.where = where_ran(rows.front());
   l.us = measure(rows);
   if (l.us.ok()) {
     l.us.value *= 1e6;
@@ -76,6 +101,8 @@ Latency latency_us(const RunData& run, const std::string& transport) {
   return l;
 }
 std::string describe(const Latency& l) {
+  if (l.mistrusted && l.oversubscribed)
+    return format_measured(l.us, "us") + " (every repetition labelled oversubscribed: more ranks than hardware threads)";
   return format_measured(l.us, "us") + (l.mistrusted ? " (every repetition mistrusted: the machine was busy)" : "");
 }
 
@@ -130,11 +157,15 @@ const bool net1 = register_evaluator("NET-1", [](const Claim& c, const RunData& 
   }
   if (!time_rows.empty()) {
     Measured t = measure(time_rows);
-    evidence += fmt::format("all-reduce of 100M float32 (400 MB) on {} ranks ({} node(s), transport {}): {} s [{} to {}], "
-                            "algorithm {}, busbw {} GB/s",
-                            n, param_value(time_rows.front()->params, "nodes"), tr, fmt_num(t.value), fmt_num(t.low),
-                            fmt_num(t.high), algs.front().algorithm, fmt_num(algs.front().busbw.value));
-    if (time_mistrusted) evidence += " (every repetition mistrusted: the machine was busy)";
+    evidence += fmt::format("all-reduce of 100M float32 (400 MB) on {} ranks ({}, transport {}): {} s [{} to {}], "
+                            "algorithm {}, busbw {} GB/s, {:.0f}% of a {} s step",
+                            n, where_ran(time_rows.front()), tr, fmt_num(t.value), fmt_num(t.low), fmt_num(t.high),
+                            algs.front().algorithm, fmt_num(algs.front().busbw.value), 100 * t.value / budget,
+                            fmt_num(budget));
+    if (time_mistrusted)
+      evidence += oversubscribed(time_rows)
+                      ? " (every repetition labelled oversubscribed: more ranks than hardware threads on a machine)"
+                      : " (every repetition mistrusted: the machine was busy)";
     if (algs.size() > 1) {
       evidence += "; by algorithm:";
       for (const Best& b : algs) evidence += fmt::format(" {} {} GB/s,", b.algorithm, fmt_num(b.busbw.value));
@@ -166,9 +197,15 @@ const bool net1 = register_evaluator("NET-1", [](const Claim& c, const RunData& 
   v.measured.high = per_rank.high * n / 1e9;
   v.measured.reps = per_rank.reps;
   v.unit = "GB";
-  evidence += fmt::format("{}measured traffic (TCP, network counters): {} GB per rank [{} to {}], {} GB in all on {} ranks, "
+  const bool one_per_node = int_param(tx.front(), "nodes") == n && n >= 2;
+  evidence += fmt::format("{}measured traffic (TCP, {}): {} GB per rank [{} to {}], {} GB in all on {} ranks, "
                           "against {} GB by the ring formula and {} GB by the guide's formula at {} ranks",
-                          evidence.empty() ? "" : "; ", fmt_num(per_rank.value / 1e9), fmt_num(per_rank.low / 1e9),
+                          evidence.empty() ? "" : "; ",
+                          one_per_node ? "each node's network counters, one rank per node: " + where_ran(tx.front())
+                          : int_param(tx.front(), "nodes") < 2
+                              ? std::string("network counters, every rank on one node: loopback, not a wire")
+                              : "network counters summed over nodes, divided by ranks: " + where_ran(tx.front()),
+                          fmt_num(per_rank.value / 1e9), fmt_num(per_rank.low / 1e9),
                           fmt_num(per_rank.high / 1e9), fmt_num(v.measured.value), n, fmt_num(ring * n / 1e9),
                           fmt_num(guide_total / 1e9), n);
   v.evidence = evidence;
@@ -192,9 +229,16 @@ const bool net2 = register_evaluator("NET-2", [](const Claim& c, const RunData& 
   Latency local = latency_us(run, tr);
   v.unit = "us";
   std::string ctx;
-  if (tcp.us.ok()) ctx += "TCP (btl tcp, one machine: loopback, not a wire) 8-byte all-reduce " + describe(tcp);
+  if (tcp.us.ok())
+    ctx += (tcp.where == "1 node" || tcp.where.empty()
+                ? std::string("TCP (btl tcp, one machine: loopback, not a wire)")
+                : "TCP (btl tcp) across " + tcp.where + " (the delay is the link's, as set)") +
+           " 8-byte all-reduce " + describe(tcp);
   if (local.us.ok())
-    ctx += std::string(ctx.empty() ? "" : "; ") + "shared memory (" + tr + ", context only: no network at all) " +
+    ctx += std::string(ctx.empty() ? "" : "; ") +
+           (local.where == "1 node" || local.where.empty()
+                ? "shared memory (" + tr + ", context only: no network at all) "
+                : "the MPI's own transport choice (" + tr + ") across " + local.where + " ") +
            describe(local);
   if (ctx.empty()) ctx = "no small-message all-reduce in this run (" + manifest_status(run, "comm_allreduce_mpi_tcp") + ")";
   v.evidence = ctx;

@@ -81,6 +81,15 @@ std::string launcher_failure(const std::string& launcher, int exit_code, const s
     if (line.find_first_not_of(" \t-=*") != std::string::npos) lines.push_back(line);
   std::string said;
   for (size_t i = lines.size() > 3 ? lines.size() - 3 : 0; i < lines.size(); ++i) said += (said.empty() ? "" : " | ") + lines[i];
+  // A node that died: mpirun names the rank and the host ("mpirun noticed that process rank 1 with
+  // PID 123 on node n2 exited on signal 9"), which leads the reason wherever it was in the tail.
+  std::string dead;
+  for (const std::string& l : lines)
+    if (l.find("noticed that process rank") != std::string::npos && l.find(" on node ") != std::string::npos &&
+        dead.find(l) == std::string::npos)
+      dead += (dead.empty() ? "" : " | ") + l.substr(l.find_first_not_of(" \t"));
+  if (!dead.empty())
+    return fmt::format("a rank died: {} (launcher '{}' exited {}; its last words: {})", dead, launcher, exit_code, said);
   return fmt::format("launcher '{}' exited {}: {}", launcher, exit_code, said.empty() ? "(no output)" : said);
 }
 
