@@ -16,6 +16,7 @@
 #include "rigcheck/harness/fccp.hpp"
 
 #include "rigcheck/harness/csv.hpp"
+#include "rigcheck/tool/capacity.hpp"
 #include "rigcheck/tool/html.hpp"
 #include "rigcheck/tool/report_util.hpp"
 #include "rigcheck/tool/runner.hpp"
@@ -492,6 +493,9 @@ std::vector<Verdict> make_report(const std::string& run_dir, const ReportOptions
     if (!v.reason.empty()) md += "- Reason: " + md_escape(v.reason) + "\n";
     if (!c.guide_error.empty()) md += "- **Guide error:** " + md_escape(c.guide_error) + "\n";
   }
+
+  // What this machine can train (capacity.hpp): per zoo model the largest batch, its speed, its limit.
+  md += "\n## What this machine can train\n\n" + capacity_md(capacity_of(run));
 
   md += "\n## Measurements\n" + measurements_md(run);
 
