@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <stdexcept>
 #include <chrono>
 #include <fstream>
 #include <map>
@@ -28,7 +30,7 @@ namespace rigcheck::mem {
 namespace {
 
 struct ChildRun {
-  double vmhwm = NAN, baseline = NAN, seconds = NAN;
+  double vmhwm = NAN, baseline = NAN, seconds = NAN, step_seconds = NAN;
   bool ok = false;
   std::string why;
 };
@@ -60,7 +62,7 @@ class HostStep final : public Kernel {
     const int64_t avail = mem_available_bytes();
     if (avail < 0) throw Skip("MemAvailable not readable in /proc/meminfo: cannot tell whether the point fits");
     if (static_cast<double>(avail) < need_bytes)
-      throw Skip(fmt::format("needs about {:.1f} GiB free (1.5 x the analytic estimate + 1.5 GiB), MemAvailable is "
+      throw Skip(fmt::format("needs about {:.1f} GiB free (1.5 x the analytic estimate + 1.5 GiB; a capacity check point 1.1 x + 2 GiB), MemAvailable is "
                              "{:.1f} GiB: skipped rather than risk swap or the OOM killer",
                              need_bytes / 1073741824.0, static_cast<double>(avail) / 1073741824.0));
   }
@@ -110,6 +112,7 @@ class HostStep final : public Kernel {
       if (k == "vmhwm_bytes") r.vmhwm = std::atof(v.c_str());
       if (k == "baseline_rss_bytes") r.baseline = std::atof(v.c_str());
       if (k == "seconds") r.seconds = std::atof(v.c_str());
+      if (k == "step_seconds") r.step_seconds = std::atof(v.c_str());
       if (k == "check") check = v;
     }
     ::unlink(log.c_str());
@@ -125,16 +128,44 @@ class HostStep final : public Kernel {
 };
 
 struct Point {
-  const char* model;
+  std::string model;
   int batch;
-  int seq;  // transformers
+  int seq;             // transformers
+  bool check = false;  // a capacity check point (RIGCHECK_CAPACITY_CHECK)
 };
+
+// RIGCHECK_CAPACITY_CHECK="model:batch[:seq],...": extra points near the limit `rigcheck capacity`
+// predicted, chosen by the caller with a safety margin (docs/performance.md). Each is still checked
+// against MemAvailable first: skipped unless 1.1 x the analytic estimate + 2 GiB is free.
+std::vector<Point> capacity_check_points() {
+  std::vector<Point> v;
+  const char* env = std::getenv("RIGCHECK_CAPACITY_CHECK");
+  if (!env) return v;
+  std::string s = env;
+  for (size_t b = 0, e; b < s.size(); b = e + 1) {
+    e = s.find(',', b);
+    if (e == std::string::npos) e = s.size();
+    const std::string item = s.substr(b, e - b);
+    const size_t c1 = item.find(':'), c2 = item.find(':', c1 == std::string::npos ? c1 : c1 + 1);
+    if (c1 == std::string::npos)
+      throw std::invalid_argument("RIGCHECK_CAPACITY_CHECK: '" + item + "' is not model:batch[:seq]");
+    Point p{item.substr(0, c1), std::atoi(item.substr(c1 + 1, c2 - c1 - 1).c_str()),
+            c2 == std::string::npos ? 0 : std::atoi(item.substr(c2 + 1).c_str()), true};
+    if (p.batch < 1) throw std::invalid_argument("RIGCHECK_CAPACITY_CHECK: '" + item + "' has no batch >= 1");
+    v.push_back(p);
+  }
+  return v;
+}
 
 std::vector<Point> points(Profile p) {
   switch (p) {
     case Profile::tiny: return {{"light_cnn", 2, 0}};
-    // Quick: about 35 s of child processes in all (light_cnn b32 alone took 15 s, BERT-base b2 s128 14 s).
-    case Profile::quick: return {{"light_cnn", 2, 0}, {"light_cnn", 8, 0}, {"resnet50", 2, 0}, {"bert_base", 1, 64}};
+    // Quick: two cheap batches of every zoo model that fits (rigcheck capacity fits a line to them);
+    // BERT-large and GPT-2 XL only in full (GPT-2 XL never fits in 24 GiB: skipped by the free-memory
+    // check). Was about 35 s for the first four points; light_cnn b32 alone took 15 s.
+    case Profile::quick:
+      return {{"light_cnn", 2, 0}, {"light_cnn", 8, 0}, {"resnet50", 2, 0}, {"resnet50", 4, 0},
+              {"bert_base", 1, 64}, {"bert_base", 2, 64}, {"gpt2", 1, 64}, {"gpt2", 2, 64}};
     case Profile::full: break;
   }
   std::vector<Point> v;
@@ -142,6 +173,8 @@ std::vector<Point> points(Profile p) {
   for (int b : {8, 16, 32}) v.push_back({"resnet50", b, 0});
   for (int b : {8, 16, 32}) v.push_back({"bert_base", b, 128});
   for (int b : {8, 16, 32}) v.push_back({"bert_large", b, 128});
+  for (int b : {2, 4, 8}) v.push_back({"gpt2", b, 128});
+  v.push_back({"gpt2_xl", 1, 128});
   return v;
 }
 
@@ -151,7 +184,9 @@ const bool host = register_benchmark(
      [](const CommonOptions& o) {
        std::vector<Case> cs;
        const int threads = static_cast<int>(default_threads(o).back());
-       for (const Point& pt : points(o.profile)) {
+       std::vector<Point> pts = points(o.profile);
+       for (const Point& p : capacity_check_points()) pts.push_back(p);
+       for (const Point& pt : pts) {
          const zoo::ModelConfig cfg = zoo::config_by_name(pt.model);
          const zoo::ParamCounts pc = zoo::count_parameters(cfg);
          zoo::MemoryOptions mo;
@@ -161,6 +196,7 @@ const bool host = register_benchmark(
          const double formula_term = static_cast<double>(pc.model) * 4.0 * pt.batch;
          Case c;
          c.name = pt.seq ? fmt::format("{}/b{}/s{}", pt.model, pt.batch, pt.seq) : fmt::format("{}/b{}", pt.model, pt.batch);
+         if (pt.check) c.name += "/check";
          c.params = {{"model", pt.model},
                      {"batch", std::to_string(pt.batch)},
                      {"seq", std::to_string(pt.seq)},
@@ -179,7 +215,7 @@ const bool host = register_benchmark(
                      {"estimate_activations_bytes", fmt::format("{:.0f}", est.activations)}};
          c.threads = 1;  // the harness process waits; the child runs the threads
          c.manual_time = true;  // HostStep::run_timed: the child's wall time
-         const double need = 1.5 * est.total() + 1.5 * 1073741824.0;
+         const double need = pt.check ? 1.1 * est.total() + 2 * 1073741824.0 : 1.5 * est.total() + 1.5 * 1073741824.0;
          const std::string name = c.name, model = pt.model;
          const int batch = pt.batch, seq = pt.seq;
          c.make = [name, model, batch, seq, threads, need]() -> std::unique_ptr<Kernel> {
@@ -206,14 +242,21 @@ const bool host_rows = register_derived_rows(names::kHostMemoryTraining, [](cons
       d.note = runs[i].ok ? fmt::format("child process {} of {} (the first is the check); {:.1f} s", i + 1,
                                         runs.size(), runs[i].seconds)
                           : runs[i].why;
-      d.metric = "peak_rss_bytes";
+      d.metric = names::kPeakRssBytes;
       d.value = runs[i].ok ? runs[i].vmhwm : NAN;
       d.unit = "B";
       out.push_back(d);
       if (runs[i].ok && runs[i].baseline > 0) {
-        d.metric = "baseline_rss_bytes";
+        d.metric = names::kBaselineRssBytes;
         d.value = runs[i].baseline;
         d.note = "the child's RSS after loading LibTorch, before building the model";
+        out.push_back(d);
+      }
+      if (runs[i].ok && runs[i].step_seconds > 0) {  // rigcheck capacity: the step time at this batch
+        d.metric = names::kStepTime;
+        d.value = runs[i].step_seconds;
+        d.unit = "s";
+        d.note = "the child's last training step alone (the optimizer state already made)";
         out.push_back(d);
       }
     }

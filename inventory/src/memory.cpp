@@ -123,9 +123,12 @@ void add_memory(Collector& c) {
   std::string meminfo;
   if (read_text("/proc/meminfo", meminfo)) {
     c.add("memory_total_bytes", meminfo_bytes(meminfo, "MemTotal"));
+    // Free memory when the inventory was taken (MemAvailable): rigcheck capacity sets its limits beside it.
+    c.add("memory_available_bytes", meminfo_bytes(meminfo, "MemAvailable"));
     c.add("hugepage_size_bytes", meminfo_bytes(meminfo, "Hugepagesize"));
   } else {
     c.add("memory_total_bytes", unknown("/proc/meminfo not readable"));
+    c.add("memory_available_bytes", unknown("/proc/meminfo not readable"));
     c.add("hugepage_size_bytes", unknown("/proc/meminfo not readable"));
   }
   const DimmFacts d = read_dimms();

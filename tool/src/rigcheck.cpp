@@ -1,5 +1,6 @@
 // rigcheck: the suite's command. `rigcheck run`, `rigcheck report RUN_DIR`, `rigcheck inventory`,
 // `rigcheck schema` (the result CSV schema as Markdown, for docs/csv-schema.md),
+// `rigcheck capacity RUN_DIR [--model-csv F]` (what this machine can train, tool/src/report/capacity.cpp),
 // `rigcheck compare RUN...`, `rigcheck history RUN...`, `rigcheck noise RUN...` and `rigcheck ab`
 // (tool/src/compare/).
 #include <sys/stat.h>
@@ -10,6 +11,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "rigcheck/tool/capacity.hpp"
 #include "rigcheck/tool/compare.hpp"
 #include "rigcheck/harness/csv.hpp"
 #include "rigcheck/inventory/inventory.hpp"
@@ -169,6 +171,20 @@ int main(int argc, char** argv) {
   report_cmd->add_option("--step-budget", ro.step_budget_s,
                          "NET-1: seconds of each training step the gradient all-reduce may take (default 1)");
 
+  std::string capacity_dir;
+  CapacityOptions cap;
+  auto* capacity_cmd = app.add_subcommand(
+      "capacity", "what this machine can train: per zoo model the largest batch that fits in memory (fitted to the "
+                  "measured peaks), the step time and samples/s there, and what limits the step");
+  capacity_cmd->add_option("run_dir", capacity_dir, "results/<run-id>")->required();
+  capacity_cmd->add_option("--model-csv", cap.model_csv,
+                           "your own models by shape: CSV name,params,activation_bytes_per_sample,flops_per_sample "
+                           "(training flops, forward + backward, per sample): a model-based estimate from the "
+                           "measured machine figures");
+  capacity_cmd->add_option("--margin", cap.margin_fraction, "fraction of the total memory kept free")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 0.9));
+
   std::string inv_out = "inventory.csv";
   auto* inv_cmd = app.add_subcommand("inventory", "write this machine's inventory");
   inv_cmd->add_option("--out", inv_out, "file to write (never overwritten)")->capture_default_str();
@@ -193,6 +209,10 @@ int main(int argc, char** argv) {
     if (*report_cmd) {
       make_report(report_dir, ro);
       std::printf("\nReport: %s/report.md\nVerdicts: %s/verdicts.csv\n", report_dir.c_str(), report_dir.c_str());
+      return 0;
+    }
+    if (*capacity_cmd) {
+      std::fputs(("# What this machine can train\n\n" + capacity_md(capacity_of(read_run(capacity_dir), cap))).c_str(), stdout);
       return 0;
     }
     if (*inv_cmd) {

@@ -16,6 +16,7 @@
 #include "rigcheck/harness/fccp.hpp"
 
 #include "rigcheck/harness/csv.hpp"
+#include "rigcheck/tool/capacity.hpp"
 #include "rigcheck/tool/html.hpp"
 #include "rigcheck/tool/report_util.hpp"
 #include "rigcheck/tool/runner.hpp"
@@ -500,6 +501,9 @@ std::vector<Verdict> make_report(const std::string& run_dir, const ReportOptions
       md += f.label == std::string("Guide error") ? "- **Guide error:** " + md_escape(f.text) + "\n"
                                                   : fmt::format("- {}: {}\n", f.label, md_escape(f.text));
   }
+
+  // What this machine can train (capacity.hpp): per zoo model the largest batch, its speed, its limit.
+  md += "\n## What this machine can train\n\n" + capacity_md(capacity_of(run));
 
   md += "\n## Measurements\n" + measurements_md(run);
 

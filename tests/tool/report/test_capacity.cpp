@@ -1,0 +1,260 @@
+// tool/src/report/capacity.cpp (rigcheck capacity, issue 23) on SYNTHETIC run folders written by
+// these tests: every row below is invented by the tests' author (note "synthetic"), chosen so the
+// expected answer can be worked out by hand; none describes a machine.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "rigcheck/harness/csv.hpp"
+#include "rigcheck/models/zoo.hpp"
+#include "rigcheck/tool/capacity.hpp"
+#include "support/files.hpp"
+#include "support/runs.hpp"
+
+namespace fs = std::filesystem;
+using namespace rigcheck;
+
+namespace {
+constexpr double kGiB = 1073741824.0;
+
+// A synthetic run folder: inventory plus result files of the given rows.
+struct SyntheticRun {
+  std::string dir;
+  std::map<std::string, std::string> files;  // file name -> rows
+
+  explicit SyntheticRun(const std::string& inventory_extra = "gpu_count,0\ngpu_note,synthetic: no GPU\n") {
+    static int n = 0;
+    dir = (fs::path(::testing::TempDir()) / ("capacity-" + std::to_string(getpid()) + "-" + std::to_string(n++))).string();
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    std::ofstream(dir + "/inventory.csv") << "key,value\nhostname,synthetic\nmemory_total_bytes,"
+                                          << std::to_string(static_cast<long long>(20 * kGiB)) << "\n"
+                                          << inventory_extra;
+  }
+  void row(const std::string& file, const std::string& bench, const std::string& cs, const std::string& params,
+           const std::string& metric, double value, const std::string& unit, int rep = 0) {
+    files[file] += csv_line({"1", "synthetic", bench, cs, params, metric, format_double(value), unit, std::to_string(rep),
+                             "ok", "synthetic"}) +
+                   "\n";
+  }
+  // memory_host: a peak (two child processes, the same value) and optionally a step time.
+  void host(const std::string& model, int batch, int seq, double peak_gib, double step_s = NAN) {
+    const std::string params = "model=" + model + ";batch=" + std::to_string(batch) + ";seq=" + std::to_string(seq) + ";threads=2";
+    const std::string cs = model + "/b" + std::to_string(batch);
+    for (int r = 0; r < 2; ++r) {
+      row("memory_host.csv", "host_memory_training", cs, params, "peak_rss_bytes", peak_gib * kGiB, "B", r);
+      if (!std::isnan(step_s)) row("memory_host.csv", "host_memory_training", cs, params, "step_time", step_s, "s", r);
+    }
+  }
+  std::string write() {
+    for (auto& [f, rows] : files)
+      std::ofstream(dir + "/" + f) << "schema_version,run_id,benchmark,case,params,metric,value,unit,repetition,status,note\n"
+                                   << rows;
+    return dir;
+  }
+};
+
+const ModelCapacity& model_of(const CapacityAnswer& a, const std::string& name) {
+  for (const ModelCapacity& m : a.models)
+    if (m.model == name) return m;
+  throw std::runtime_error("no model " + name);
+}
+
+const LimitFigure& limit_of(const ModelCapacity& m, const std::string& what) {
+  for (const LimitFigure& l : m.limits)
+    if (l.what == what) return l;
+  throw std::runtime_error("no limit " + what);
+}
+
+// ResNet-50's step at batch 4 takes 1 s; the f32 peak is set so that this is 90% of it.
+double resnet_peak_gflops() { return zoo::training_flops_per_step(zoo::resnet50(), 4) / 1e9 / 0.9; }
+
+SyntheticRun machine_run(const std::string& inv = "gpu_count,0\ngpu_note,synthetic: no GPU\n") {
+  SyntheticRun s(inv);
+  // light_cnn: three batches, the largest 0.1 GiB above the line of the other two.
+  s.host("light_cnn", 2, 0, 1.2);
+  s.host("light_cnn", 4, 0, 1.4);
+  s.host("light_cnn", 8, 0, 1.9, 0.5);
+  // resnet50: exactly two batches.
+  s.host("resnet50", 2, 0, 1.0);
+  s.host("resnet50", 4, 0, 1.5, 1.0);
+  // bert_large: batch 1 already above the usable 18 GiB.
+  s.host("bert_large", 1, 128, 19.0);
+  s.host("bert_large", 2, 128, 20.0);
+  s.row("cpu_peak.csv", "fma_peak_f32", "avx2/t2", "isa=avx2;threads=2", "gflops", resnet_peak_gflops(), "GFLOP/s");
+  s.row("memory_bandwidth.csv", "memory_bandwidth", "triad/t2", "kernel=triad;threads=2", "gbps", 1e6, "GB/s");
+  // The pipeline delivers 10 samples/s: light_cnn's step (8 samples in 0.5 s) wants 16.
+  s.row("io_dataloader.csv", "dataloader_io_wait", "r1/w0", "sample_bytes=1000;device_class=synthetic", "samples_per_s", 10,
+        "samples/s");
+  return s;
+}
+}  // namespace
+
+TEST(Capacity, LeastSquaresFit) {
+  // y = 1 + 2x exactly, then a point off the line.
+  LinearFit f = fit_linear({{1, 3}, {2, 5}, {3, 7}});
+  EXPECT_NEAR(f.intercept, 1, 1e-12);
+  EXPECT_NEAR(f.slope, 2, 1e-12);
+  EXPECT_NEAR(f.r2, 1, 1e-12);
+  EXPECT_EQ(f.points, 3);
+  f = fit_linear({{2, 1.2}, {4, 1.4}, {8, 1.9}});  // worked by hand: slope 2.2 / 18.667, intercept 0.95
+  EXPECT_NEAR(f.slope, 2.2 / (56.0 / 3), 1e-12);
+  EXPECT_NEAR(f.intercept, 0.95, 1e-12);
+  EXPECT_LT(f.r2, 1);
+  EXPECT_THROW(fit_linear({{2, 1}, {2, 3}}), std::invalid_argument);  // one distinct batch
+}
+
+TEST(Capacity, LargestBatch) {
+  LinearFit f;
+  f.intercept = 1;
+  f.slope = 0.5;
+  EXPECT_EQ(largest_batch(f, 10), 18);   // 1 + 0.5 x 18 = 10 fits exactly
+  EXPECT_EQ(largest_batch(f, 9.99), 17);
+  EXPECT_EQ(largest_batch(f, 1.4), 0);   // batch 1 needs 1.5
+  f.slope = 0;
+  EXPECT_EQ(largest_batch(f, 10), -1);   // no growth: no limit
+}
+
+TEST(Capacity, FitLimitCheckAndStepOfSyntheticRun) {
+  SyntheticRun s = machine_run();
+  CapacityAnswer a = capacity_of(read_run(s.write()));
+  EXPECT_NEAR(a.usable_bytes, 18 * kGiB, 1);  // 20 GiB less max(10%, 2 GiB)
+  const ModelCapacity& lc = model_of(a, "light_cnn");
+  EXPECT_EQ(lc.basis, "measured fit");
+  ASSERT_TRUE(lc.has_fit);
+  EXPECT_NEAR(lc.fit.slope / kGiB, 2.2 / (56.0 / 3), 1e-9);
+  EXPECT_NEAR(lc.fit.intercept / kGiB, 0.95, 1e-9);
+  EXPECT_EQ(lc.limit_batch, 144);  // floor((18 - 0.95) / 0.117857) = 144
+  EXPECT_LE(lc.predicted_at_limit, 18 * kGiB);
+  // The point nearest the limit (b8) against the line of b2 and b4 (1.8 GiB): +5.6%.
+  EXPECT_EQ(lc.check_batch, 8);
+  EXPECT_NEAR(lc.check_predicted / kGiB, 1.8, 1e-9);
+  EXPECT_NE(lc.text.find("+5.6%"), std::string::npos) << lc.text;
+  // The step: measured at b8 only, labelled as not at the limit.
+  EXPECT_EQ(lc.step_batch, 8);
+  EXPECT_DOUBLE_EQ(lc.step_s, 0.5);
+  EXPECT_DOUBLE_EQ(lc.samples_per_s, 16);
+  EXPECT_NE(lc.step_basis.find("largest measured"), std::string::npos);
+
+  const ModelCapacity& rn = model_of(a, "resnet50");
+  EXPECT_NE(rn.text.find("exactly two points"), std::string::npos) << rn.text;
+  EXPECT_EQ(rn.check_batch, 0);
+  EXPECT_EQ(rn.limit_batch, static_cast<long>(std::floor((18 - 0.5) / 0.25)));  // 0.5 + 0.25 b
+}
+
+TEST(Capacity, ModelThatCannotFitAtBatchOneSaysSoWithItsEstimate) {
+  SyntheticRun s = machine_run();
+  CapacityAnswer a = capacity_of(read_run(s.write()));
+  const ModelCapacity& bl = model_of(a, "bert_large");
+  EXPECT_EQ(bl.limit_batch, 0);
+  EXPECT_NE(bl.text.find("Cannot fit at batch 1"), std::string::npos) << bl.text;
+  // Not measured at all: the analytic estimate, labelled, and GPT-2 XL's 1.5 B parameters (12 B
+  // each in weights, gradients and momentum: 18 GiB before any activation) do not fit in 18 GiB.
+  const ModelCapacity& xl = model_of(a, "gpt2_xl");
+  EXPECT_EQ(xl.basis, "analytic estimate (not measured)");
+  EXPECT_EQ(xl.limit_batch, 0);
+  zoo::MemoryOptions mo;
+  mo.optimizer = zoo::Optimizer::sgd_momentum;
+  EXPECT_NEAR(xl.estimate_b1, zoo::estimate_training_memory(zoo::gpt2_xl(), 1, mo).total(), 1);
+  const std::string md = capacity_md(a);
+  EXPECT_NE(md.find("| gpt2_xl | analytic estimate (not measured) | cannot fit at batch 1 (estimate"), std::string::npos) << md;
+}
+
+TEST(Capacity, BottleneckIsTheLargestShareWithItsFigures) {
+  SyntheticRun s = machine_run();
+  CapacityAnswer a = capacity_of(read_run(s.write()));
+  const ModelCapacity& rn = model_of(a, "resnet50");
+  EXPECT_NEAR(limit_of(rn, "compute").share, 0.9, 1e-9);
+  EXPECT_NEAR(limit_of(rn, "input pipeline").share, 0.4, 1e-9);  // 4 samples/s of 10
+  EXPECT_FALSE(limit_of(rn, "all-reduce").ok());                  // no comm rows
+  EXPECT_NE(limit_of(rn, "all-reduce").text.find("comm area not run"), std::string::npos);
+  EXPECT_EQ(rn.bottleneck.rfind("compute (90% of its ceiling)", 0), 0u) << rn.bottleneck;
+  const ModelCapacity& lc = model_of(a, "light_cnn");
+  EXPECT_NEAR(limit_of(lc, "input pipeline").share, 1.6, 1e-9);  // 16 samples/s wanted, 10 delivered
+  EXPECT_EQ(lc.bottleneck.rfind("input pipeline (160% of its ceiling)", 0), 0u) << lc.bottleneck;
+
+  // With the comm area: ResNet-50's gradient (params x 4 B) all-reduced at 1e-8 s/B between the
+  // measured 1 MB and 1 GB: longer than the 1 s step, so the all-reduce is the first bottleneck.
+  SyntheticRun c = machine_run();
+  for (double size : {1e6, 1e9})
+    c.row("comm_allreduce_mpi.csv", "mpi_allreduce_f32", "default/" + format_double(size),
+          "size_bytes=" + format_double(size) + ";ranks=4", "time_per_iter", size * 1e-8, "s");
+  CapacityAnswer ac = capacity_of(read_run(c.write()));
+  const ModelCapacity& rc = model_of(ac, "resnet50");
+  const double grad = 4.0 * static_cast<double>(zoo::count_parameters(zoo::resnet50()).total());
+  EXPECT_NEAR(limit_of(rc, "all-reduce").share, grad * 1e-8, 1e-9);
+  EXPECT_GT(grad * 1e-8, 0.9);
+  EXPECT_EQ(rc.bottleneck.rfind("all-reduce", 0), 0u) << rc.bottleneck;
+}
+
+TEST(Capacity, MissingGpuSaysWhatIsMissingNeverANumber) {
+  SyntheticRun s = machine_run();
+  CapacityAnswer a = capacity_of(read_run(s.write()));
+  EXPECT_EQ(a.gpu_text.rfind("No GPU answer: this machine has no GPU", 0), 0u) << a.gpu_text;
+  EXPECT_NE(a.gpu_text.find("gpu_count=0"), std::string::npos);
+  // A GPU present, the gpu area not run.
+  SyntheticRun g = machine_run("gpu_count,1\ngpu0_memory_bytes,80000000000\n");
+  CapacityAnswer ag = capacity_of(read_run(g.write()));
+  EXPECT_NE(ag.gpu_text.find("no model_memory rows"), std::string::npos) << ag.gpu_text;
+  EXPECT_EQ(ag.gpu_text.find("largest batch"), std::string::npos) << ag.gpu_text;
+  // Measured there at two batches: a limit from the device memory, 10% kept free.
+  SyntheticRun m = machine_run("gpu_count,1\ngpu0_memory_bytes,100000000000\n");
+  for (int b : {8, 16})
+    m.row("gpu_model_memory.csv", "model_memory", "resnet50/fp32/b" + std::to_string(b),
+          "model=resnet50;precision=fp32;batch=" + std::to_string(b), "peak_allocated_bytes", 1e9 + b * 1e8, "B", -1);
+  CapacityAnswer am = capacity_of(read_run(m.write()));
+  EXPECT_NE(am.gpu_text.find("resnet50 fp32: largest batch 890"), std::string::npos) << am.gpu_text;  // (90e9-1e9)/1e8
+}
+
+TEST(Capacity, UserModelByShapeIsAModelBasedEstimate) {
+  SyntheticRun s = machine_run();
+  s.row("memory_host.csv", "host_memory_training", "light_cnn/b2", "model=light_cnn;batch=2;seq=0;threads=2",
+        "baseline_rss_bytes", 0.5 * kGiB, "B");
+  const std::string dir = s.write();
+  const std::string csv = dir + "/../models-" + std::to_string(getpid()) + ".txt";
+  std::ofstream(csv) << "name,params,activation_bytes_per_sample,flops_per_sample\nwide_mlp,1e8,1e8,1e9\n";
+  CapacityOptions o;
+  o.model_csv = csv;
+  CapacityAnswer a = capacity_of(read_run(dir), o);
+  const ModelCapacity& u = model_of(a, "wide_mlp");
+  EXPECT_EQ(u.basis, "model-based estimate");
+  const double fixed = 0.5 * kGiB + 12 * 1e8;
+  EXPECT_EQ(u.limit_batch, static_cast<long>(std::floor((18 * kGiB - fixed) / 1e8)));
+  // No cpu_gemm rows: the step at the f32 peak (an upper bound of the speed), labelled so.
+  EXPECT_NEAR(u.step_s, u.limit_batch * 1e9 / (resnet_peak_gflops() * 1e9), 1e-12);
+  EXPECT_NE(u.step_basis.find("upper bound"), std::string::npos) << u.step_basis;
+  EXPECT_NE(capacity_md(a).find("| wide_mlp | model-based estimate |"), std::string::npos);
+}
+
+TEST(Capacity, BadModelCsvNamesFileAndLine) {
+  const std::string csv = ::testing::TempDir() + "/bad-models-" + std::to_string(getpid()) + ".csv";
+  std::ofstream(csv) << "name,params,activation_bytes_per_sample,flops_per_sample\nok,1e6,1e6,1e6\nbad,-5,1e6,1e6\n";
+  try {
+    read_user_models(csv);
+    FAIL() << "negative params accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), csv);
+    EXPECT_EQ(e.line(), 3);
+    EXPECT_NE(e.reason().find("params"), std::string::npos) << e.reason();
+  }
+  std::ofstream(csv) << "name,params,flops_per_sample\nx,1,1\n";  // a column missing
+  EXPECT_THROW(read_user_models(csv), InputError);
+  std::ofstream(csv) << "name,params,activation_bytes_per_sample,flops_per_sample\nx,1,abc,1\n";
+  try {
+    read_user_models(csv);
+    FAIL() << "a word accepted as a number";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.line(), 2);
+  }
+}
+
+TEST(Capacity, ReportHasTheSection) {
+  std::string dir = testsupport::copy_fixture("quick_vm");
+  make_report(dir, testsupport::quiet());
+  const std::string md = testsupport::slurp(dir + "/report.md");
+  EXPECT_NE(md.find("## What this machine can train"), std::string::npos);
+  EXPECT_NE(md.find("| light_cnn | measured fit |"), std::string::npos) << md.substr(md.find("## What this machine"), 2000);
+}

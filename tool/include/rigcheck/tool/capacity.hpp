@@ -1,0 +1,112 @@
+// `rigcheck capacity RUN_DIR` (issue 23) and the "What this machine can train" section of
+// report.md: for each model of the zoo (and a user's own models, by shape, from --model-csv), the
+// largest batch whose training step fits in this machine's memory, the step time and samples/s at
+// that batch, and what limits the step (compute, memory bandwidth, input pipeline, all-reduce),
+// all from the run's measured rows. No LibTorch here: the zoo's torch-free part (configs, analytic
+// estimates, flops) only.
+//
+// The method (docs/methodology.md "capacity"):
+//  - host RAM: the peak RSS rows of memory_host (one child process per model/batch), per model
+//    the median per batch, a least-squares line peak = a + b x batch over the measured batches
+//    (two or more; with exactly two the line passes through both and nothing checks it); the
+//    largest batch whose predicted peak fits in the usable memory: the inventory's total memory
+//    less a safety margin (10%, at least 2 GiB). The point nearest the limit is compared with the
+//    line fitted to the OTHER points (an out-of-sample check) where three or more batches exist.
+//  - a model with fewer than two measured batches gets the zoo's analytic estimate instead,
+//    labelled so; a model whose batch 1 does not fit says so with its estimate.
+//  - step time: the step_time rows of memory_host (the child's last training step), at the
+//    predicted batch when measured there, else at the largest measured batch (labelled).
+//  - what limits it: achieved GFLOP/s (zoo::training_flops_per_step / step time) against
+//    cpu_peak's measured f32 peak at the step's thread count; bytes per step (2 x the analytic
+//    training memory: every byte written once and read once, a lower bound) per second against
+//    memory_bandwidth's triad (else copy); samples/s the step consumes against the best samples/s
+//    io_dataloader's pipeline delivered; with the comm area, the all-reduce time of the model's
+//    gradient (params x 4 B) against the step time. The first bottleneck: the largest share.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "rigcheck/tool/report.hpp"
+
+namespace rigcheck {
+
+// Least squares y = intercept + slope x over the points (distinct x: at least two, else throws
+// std::invalid_argument). r2: 1 - SSres/SStot (1 when every point lies on the line).
+struct LinearFit {
+  double intercept = kNaN, slope = kNaN, r2 = kNaN;
+  int points = 0;  // distinct x values
+  double at(double x) const { return intercept + slope * x; }
+};
+LinearFit fit_linear(const std::vector<std::pair<double, double>>& xy);
+
+// The largest integer batch b >= 1 with fit.at(b) <= usable: 0 when batch 1 does not fit, -1 when
+// the fit does not grow with the batch (slope <= 0: no limit can be drawn from it).
+long largest_batch(const LinearFit& fit, double usable_bytes);
+
+struct CapacityOptions {
+  double margin_fraction = 0.10;               // of the total memory, kept free (OS, page cache, others)
+  double margin_min_bytes = 2.0 * 1073741824;  // at least this much
+  std::string model_csv;                        // a user's own models by shape (read_user_models)
+};
+
+// One ceiling of the step: achieved against measured, and the share (achieved / ceiling).
+struct LimitFigure {
+  std::string what;  // "compute", "memory bandwidth", "input pipeline", "all-reduce"
+  double share = kNaN;
+  std::string text;  // the figures behind it, or what is missing
+  bool ok() const { return share == share; }
+};
+
+struct MemoryPoint {
+  int batch = 0;
+  double peak_bytes = kNaN;  // median over the child processes
+  int reps = 0;
+  double step_s = kNaN;      // median step_time, NaN when not measured
+};
+
+struct ModelCapacity {
+  std::string model;
+  std::string basis;  // "measured fit", "analytic estimate (not measured)", "model-based estimate"
+  int seq = 0;        // transformers: the sequence length of the points
+  int threads = 0;
+  double params = 0;  // parameters the step updates
+  std::vector<MemoryPoint> points;  // measured, by batch
+  bool has_fit = false;
+  LinearFit fit;
+  double usable_bytes = kNaN;
+  long limit_batch = -1;  // predicted largest batch (0: batch 1 does not fit; -1: unknown)
+  double predicted_at_limit = kNaN;
+  double estimate_b1 = kNaN;  // analytic estimate at batch 1 (zoo) or the CSV's
+  // The measured point nearest the limit against the line of the other points (3+ batches).
+  int check_batch = 0;
+  double check_measured = kNaN, check_predicted = kNaN;
+  double step_s = kNaN;
+  int step_batch = 0;
+  std::string step_basis;  // "measured at that batch", "measured at batch N (the largest measured)", ...
+  double samples_per_s = kNaN;
+  std::vector<LimitFigure> limits;
+  std::string bottleneck;  // "compute (71% of its ceiling)" or why none can be named
+  std::string text;        // the answer in words
+};
+
+struct CapacityAnswer {
+  double total_bytes = kNaN, available_bytes = kNaN, usable_bytes = kNaN;
+  std::string memory_text;  // where the usable memory comes from
+  std::string gpu_text;     // the GPU answer, or what is missing
+  std::vector<ModelCapacity> models;  // the zoo's, then the user's
+};
+
+// A user's model by shape: one CSV row each. Columns name, params, activation_bytes_per_sample,
+// flops_per_sample (training: forward + backward, per sample). Strict: throws InputError naming
+// file and line (a missing column, an empty name, a number that is not positive and finite).
+struct UserModel {
+  std::string name;
+  double params = 0, activation_bytes_per_sample = 0, flops_per_sample = 0;
+};
+std::vector<UserModel> read_user_models(const std::string& path);
+
+CapacityAnswer capacity_of(const RunData& run, const CapacityOptions& opt = {});
+// Markdown: the section report.md shows, and what `rigcheck capacity` prints.
+std::string capacity_md(const CapacityAnswer& a);
+
+}  // namespace rigcheck

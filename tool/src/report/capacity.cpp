@@ -1,0 +1,526 @@
+// What this machine can train (issue 23): capacity.hpp says the method.
+#include "rigcheck/tool/capacity.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include "rigcheck/harness/fccp.hpp"
+
+#include "rigcheck/harness/csv.hpp"
+#include "rigcheck/harness/names.hpp"
+#include "rigcheck/models/zoo.hpp"
+#include "rigcheck/tool/report_util.hpp"
+
+namespace rigcheck {
+
+namespace {
+constexpr double kGiB = 1073741824.0;
+
+std::string gib(double b) { return std::isnan(b) ? "-" : fmt::format("{:.2f} GiB", b / kGiB); }
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return kNaN;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double fact(const RunData& run, const std::string& key) {
+  auto it = run.inventory.find(key);
+  double v;
+  if (it == run.inventory.end() || !parse_double(it->second, v)) return kNaN;
+  return v;
+}
+
+// ---- the machine's measured figures
+struct Machine {
+  std::map<int, double> peak;  // threads -> f32 FMA peak GFLOP/s (best ISA, median)
+  double bw = kNaN;            // GB/s
+  std::string bw_text;
+  double input = kNaN;  // samples/s the DataLoader pipeline delivered
+  std::string input_text;
+  // all-reduce: size bytes -> median seconds
+  std::map<double, double> allreduce;
+  int ranks = 0;
+  double baseline_rss = kNaN;  // LibTorch loaded, no model
+  double gemm = kNaN;          // best f32 GEMM GFLOP/s at the step's threads
+  std::string gemm_text;
+};
+
+double peak_at(const Machine& m, int threads) {
+  auto it = m.peak.find(threads);
+  return it == m.peak.end() ? kNaN : it->second;
+}
+
+Machine machine_of(const RunData& run, int threads) {
+  Machine m;
+  for (auto& [t, rows] : group_by_param(run.select(names::kFmaPeak, names::kGflops), "threads")) {
+    std::map<std::string, std::vector<const ResultRow*>> by_isa;
+    for (const ResultRow* r : rows) by_isa[param_value(r->params, "isa")].push_back(r);
+    for (auto& [isa, rs] : by_isa) m.peak[std::atoi(t.c_str())] = std::max(m.peak[std::atoi(t.c_str())], measure(rs).value);
+  }
+  for (const char* kernel : {"triad", "copy"}) {
+    double best = 0;
+    int best_t = 0;
+    for (auto& [c, rows] : run.select(names::kMemoryBandwidth, names::kGbps, {{"kernel", kernel}})) {
+      const int t = std::atoi(param_value(rows.front()->params, "threads").c_str());
+      const double v = measure(rows).value;
+      // At the step's thread count when measured there, else the best of any.
+      const bool better = (t == threads) != (best_t == threads) ? t == threads : v > best;
+      if (best == 0 || better) best = v, best_t = t;
+    }
+    if (best > 0) {
+      m.bw = best;
+      m.bw_text = fmt::format("{} GB/s (memory_bandwidth {}, {} thread{})", fmt_num(best), kernel, best_t, best_t == 1 ? "" : "s");
+      break;
+    }
+  }
+  {
+    double best = 0;
+    std::string what;
+    for (auto& [c, rows] : run.select(names::kDataloaderIoWait, "samples_per_s")) {
+      const double v = measure(rows).value;
+      if (v > best) {
+        best = v;
+        what = fmt::format("io_dataloader {}: {} B samples from {}", c, param_value(rows.front()->params, "sample_bytes", "?"),
+                           param_value(rows.front()->params, "device_class", "its disk"));
+      }
+    }
+    if (best > 0) m.input = best, m.input_text = fmt::format("{} samples/s ({})", fmt_num(best), what);
+  }
+  {
+    std::map<double, std::vector<double>> by_size;
+    for (auto& [c, rows] : run.select(names::kMpiAllreduce, names::kTimePerIter))
+      for (const ResultRow* r : rows) {
+        double s;
+        if (!parse_double(param_value(r->params, "size_bytes"), s)) continue;
+        by_size[s].push_back(r->value);
+        m.ranks = std::max(m.ranks, std::atoi(param_value(r->params, "ranks").c_str()));
+      }
+    for (auto& [s, v] : by_size) m.allreduce[s] = median_of(v);
+  }
+  {
+    std::vector<double> v;
+    for (auto& [c, rows] : run.select(names::kHostMemoryTraining, names::kBaselineRssBytes))
+      for (const ResultRow* r : rows) v.push_back(r->value);
+    m.baseline_rss = median_of(v);
+  }
+  {
+    std::map<std::pair<std::string, std::string>, std::vector<const ResultRow*>> by_case;
+    for (const ResultRow& r : run.results)
+      if ((r.benchmark == names::kGemmMatmul || r.benchmark == names::kGemmSgemmOnednn ||
+           r.benchmark == names::kGemmSgemmOpenblas) &&
+          r.metric == names::kGflops && r.status == Status::ok && r.repetition >= 0 &&
+          param_value(r.params, "dtype", "f32") == "f32" && std::atoi(param_value(r.params, "threads").c_str()) == threads)
+        by_case[{r.benchmark, r.case_name}].push_back(&r);
+    for (auto& [k, rows] : by_case) {
+      const double v = measure(rows).value;
+      if (!(v <= m.gemm)) m.gemm = v, m.gemm_text = k.first + " " + k.second;
+    }
+  }
+  return m;
+}
+
+// Seconds of one all-reduce of `bytes`: interpolated between the measured sizes around it,
+// extrapolated at the largest size's bandwidth beyond it. NaN without rows.
+double allreduce_s(const Machine& m, double bytes, std::string& how) {
+  if (m.allreduce.empty()) return kNaN;
+  auto hi = m.allreduce.lower_bound(bytes);
+  if (hi == m.allreduce.end()) {
+    auto last = std::prev(m.allreduce.end());
+    how = fmt::format("extrapolated from the largest measured size ({:.0f} B) at its bandwidth", last->first);
+    return last->second * bytes / last->first;
+  }
+  if (hi->first == bytes || hi == m.allreduce.begin()) {
+    how = fmt::format("measured at {:.0f} B", hi->first);
+    return hi->second;
+  }
+  auto lo = std::prev(hi);
+  how = fmt::format("interpolated between the measured {:.0f} B and {:.0f} B", lo->first, hi->first);
+  return lo->second + (hi->second - lo->second) * (bytes - lo->first) / (hi->first - lo->first);
+}
+
+// The figures of one step of `batch` samples that took step_s; flops and bytes of that step.
+void fill_limits(ModelCapacity& mc, const Machine& m, double flops, double bytes, double step_s, int batch) {
+  mc.limits.clear();
+  LimitFigure c{"compute", kNaN, ""};
+  const double peak = peak_at(m, mc.threads);
+  const double gflops = flops / step_s / 1e9;
+  if (std::isnan(peak))
+    c.text = fmt::format("{} GFLOP/s achieved; no cpu_peak row at {} threads to set it against", fmt_num(gflops), mc.threads);
+  else {
+    c.share = gflops / peak;
+    c.text = fmt::format("{} GFLOP/s ({:.3g} GFLOP per step / {} s) of the measured f32 peak {} GFLOP/s at {} threads",
+                         fmt_num(gflops), flops / 1e9, fmt_num(step_s), fmt_num(peak), mc.threads);
+  }
+  mc.limits.push_back(c);
+  LimitFigure b{"memory bandwidth", kNaN, ""};
+  const double gbps = bytes / step_s / 1e9;
+  if (std::isnan(m.bw))
+    b.text = fmt::format("{} GB/s needed; memory_bandwidth not measured", fmt_num(gbps));
+  else {
+    b.share = gbps / m.bw;
+    b.text = fmt::format("{} GB/s ({} per step, 2 x the training memory: a lower bound) of {}", fmt_num(gbps), gib(bytes), m.bw_text);
+  }
+  mc.limits.push_back(b);
+  LimitFigure in{"input pipeline", kNaN, ""};
+  const double consumed = batch / step_s;
+  if (std::isnan(m.input))
+    in.text = fmt::format("the step consumes {} samples/s; io_dataloader not measured", fmt_num(consumed));
+  else {
+    in.share = consumed / m.input;
+    in.text = fmt::format("the step consumes {} samples/s; the pipeline delivered {}", fmt_num(consumed), m.input_text);
+  }
+  mc.limits.push_back(in);
+  LimitFigure ar{"all-reduce", kNaN, ""};
+  std::string how;
+  const double grad = mc.params * 4;
+  const double t = allreduce_s(m, grad, how);
+  if (std::isnan(t))
+    ar.text = "comm area not run (no mpi_allreduce_f32 rows): one node, no all-reduce per step";
+  else {
+    ar.share = t / step_s;
+    ar.text = fmt::format("{} s per step to all-reduce the {} gradient over {} ranks ({}), against the {} s step",
+                          fmt_num(t), gib(grad), m.ranks, how, fmt_num(step_s));
+  }
+  mc.limits.push_back(ar);
+  const LimitFigure* first = nullptr;
+  for (const LimitFigure& l : mc.limits)
+    if (l.ok() && (!first || l.share > first->share)) first = &l;
+  mc.bottleneck = first ? fmt::format("{} ({:.0f}% of its ceiling): {}", first->what, 100 * first->share, first->text)
+                        : "none can be named: no ceiling was measured";
+}
+
+// Zoo analytic memory (SGD momentum, fp32, as memory_host measures).
+double zoo_estimate(const zoo::ModelConfig& cfg, int batch, int seq) {
+  zoo::MemoryOptions mo;
+  mo.optimizer = zoo::Optimizer::sgd_momentum;
+  mo.seq_len = seq;
+  return zoo::estimate_training_memory(cfg, batch, mo).total();
+}
+
+// The answer of a model whose memory line is known (measured fit or estimate): limit and words.
+void limit_of(ModelCapacity& mc) {
+  mc.limit_batch = largest_batch(mc.fit, mc.usable_bytes);
+  if (mc.limit_batch > 0) mc.predicted_at_limit = mc.fit.at(static_cast<double>(mc.limit_batch));
+}
+
+ModelCapacity zoo_model(const RunData& run, const zoo::ModelConfig& cfg, const Machine& machine_any, double usable,
+                        const CapacityOptions&) {
+  ModelCapacity mc;
+  mc.model = cfg.name;
+  mc.usable_bytes = usable;
+  mc.params = static_cast<double>(zoo::count_parameters(cfg).total());
+  // The measured points, grouped by sequence length: the group with the most batches.
+  std::map<int, std::map<int, std::vector<double>>> peaks, steps;  // seq -> batch -> values
+  int threads = 0;
+  for (auto& [c, rows] : run.select(names::kHostMemoryTraining, names::kPeakRssBytes, {{"model", cfg.name}}))
+    for (const ResultRow* r : rows) {
+      peaks[std::atoi(param_value(r->params, "seq", "0").c_str())][std::atoi(param_value(r->params, "batch").c_str())]
+          .push_back(r->value);
+      threads = std::max(threads, std::atoi(param_value(r->params, "threads").c_str()));
+    }
+  for (auto& [c, rows] : run.select(names::kHostMemoryTraining, names::kStepTime, {{"model", cfg.name}}))
+    for (const ResultRow* r : rows)
+      steps[std::atoi(param_value(r->params, "seq", "0").c_str())][std::atoi(param_value(r->params, "batch").c_str())]
+          .push_back(r->value);
+  mc.threads = threads;
+  int seq = -1;
+  for (auto& [s, by_b] : peaks)
+    if (seq < 0 || by_b.size() >= peaks[seq].size()) seq = s;
+  mc.seq = seq < 0 ? (cfg.arch == zoo::Arch::bert || cfg.arch == zoo::Arch::gpt2 ? cfg.seq_len : 0) : seq;
+  mc.estimate_b1 = zoo_estimate(cfg, 1, mc.seq);
+  if (seq >= 0)
+    for (auto& [b, v] : peaks[seq]) {
+      MemoryPoint p;
+      p.batch = b;
+      p.peak_bytes = median_of(v);
+      p.reps = static_cast<int>(v.size());
+      if (steps.count(seq) && steps[seq].count(b)) p.step_s = median_of(steps[seq][b]);
+      mc.points.push_back(p);
+    }
+  const std::string seq_words = mc.seq > 0 ? fmt::format(" at sequence length {}", mc.seq) : "";
+  if (mc.points.size() >= 2) {
+    std::vector<std::pair<double, double>> xy;
+    for (const MemoryPoint& p : mc.points) xy.push_back({double(p.batch), p.peak_bytes});
+    mc.fit = fit_linear(xy);
+    mc.has_fit = true;
+    mc.basis = "measured fit";
+    limit_of(mc);
+    // The point nearest the limit against the line of the others.
+    if (mc.points.size() >= 3) {
+      const MemoryPoint& near = mc.points.back();  // the largest measured batch
+      std::vector<std::pair<double, double>> others(xy.begin(), xy.end() - 1);
+      LinearFit f = fit_linear(others);
+      mc.check_batch = near.batch;
+      mc.check_measured = near.peak_bytes;
+      mc.check_predicted = f.at(near.batch);
+    }
+  } else {
+    // No line from measurements: the zoo's analytic estimate, labelled.
+    mc.basis = "analytic estimate (not measured)";
+    mc.fit = fit_linear({{1.0, zoo_estimate(cfg, 1, mc.seq)}, {2.0, zoo_estimate(cfg, 2, mc.seq)}});
+    limit_of(mc);
+  }
+  // Step time: at the limit when measured there, else at the largest measured batch.
+  for (const MemoryPoint& p : mc.points)  // by batch, ascending: the largest timed one wins
+    if (!std::isnan(p.step_s) && mc.step_batch != mc.limit_batch) mc.step_s = p.step_s, mc.step_batch = p.batch;
+  if (mc.step_batch > 0) {
+    mc.step_basis = mc.step_batch == mc.limit_batch
+                        ? "measured at that batch"
+                        : fmt::format("measured at batch {} (the largest measured), not at the limit", mc.step_batch);
+    mc.samples_per_s = mc.step_batch / mc.step_s;
+    Machine m = machine_any;
+    const double flops = zoo::training_flops_per_step(cfg, mc.step_batch, mc.seq);
+    fill_limits(mc, m, flops, 2 * zoo_estimate(cfg, mc.step_batch, mc.seq), mc.step_s, mc.step_batch);
+  } else {
+    mc.step_basis = "no step time measured (memory_host's step_time rows)";
+    mc.bottleneck = "none can be named: no step of this model was timed";
+  }
+
+  // The answer in words.
+  std::string t;
+  if (mc.has_fit) {
+    t = fmt::format("peak RSS = {} + {} per sample{} (least squares over {} measured batches{}{})", gib(mc.fit.intercept),
+                    fmt::format("{:.1f} MiB", mc.fit.slope / 1048576), seq_words, mc.fit.points,
+                    mc.fit.points == 2 ? ": exactly two points, the line passes through both and nothing checks it"
+                                       : fmt::format(", r2 {:.4f}", mc.fit.r2),
+                    "");
+  } else {
+    t = fmt::format("{} measured batch{}{}: no line can be fitted; the zoo's analytic estimate instead (weights, "
+                    "gradients, momentum, activations; not measured): {} at batch 1, {} per sample",
+                    mc.points.size(), mc.points.size() == 1 ? "" : "es", seq_words, gib(mc.estimate_b1),
+                    fmt::format("{:.1f} MiB", mc.fit.slope / 1048576));
+  }
+  if (mc.limit_batch == 0)
+    t += fmt::format(". **Cannot fit at batch 1**: {} predicted{} against {} usable (analytic estimate at batch 1: {})",
+                     gib(mc.fit.at(1)), mc.has_fit ? "" : " (estimate)", gib(usable), gib(mc.estimate_b1));
+  else if (mc.limit_batch < 0)
+    t += ". The memory does not grow with the batch in these points: no limit can be drawn";
+  else
+    t += fmt::format(". Largest batch: **{}** ({}: {} of {} usable)", mc.limit_batch,
+                     mc.has_fit ? "predicted" : "estimated, not measured", gib(mc.predicted_at_limit), gib(usable));
+  if (mc.has_fit && mc.check_batch > 0)
+    t += fmt::format(". Measured point nearest the limit: batch {}, {} against {} from the line of the other points "
+                     "({:+.1f}%)",
+                     mc.check_batch, gib(mc.check_measured), gib(mc.check_predicted),
+                     100 * (mc.check_measured - mc.check_predicted) / mc.check_predicted);
+  else if (mc.has_fit)
+    t += fmt::format(". Measured point nearest the limit: batch {} ({}), on the line by construction",
+                     mc.points.back().batch, gib(mc.points.back().peak_bytes));
+  mc.text = t;
+  return mc;
+}
+
+ModelCapacity user_model(const UserModel& u, const Machine& m, double usable, int threads) {
+  ModelCapacity mc;
+  mc.model = u.name;
+  mc.basis = "model-based estimate";
+  mc.usable_bytes = usable;
+  mc.params = u.params;
+  mc.threads = threads;
+  // SGD momentum in fp32 as memory_host measures: weights, gradients and momentum, 12 B per
+  // parameter; the activations per sample; the process's own RSS with LibTorch loaded.
+  const double base = std::isnan(m.baseline_rss) ? 0 : m.baseline_rss;
+  mc.fit.intercept = base + 12 * u.params;
+  mc.fit.slope = u.activation_bytes_per_sample;
+  mc.fit.points = 0;
+  mc.estimate_b1 = mc.fit.at(1);
+  limit_of(mc);
+  std::string t = fmt::format("peak = {} (LibTorch process{}) + 12 B x {:.4g} parameters + {} per sample",
+                              gib(base), std::isnan(m.baseline_rss) ? ": not measured, taken as 0" : ", measured baseline_rss_bytes",
+                              u.params, fmt::format("{:.1f} MiB", u.activation_bytes_per_sample / 1048576));
+  if (mc.limit_batch == 0)
+    t += fmt::format(". **Cannot fit at batch 1**: {} against {} usable", gib(mc.estimate_b1), gib(usable));
+  else if (mc.limit_batch > 0)
+    t += fmt::format(". Largest batch: **{}** (model-based estimate: {} of {} usable)", mc.limit_batch,
+                     gib(mc.predicted_at_limit), gib(usable));
+  // Step time at the limit: the flops at the measured rate of the best f32 GEMM at these threads,
+  // else at the f32 peak (an upper bound of the speed).
+  const double rate = !std::isnan(m.gemm) ? m.gemm : peak_at(m, threads);
+  if (mc.limit_batch > 0 && !std::isnan(rate)) {
+    mc.step_batch = static_cast<int>(mc.limit_batch);
+    mc.step_s = mc.step_batch * u.flops_per_sample / (rate * 1e9);
+    mc.samples_per_s = mc.step_batch / mc.step_s;
+    mc.step_basis = fmt::format("model-based estimate: {:.4g} GFLOP per step at {} GFLOP/s ({})",
+                                mc.step_batch * u.flops_per_sample / 1e9, fmt_num(rate),
+                                !std::isnan(m.gemm) ? "the best f32 GEMM measured, " + m.gemm_text
+                                                    : "the measured f32 FMA peak: an upper bound of the speed");
+    fill_limits(mc, m, mc.step_batch * u.flops_per_sample, 2 * mc.predicted_at_limit, mc.step_s, mc.step_batch);
+  } else {
+    mc.step_basis = "no step time: " + std::string(mc.limit_batch > 0 ? "neither cpu_gemm nor cpu_peak measured at " +
+                                                                            std::to_string(threads) + " threads"
+                                                                      : "no batch fits");
+    mc.bottleneck = "none can be named without a step time";
+  }
+  mc.text = t;
+  return mc;
+}
+
+std::string gpu_answer(const RunData& run) {
+  auto it = run.inventory.find("gpu_count");
+  const std::string count = it == run.inventory.end() ? "" : it->second;
+  if (count.empty() || count == "0") {
+    auto note = run.inventory.find("gpu_note");
+    return fmt::format("No GPU answer: this machine has no GPU the suite could use (inventory gpu_count={}{}). "
+                       "Nothing here speaks for GPU training.",
+                       count.empty() ? "missing" : count, note == run.inventory.end() ? "" : ": " + note->second);
+  }
+  // model_memory's device peak per model and precision, by batch.
+  std::map<std::string, std::map<int, std::vector<double>>> by;
+  for (auto& [c, rows] : run.select(names::kModelMemory, names::kPeakAllocatedBytes))
+    for (const ResultRow* r : rows)
+      by[param_value(r->params, "model") + " " + param_value(r->params, "precision")]
+        [std::atoi(param_value(r->params, "batch").c_str())].push_back(r->value);
+  if (by.empty())
+    return fmt::format("No GPU answer: {} GPU(s) present but no model_memory rows measured ({}): the gpu area was "
+                       "not run, or its training steps failed.",
+                       count, manifest_status(run, "gpu_model_memory"));
+  const double mem = fact(run, "gpu0_memory_bytes");
+  std::string s = fmt::format("GPU 0 ({} of device memory, 10% kept free): ", gib(mem));
+  for (auto& [k, bs] : by) {
+    s += "\n- " + k + ": ";
+    std::vector<std::pair<double, double>> xy;
+    for (auto& [b, v] : bs) xy.push_back({double(b), median_of(v)});
+    if (xy.size() < 2 || std::isnan(mem)) {
+      s += fmt::format("measured at batch {} only ({}): one batch, no line, no limit predicted", xy.front().first,
+                       gib(xy.front().second));
+      continue;
+    }
+    LinearFit f = fit_linear(xy);
+    const long lb = largest_batch(f, 0.9 * mem);
+    s += lb > 0 ? fmt::format("largest batch {} (predicted from {} measured batches)", lb, f.points)
+                : lb == 0 ? "cannot fit at batch 1 (predicted)" : "no limit: memory does not grow with the batch";
+  }
+  return s;
+}
+
+}  // namespace
+
+LinearFit fit_linear(const std::vector<std::pair<double, double>>& xy) {
+  std::set<double> xs;
+  for (auto& p : xy) xs.insert(p.first);
+  if (xs.size() < 2) throw std::invalid_argument("fit_linear: fewer than two distinct x values");
+  const double n = static_cast<double>(xy.size());
+  double sx = 0, sy = 0;
+  for (auto& [x, y] : xy) sx += x, sy += y;
+  const double mx = sx / n, my = sy / n;
+  double sxx = 0, sxy = 0, syy = 0;
+  for (auto& [x, y] : xy) sxx += (x - mx) * (x - mx), sxy += (x - mx) * (y - my), syy += (y - my) * (y - my);
+  LinearFit f;
+  f.slope = sxy / sxx;
+  f.intercept = my - f.slope * mx;
+  f.points = static_cast<int>(xs.size());
+  double ssr = 0;
+  for (auto& [x, y] : xy) ssr += (y - f.at(x)) * (y - f.at(x));
+  f.r2 = syy > 0 ? 1 - ssr / syy : 1;
+  return f;
+}
+
+long largest_batch(const LinearFit& fit, double usable) {
+  if (fit.at(1) > usable) return 0;
+  if (!(fit.slope > 0)) return -1;
+  long b = static_cast<long>(std::floor((usable - fit.intercept) / fit.slope));
+  while (b > 1 && fit.at(static_cast<double>(b)) > usable) --b;  // rounding
+  return std::max(1L, b);
+}
+
+std::vector<UserModel> read_user_models(const std::string& path) {
+  std::vector<UserModel> out;
+  with_csv_errors(path, [&] {
+    io::CSVReader<4, io::trim_chars<>, io::double_quote_escape<',', '"'>> in(path);
+    in.read_header(io::ignore_extra_column, "name", "params", "activation_bytes_per_sample", "flops_per_sample");
+    UserModel u;
+    std::string p, a, f;
+    while (in.read_row(u.name, p, a, f)) {
+      const long line = static_cast<long>(in.get_file_line());
+      if (u.name.empty()) throw InputError(path, line, "name is empty");
+      auto positive = [&](const std::string& s, const char* col, double& v) {
+        if (!parse_double(s, v) || !(v > 0))
+          throw InputError(path, line, fmt::format("{} must be a positive number, got '{}'", col, s));
+      };
+      positive(p, "params", u.params);
+      positive(a, "activation_bytes_per_sample", u.activation_bytes_per_sample);
+      positive(f, "flops_per_sample", u.flops_per_sample);
+      out.push_back(u);
+    }
+  });
+  if (out.empty()) throw InputError(path, 1, "no model rows (header name,params,activation_bytes_per_sample,flops_per_sample)");
+  return out;
+}
+
+CapacityAnswer capacity_of(const RunData& run, const CapacityOptions& opt) {
+  CapacityAnswer a;
+  a.total_bytes = fact(run, "memory_total_bytes");
+  a.available_bytes = fact(run, "memory_available_bytes");
+  if (std::isnan(a.total_bytes)) {
+    a.memory_text = "the inventory has no memory_total_bytes: no limit can be drawn";
+  } else {
+    const double margin = std::max(opt.margin_fraction * a.total_bytes, opt.margin_min_bytes);
+    a.usable_bytes = a.total_bytes - margin;
+    a.memory_text = fmt::format("usable host memory {} = the inventory's total {} less a safety margin of {} "
+                                "({:.0f}% of it, at least {}: the OS, the page cache, other processes)",
+                                gib(a.usable_bytes), gib(a.total_bytes), gib(margin), 100 * opt.margin_fraction,
+                                gib(opt.margin_min_bytes));
+    if (!std::isnan(a.available_bytes) && a.available_bytes < a.usable_bytes)
+      a.memory_text += fmt::format("; when the run started only {} was free (MemAvailable): others' use lowers "
+                                   "every limit below accordingly",
+                                   gib(a.available_bytes));
+  }
+  int threads = 0;
+  for (auto& [c, rows] : run.select(names::kHostMemoryTraining, names::kPeakRssBytes))
+    threads = std::max(threads, std::atoi(param_value(rows.front()->params, "threads").c_str()));
+  if (threads == 0)
+    for (auto& [t, v] : machine_of(run, 0).peak) threads = std::max(threads, t);
+  const Machine m = machine_of(run, threads);
+  for (const zoo::ModelConfig& cfg : zoo::published_models()) a.models.push_back(zoo_model(run, cfg, m, a.usable_bytes, opt));
+  if (!opt.model_csv.empty())
+    for (const UserModel& u : read_user_models(opt.model_csv)) a.models.push_back(user_model(u, m, a.usable_bytes, threads));
+  a.gpu_text = gpu_answer(run);
+  return a;
+}
+
+std::string capacity_md(const CapacityAnswer& a) {
+  std::string md = "On the CPU (host RAM): " + md_escape(a.memory_text) + ".\n\n";
+  md += "| model | basis | largest batch | predicted peak there | step time at | samples/s | first bottleneck |\n"
+        "|---|---|---|---|---|---|---|\n";
+  for (const ModelCapacity& m : a.models) {
+    const std::string lb = m.limit_batch > 0 ? std::to_string(m.limit_batch)
+                           : m.limit_batch == 0 ? fmt::format("cannot fit at batch 1 (estimate {})", gib(m.estimate_b1))
+                                                : "-";
+    const std::string bn = m.bottleneck.substr(0, m.bottleneck.find(':'));
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", md_escape(m.model), m.basis, lb, gib(m.predicted_at_limit),
+                      m.step_batch > 0 ? fmt::format("{} s (batch {}, {})", fmt_num(m.step_s), m.step_batch,
+                                                     m.step_batch == m.limit_batch && m.basis != "model-based estimate"
+                                                         ? "measured there"
+                                                     : m.basis == "model-based estimate" ? "estimate"
+                                                                                         : "largest measured")
+                                       : "-",
+                      fmt_num(m.samples_per_s), md_escape(bn));
+  }
+  for (const ModelCapacity& m : a.models) {
+    md += fmt::format("\n**{}** ({}): {}.", md_escape(m.model), m.basis, md_escape(m.text));
+    if (!m.points.empty()) {
+      md += " Measured:";
+      for (const MemoryPoint& p : m.points)
+        md += fmt::format(" b{} {} (n={}{})", p.batch, gib(p.peak_bytes), p.reps,
+                          std::isnan(p.step_s) ? "" : fmt::format(", step {} s", fmt_num(p.step_s)));
+      md += ".";
+    }
+    md += " Step: " + md_escape(m.step_basis) + ".\n";
+    if (!m.limits.empty()) {
+      md += "\n| what limits it | share of its ceiling | figures |\n|---|---|---|\n";
+      for (const LimitFigure& l : m.limits)
+        md += fmt::format("| {} | {} | {} |\n", l.what, l.ok() ? fmt::format("{:.0f}%", 100 * l.share) : "-", md_escape(l.text));
+      md += "\nFirst bottleneck: " + md_escape(m.bottleneck) + ".\n";
+    }
+  }
+  md += "\nOn the GPU: " + a.gpu_text + "\n";
+  return md;
+}
+
+}  // namespace rigcheck
