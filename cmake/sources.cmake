@@ -20,5 +20,5 @@ set(RIGCHECK_TOOL_SOURCES
   tool/src/compare/ab.cpp
   tool/src/html/plot_specs.cpp tool/src/html/plot_script.cpp tool/src/html/gnuplot.cpp tool/src/html/page.cpp)
 set(RIGCHECK_EVALUATOR_SOURCES
-  tool/src/claims/evaluators_cpu.cpp tool/src/claims/evaluators_io.cpp tool/src/claims/evaluators_comm.cpp
+  tool/src/claims/evaluators_cpu.cpp tool/src/claims/evaluators_cpu_cache.cpp tool/src/claims/evaluators_io.cpp tool/src/claims/evaluators_comm.cpp
   tool/src/claims/evaluators_gpu.cpp tool/src/claims/evaluators_memory.cpp)

@@ -1,6 +1,9 @@
 #include "comm_common.hpp"
 
+#include <arpa/inet.h>
 #include <dirent.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +12,8 @@
 #include <sstream>
 
 #include <fmt/format.h>
+
+#include "rigcheck/harness/topology.hpp"
 
 namespace rigcheck::comm {
 
@@ -172,6 +177,49 @@ const char* ompi_allreduce_algorithm_name(int id) {
     case 6: return "rabenseifner";
     default: return "unknown";
   }
+}
+
+// A value fit for params (no ; or =, no commas or quotes).
+std::string param_safe(std::string s) {
+  for (char& c : s)
+    if (c == ';' || c == '=' || c == ',' || c == '"' || c == '\n' || c == '\t') c = '_';
+  return s.empty() ? "unknown" : s;
+}
+
+std::string boot_id() {
+  std::ifstream in("/proc/sys/kernel/random/boot_id");
+  std::string s;
+  std::getline(in, s);
+  return s.empty() ? host_name() : s;
+}
+
+// The interface of this node whose IPv4 address lies in one of the comma-separated subnets
+// (a.b.c.d/n) of btl_tcp_if_include; interface names in the list are taken as they are.
+std::string interfaces_in(const std::string& include) {
+  std::string out;
+  ifaddrs* ifs = nullptr;
+  if (getifaddrs(&ifs) != 0) return "unknown";
+  size_t s = 0;
+  while (s <= include.size()) {
+    size_t e = include.find(',', s);
+    if (e == std::string::npos) e = include.size();
+    std::string w = include.substr(s, e - s);
+    s = e + 1;
+    auto slash = w.find('/');
+    in_addr net{};
+    if (slash == std::string::npos || inet_pton(AF_INET, w.substr(0, slash).c_str(), &net) != 1) {
+      if (!w.empty()) out += (out.empty() ? "" : "+") + w;
+      continue;
+    }
+    const int bits = std::atoi(w.c_str() + slash + 1);
+    const uint32_t mask = bits <= 0 ? 0 : bits >= 32 ? 0xffffffffu : ~((1u << (32 - bits)) - 1);
+    for (ifaddrs* i = ifs; i; i = i->ifa_next)
+      if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET &&
+          (ntohl(reinterpret_cast<sockaddr_in*>(i->ifa_addr)->sin_addr.s_addr) & mask) == (ntohl(net.s_addr) & mask))
+        out += (out.empty() ? "" : "+") + std::string(i->ifa_name);
+  }
+  freeifaddrs(ifs);
+  return out.empty() ? "none" : out;
 }
 
 }  // namespace rigcheck::comm

@@ -52,4 +52,13 @@ NcclTransport parse_nccl_debug(const std::string& text);
 // "1,2" -> the values; "default" -> 0. Names of Open MPI 4.1's tuned all-reduce algorithms.
 const char* ompi_allreduce_algorithm_name(int id);
 
+// A value fit for params (no ; or =, no commas or quotes; "unknown" for an empty one).
+std::string param_safe(std::string s);
+// This machine's kernel boot id (ranks on one machine share it), or its host name.
+std::string boot_id();
+// The interfaces of this node (joined by +) whose IPv4 address lies in one of the comma-separated
+// subnets (a.b.c.d/n) of btl_tcp_if_include; interface names in the list are taken as they are;
+// "none" where nothing matches.
+std::string interfaces_in(const std::string& include);
+
 }  // namespace rigcheck::comm

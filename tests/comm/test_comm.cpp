@@ -111,3 +111,14 @@ TEST(CommAlgorithms, OpenMpiNames) {
   EXPECT_STREQ(ompi_allreduce_algorithm_name(2), "nonoverlapping");
   EXPECT_STREQ(ompi_allreduce_algorithm_name(5), "segmented_ring");
 }
+
+// The interfaces a TCP subnet of btl_tcp_if_include names on this node (the loopback's 127/8 is
+// on every machine), a name taken as it is, a subnet nobody has; and the params-safe text.
+TEST(CommNet, InterfacesInASubnetAndParamSafeText) {
+  EXPECT_NE(interfaces_in("127.0.0.0/8").find("lo"), std::string::npos) << interfaces_in("127.0.0.0/8");
+  EXPECT_EQ(interfaces_in("eth9"), "eth9");
+  EXPECT_EQ(interfaces_in("0.0.0.0/32"), "none");  // no interface has the address 0.0.0.0
+  EXPECT_EQ(param_safe("a;b=c,\"d\""), "a_b_c__d_");
+  EXPECT_EQ(param_safe(""), "unknown");
+  EXPECT_FALSE(boot_id().empty());
+}
