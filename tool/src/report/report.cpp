@@ -519,11 +519,13 @@ std::vector<Verdict> make_report(const std::string& run_dir, const ReportOptions
   write_run_html(run_dir, run, claims, vs);  // report.html beside it (html/page.cpp)
 
   if (!opt.quiet) {
-    std::printf("%-6s %-16s %-34s %s\n", "claim", "verdict", "measured", "guide says");
+    // The verdict with its basis where it is not a measurement ("inconclusive (predicted)"), as
+    // report.md and report.html show it.
+    std::printf("%-6s %-26s %-34s %s\n", "claim", "verdict", "measured", "guide says");
     for (size_t i = 0; i < claims.size(); ++i) {
       std::string m = format_measured(vs[i].measured, vs[i].unit);
       if (!std::isnan(vs[i].predicted)) m += fmt::format(" -> {} pred.", fmt_num(vs[i].predicted));
-      std::printf("%-6s %-16s %-34s %s\n", claims[i].id.c_str(), to_string(vs[i].verdict), m.c_str(),
+      std::printf("%-6s %-26s %-34s %s\n", claims[i].id.c_str(), verdict_label(vs[i]).c_str(), m.c_str(),
                   claims[i].guide_figure.c_str());
     }
     std::printf("result files: %s\n", run.integrity.summary().c_str());
