@@ -89,7 +89,7 @@ TEST(CpuResnetReport, OneUsableCoreMakesCpu1NotMeasurable) {
 TEST(CpuResnetReport, Cpu1TakesEfficiencyPerInterleavedPair) {
   std::string dir = copy_fixture("resnet_synthetic");
   write_resnet(dir, {2.0, 3.0, 2.9}, {4.0, 5.4, 5.8}, true);
-  const Verdict& v = verdict_of(make_report(dir, quiet()), "CPU-1");
+  const Verdict v = verdict_of(make_report(dir, quiet()), "CPU-1");
   EXPECT_DOUBLE_EQ(v.measured.value, 100);
   EXPECT_DOUBLE_EQ(v.measured.low, 90);
   EXPECT_DOUBLE_EQ(v.measured.high, 100);
@@ -107,12 +107,12 @@ TEST(CpuResnetReport, Cpu1TakesEfficiencyPerInterleavedPair) {
   EXPECT_EQ(line.find("the measured interval lies"), std::string::npos) << line;
   EXPECT_NE(line.find(",\"E(8) = "), std::string::npos) << line;
   // CPU-2 from the same pairs: a gain of about 20 to 100%, wholly above 10 + 2.
-  const Verdict& v2 = verdict_of(make_report(dir, quiet()), "CPU-2");
+  const Verdict v2 = verdict_of(make_report(dir, quiet()), "CPU-2");
   EXPECT_EQ(verdict_label(v2), "refuted (predicted)") << v2.reason;
 
   std::string plain = copy_fixture("resnet_synthetic");
   write_resnet(plain, {2.0, 3.0, 2.9}, {4.0, 5.4, 5.8}, false);
-  const Verdict& u = verdict_of(make_report(plain, quiet()), "CPU-1");
+  const Verdict u = verdict_of(make_report(plain, quiet()), "CPU-1");
   EXPECT_NEAR(u.measured.value, 100 * 5.4 / (2 * 2.9), 1e-9);
   EXPECT_NEAR(u.measured.low, 100 * 4.0 / (2 * 3.0), 1e-9);
   EXPECT_NEAR(u.measured.high, 100 * 5.8 / (2 * 2.0), 1e-9);
@@ -145,7 +145,7 @@ TEST(CpuResnetReport, SuperlinearEfficiencyIsNeverTrustedSilently) {
 
   std::string edge = copy_fixture("resnet_synthetic");
   write_resnet(edge, {2.0, 2.0, 2.0}, {4.16, 4.16, 4.16}, true);  // E(2) = 104%
-  const Verdict& e = verdict_of(make_report(edge, quiet()), "CPU-1");
+  const Verdict e = verdict_of(make_report(edge, quiet()), "CPU-1");
   EXPECT_EQ(e.basis, Basis::predicted) << e.reason;
   EXPECT_EQ(e.reason.find("above 105%"), std::string::npos) << e.reason;
   EXPECT_FALSE(std::isnan(e.predicted));
