@@ -32,6 +32,7 @@
 #include "comm_common.hpp"
 #include "rigcheck/harness/names.hpp"
 #include "rigcheck/harness/session.hpp"
+#include "rigcheck/harness/split.hpp"
 #include "rigcheck/harness/stats.hpp"
 #include "rigcheck/harness/topology.hpp"
 
@@ -158,13 +159,7 @@ struct Options {
 
 std::vector<int> parse_algorithms(const std::string& spec) {
   std::vector<int> out;
-  size_t s = 0;
-  while (s <= spec.size()) {
-    size_t e = spec.find(',', s);
-    if (e == std::string::npos) e = spec.size();
-    std::string w = spec.substr(s, e - s);
-    s = e + 1;
-    if (w.empty()) continue;
+  for (const std::string& w : split_fields(spec, ',')) {
     if (w == "all") {
       for (int a = 0; a <= 5; ++a) out.push_back(a);
       continue;

@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "rigcheck/harness/split.hpp"
 #include "rigcheck/harness/topology.hpp"
 
 namespace rigcheck::comm {
@@ -199,16 +200,11 @@ std::string interfaces_in(const std::string& include) {
   std::string out;
   ifaddrs* ifs = nullptr;
   if (getifaddrs(&ifs) != 0) return "unknown";
-  size_t s = 0;
-  while (s <= include.size()) {
-    size_t e = include.find(',', s);
-    if (e == std::string::npos) e = include.size();
-    std::string w = include.substr(s, e - s);
-    s = e + 1;
+  for (const std::string& w : split_fields(include, ',')) {
     auto slash = w.find('/');
     in_addr net{};
     if (slash == std::string::npos || inet_pton(AF_INET, w.substr(0, slash).c_str(), &net) != 1) {
-      if (!w.empty()) out += (out.empty() ? "" : "+") + w;
+      out += (out.empty() ? "" : "+") + w;
       continue;
     }
     const int bits = std::atoi(w.c_str() + slash + 1);

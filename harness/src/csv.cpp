@@ -1,4 +1,5 @@
 #include "rigcheck/harness/csv.hpp"
+#include "rigcheck/harness/split.hpp"
 
 #include <cerrno>
 #include <cmath>
@@ -111,6 +112,16 @@ std::vector<std::pair<std::string, std::string>> read_key_value_csv(const std::s
     std::string k, v;
     while (in.read_row(k, v)) out.emplace_back(k, v);
   });
+  return out;
+}
+
+std::vector<std::string> split_fields(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  for (size_t b = 0, e; b < s.size(); b = e + 1) {
+    e = s.find(sep, b);
+    if (e == std::string::npos) e = s.size();
+    if (e > b) out.push_back(s.substr(b, e - b));
+  }
   return out;
 }
 

@@ -19,20 +19,13 @@
 #include "rigcheck/tool/runner.hpp"
 #include "rigcheck/harness/schema.hpp"
 #include "rigcheck/harness/paths.hpp"
+#include "rigcheck/harness/split.hpp"
 #include "rigcheck/harness/topology.hpp"
 
 using namespace rigcheck;
 
 namespace {
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> out;
-  for (size_t b = 0, e; b < s.size(); b = e + 1) {
-    e = s.find(',', b);
-    if (e == std::string::npos) e = s.size();
-    if (e > b) out.push_back(s.substr(b, e - b));
-  }
-  return out;
-}
+std::vector<std::string> split_commas(const std::string& s) { return split_fields(s, ','); }
 
 // `rigcheck run --repeat N`: N runs back to back into one new folder, then its noise profile.
 int run_repeated(RunOptions run, int n) {

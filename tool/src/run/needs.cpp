@@ -1,5 +1,7 @@
 #include "rigcheck/tool/needs.hpp"
 
+#include "rigcheck/harness/split.hpp"
+
 #include <stdexcept>
 #include <vector>
 
@@ -12,13 +14,7 @@ namespace rigcheck {
 NeedsResult evaluate_needs(const std::string& expr, const std::map<std::string, std::string>& facts) {
   NeedsResult res;
   std::vector<std::string> unmet;
-  size_t start = 0;
-  while (start <= expr.size()) {
-    size_t end = expr.find(';', start);
-    if (end == std::string::npos) end = expr.size();
-    std::string term = expr.substr(start, end - start);
-    start = end + 1;
-    if (term.empty()) continue;
+  for (const std::string& term : split_fields(expr, ';')) {
     static const char* ops[] = {">=", "<=", "!=", ">", "<", "="};
     size_t pos = std::string::npos;
     std::string op;
