@@ -29,7 +29,9 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "comm_cli.hpp"
 #include "comm_common.hpp"
+#include "comm_mpi.hpp"
 #include "rigcheck/harness/names.hpp"
 #include "rigcheck/harness/session.hpp"
 #include "rigcheck/harness/split.hpp"
@@ -270,10 +272,7 @@ Job gather_job(Session& s) {
   Job j;
   MPI_Comm_rank(MPI_COMM_WORLD, &j.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &j.nranks);
-  MPI_Comm local;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, j.rank, MPI_INFO_NULL, &local);
-  MPI_Comm_rank(local, &j.local_rank);
-  MPI_Comm_free(&local);
+  j.local_rank = mpi_local_rank(j.rank);
   if (const char* l = std::getenv("RIGCHECK_LINK")) j.link = param_safe(l);
   if (const char* t = std::getenv("OMPI_MCA_btl_tcp_if_include")) j.tcp_if = param_safe(t);
   const std::string via = j.tcp_if == "default" ? std::string("default") : param_safe(interfaces_in(j.tcp_if));
@@ -505,13 +504,8 @@ int run(int argc, char** argv) {
   Session s(argv[0], "comm_allreduce_mpi: MPI_Allreduce of float32 sums over the ranks the launcher starts (nccl-tests columns)",
             shared);
   Options o;
-  add_options(s.app(), o);
   std::vector<Plan> plan;
-  if (auto rc = s.parse(argc, argv, [&] {
-        validate(o);
-        plan = make_plan(s, o);
-      }))
-    return *rc;
+  if (auto rc = parse_plan(s, argc, argv, o, plan)) return *rc;
   // Quick runs shorter repetitions than the in-process benchmarks: the comm area has 1 minute.
   if (s.app().count("--min-time") == 0 && s.options().profile == Profile::quick) s.options().min_time = 0.05;
   if (s.listing()) {

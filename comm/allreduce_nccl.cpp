@@ -11,6 +11,8 @@
 #include <nccl.h>
 #ifdef RIGCHECK_HAVE_MPI
 #include <mpi.h>
+
+#include "comm_mpi.hpp"
 #endif
 #include <unistd.h>
 
@@ -30,6 +32,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "comm_cli.hpp"
 #include "comm_common.hpp"
 #include "rigcheck/harness/names.hpp"
 #include "rigcheck/harness/session.hpp"
@@ -406,10 +409,7 @@ bool init_group(const Options& o, Group& g, int* argc, char*** argv, const std::
   g.mpi = true;
   MPI_Comm_rank(MPI_COMM_WORLD, &g.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g.size);
-  MPI_Comm local;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, g.rank, MPI_INFO_NULL, &local);
-  MPI_Comm_rank(local, &g.local_rank);
-  MPI_Comm_free(&local);
+  g.local_rank = mpi_local_rank(g.rank);
   return true;
 #else
   (void)g, (void)argc, (void)argv;
@@ -423,13 +423,8 @@ int run(int argc, char** argv) {
   shared.threads = false;  // one host thread per process
   Session s(argv[0], "comm_allreduce_nccl: ncclAllReduce of float32 sums on every GPU (nccl-tests columns)", shared);
   Options o;
-  add_options(s.app(), o);
   std::vector<Plan> plan;
-  if (auto rc = s.parse(argc, argv, [&] {
-        validate(o);
-        plan = make_plan(s, o);
-      }))
-    return *rc;
+  if (auto rc = parse_plan(s, argc, argv, o, plan)) return *rc;
   if (s.listing()) {
     for (const Plan& p : plan) s.list_case(kBench, case_name(o, p), fmt::format("bytes={}", p.bytes));
     return kExitOk;

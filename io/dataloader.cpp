@@ -425,21 +425,9 @@ int dataloader_main(int argc, char** argv) {
   if (!s.open_results()) return kExitUsage;
   install_cleanup_handlers();
   std::unique_ptr<Scratch> scratch;
-  const int rc = s.run([&] {
-    try {
-      measure(s, o, wcases, peers, scratch);
-    } catch (const std::exception& e) {
-      // The failure may be the results disk itself: rows as far as they can be written; the
-      // scratch clean-up below runs in any case.
-      try {
-        for (auto& c : wcases) s.row(names::kDataloaderIoWait, c.name, c.params, "", NAN, "", -1, Status::failed, e.what());
-      } catch (const std::exception&) {
-      }
-      throw;
-    }
+  return run_measure(s, scratch, [&] { measure(s, o, wcases, peers, scratch); }, [&](const std::string& why) {
+    for (auto& c : wcases) s.row(names::kDataloaderIoWait, c.name, c.params, "", NAN, "", -1, Status::failed, why);
   });
-  if (scratch) scratch->remove_all();
-  return rc;
 }
 
 }  // namespace

@@ -55,6 +55,21 @@ std::string block_name(unsigned maj, unsigned min) {
   return real.substr(real.rfind('/') + 1);
 }
 
+// Block devices whose class the name alone gives.
+struct ByName {
+  const char *prefix, *cls, *how;
+};
+const ByName* by_name(const std::string& n) {
+  static const ByName kByName[] = {{"vd", "virtio", "name vd* (virtio-blk) in /sys/block"},
+                                   {"xvd", "xen", "name xvd* (Xen virtual disk)"},
+                                   {"zram", "zram", "compressed RAM block device"},
+                                   {"md", "md", "Linux software RAID"},
+                                   {"mmcblk", "mmc", "MMC/SD card"}};
+  for (const ByName& k : kByName)
+    if (n.rfind(k.prefix, 0) == 0) return &k;
+  return nullptr;
+}
+
 void classify(DeviceInfo& d) {
   const std::string sys = "/sys/block/" + d.device;
   d.rotational = exists(sys + "/queue/rotational") ? read_line(sys + "/queue/rotational") : "unknown";
@@ -65,12 +80,6 @@ void classify(DeviceInfo& d) {
   if (starts("nvme")) {
     d.dev_class = d.model.find("Optane") != std::string::npos ? "optane" : "nvme";
     d.how = "name nvme* in /sys/block" + std::string(d.dev_class == "optane" ? " and model says Optane" : "");
-  } else if (starts("vd")) {
-    d.dev_class = "virtio";
-    d.how = "name vd* (virtio-blk) in /sys/block";
-  } else if (starts("xvd")) {
-    d.dev_class = "xen";
-    d.how = "name xvd* (Xen virtual disk)";
   } else if (starts("sd") || starts("hd")) {
     const std::string vendor = read_line(sys + "/device/vendor");
     if (path.find("/usb") != std::string::npos) {
@@ -89,21 +98,15 @@ void classify(DeviceInfo& d) {
       d.dev_class = "sas_ssd";
       d.how = fmt::format("queue/rotational = 0 and SCSI vendor '{}'", vendor);
     }
-  } else if (starts("zram")) {
-    d.dev_class = "zram";
-    d.how = "compressed RAM block device";
   } else if (starts("loop")) {
     d.dev_class = "loop";
     d.how = "loop device backed by " + read_line(sys + "/loop/backing_file");
   } else if (starts("dm-")) {
     d.dev_class = "dm";
     d.how = "device-mapper (" + read_line(sys + "/dm/name") + ")";
-  } else if (starts("md")) {
-    d.dev_class = "md";
-    d.how = "Linux software RAID";
-  } else if (starts("mmcblk")) {
-    d.dev_class = "mmc";
-    d.how = "MMC/SD card";
+  } else if (const ByName* k = by_name(n)) {
+    d.dev_class = k->cls;
+    d.how = k->how;
   } else {
     d.dev_class = "other";
     d.how = "unrecognised block device name " + n;

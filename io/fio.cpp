@@ -288,21 +288,9 @@ int fio_main(int argc, char** argv) {
 
   install_cleanup_handlers();
   std::unique_ptr<Scratch> scratch;
-  const int rc = s.run([&] {
-    try {
-      measure(s, f, cases, *fio, version, scratch);
-    } catch (const std::exception& e) {
-      // A refusal, a fio that fails, or the results disk itself: every case failed with the reason
-      // (as far as rows can still be written); the scratch clean-up below runs in any case.
-      try {
-        for (const FioCase& c : cases) s.row(names::kFio, c.name, "", "", NAN, "", -1, Status::failed, e.what());
-      } catch (const std::exception&) {
-      }
-      throw;
-    }
+  return run_measure(s, scratch, [&] { measure(s, f, cases, *fio, version, scratch); }, [&](const std::string& why) {
+    for (const FioCase& c : cases) s.row(names::kFio, c.name, "", "", NAN, "", -1, Status::failed, why);
   });
-  if (scratch) scratch->remove_all();
-  return rc;
 }
 
 }  // namespace

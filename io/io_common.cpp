@@ -38,4 +38,21 @@ int64_t fio_open_files_per_job(int64_t files, int64_t jobs, int64_t limit, int64
   return per < 1 ? 0 : std::min(per, files);
 }
 
+int run_measure(Session& s, std::unique_ptr<Scratch>& scratch, const std::function<void()>& measure,
+                const std::function<void(const std::string& reason)>& fail_rows) {
+  const int rc = s.run([&] {
+    try {
+      measure();
+    } catch (const std::exception& e) {
+      try {
+        fail_rows(e.what());
+      } catch (const std::exception&) {
+      }
+      throw;
+    }
+  });
+  if (scratch) scratch->remove_all();
+  return rc;
+}
+
 }  // namespace rigcheck::io

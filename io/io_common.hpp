@@ -4,7 +4,12 @@
 // the harness's Session like every binary's.
 #pragma once
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
+
+#include "rigcheck/harness/session.hpp"
+#include "scratch.hpp"
 
 namespace rigcheck::io {
 
@@ -35,5 +40,12 @@ inline std::string param_text(std::string s) {
     if (c == ';' || c == ',') c = ' ';
   return s;
 }
+
+// Runs `measure` as the session's body. When it throws (a refusal, a fio that fails, or the
+// results disk itself), `fail_rows(reason)` writes every case's failed row as far as rows can still
+// be written, and the exception reaches Session::run, which reports it. The scratch area `measure`
+// made is removed in any case. Returns Session::run's exit code.
+int run_measure(Session& s, std::unique_ptr<Scratch>& scratch, const std::function<void()>& measure,
+                const std::function<void(const std::string& reason)>& fail_rows);
 
 }  // namespace rigcheck::io

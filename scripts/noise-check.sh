@@ -55,13 +55,20 @@ counts() { grep -m1 "^Flagged" "$1" | tr -d '*'; }
 flagged_of() { counts "$1" | awk '{print $2}'; }
 judged_of() { counts "$1" | awk '{print $4}'; }
 
+# N quick runs back to back (rigcheck run --repeat N) with the environment the caller gives, the log
+# in $out/LOG; prints the noise-* folder they went to.
+repeat_runs() {
+  local n=$1 log=$2 before
+  before=$(ls -d results/noise-* 2>/dev/null | sort)
+  heavy "$rigcheck" run --profile "$profile" "${select[@]}" --repeat "$n" --out results >"$out/$log" 2>&1 ||
+    say "(a run exited non-zero: see $out/$log)" >&2
+  comm -13 <(echo "$before") <(ls -d results/noise-* | sort) | tail -1
+}
+
 # ---------------------------------------------------------------- A/A
 if [[ -z "$aa" ]] && (step aa || step change || step history); then
   say "A/A: five quick runs back to back (rigcheck run --profile quick --repeat 5)"
-  before=$(ls -d results/noise-* 2>/dev/null | sort)
-  heavy "$rigcheck" run --profile "$profile" "${select[@]}" --repeat 5 --out results >"$out/aa-runs.log" 2>&1 ||
-    say "(a run exited non-zero: see $out/aa-runs.log)"
-  aa=$(comm -13 <(echo "$before") <(ls -d results/noise-* | sort) | tail -1)
+  aa=$(repeat_runs 5 aa-runs.log)
 fi
 R=()
 [[ -n "$aa" ]] && mapfile -t R < <(runs_in "$aa")
@@ -96,11 +103,7 @@ fi
 # ---------------------------------------------------------------- a real change
 if [[ -z "$changed" ]] && (step change || step history); then
   say "change: three quick runs with ONEDNN_MAX_CPU_ISA=AVX2 exported"
-  before=$(ls -d results/noise-* 2>/dev/null | sort)
-  heavy env ONEDNN_MAX_CPU_ISA=AVX2 "$rigcheck" run --profile "$profile" "${select[@]}" --repeat 3 --out results \
-    >"$out/avx2-runs.log" 2>&1 ||
-    say "(a run exited non-zero: see $out/avx2-runs.log)"
-  changed=$(comm -13 <(echo "$before") <(ls -d results/noise-* | sort) | tail -1)
+  changed=$(ONEDNN_MAX_CPU_ISA=AVX2 repeat_runs 3 avx2-runs.log)
 fi
 C=()
 [[ -n "$changed" ]] && mapfile -t C < <(runs_in "$changed")

@@ -1,6 +1,7 @@
 // The claims registry and the run manifest: CSV files read with fast-cpp-csv-parser.
 #include <climits>
 #include <cmath>
+#include <array>
 
 #include <fmt/format.h>
 #include "rigcheck/harness/fccp.hpp"
@@ -12,8 +13,6 @@
 namespace rigcheck {
 
 namespace {
-using Reader13 = io::CSVReader<13, io::trim_chars<>, io::double_quote_escape<',', '"'>>;
-using Reader10 = io::CSVReader<10, io::trim_chars<>, io::double_quote_escape<',', '"'>>;
 
 double optional_number(const std::string& path, long line, const std::string& col, const std::string& s) {
   if (s.empty()) return kNaN;
@@ -25,28 +24,24 @@ double optional_number(const std::string& path, long line, const std::string& co
 
 std::vector<Claim> read_claims(const std::string& path) {
   std::vector<Claim> out;
-  with_csv_errors(path, [&] {
-    Reader13 in(path);
-    in.read_header(io::ignore_no_column, "id", "section", "text_zh", "text_en", "guide_figure", "kind", "low",
-                   "high", "unit", "tolerance", "needs", "needs_text", "guide_error");
-    Claim c;
-    std::string kind, low, high, tol;
-    while (in.read_row(c.id, c.section, c.text_zh, c.text_en, c.guide_figure, kind, low, high, c.unit, tol,
-                       c.needs, c.needs_text, c.guide_error)) {
-      long line = static_cast<long>(in.get_file_line());
-      c.low = optional_number(path, line, "low", low);
-      c.high = optional_number(path, line, "high", high);
-      c.tolerance = tol.empty() ? 0 : optional_number(path, line, "tolerance", tol);
-      std::optional<ClaimKind> k = claim_kind_from_string(kind);
-      if (!k) throw InputError(path, line, fmt::format("unknown kind '{}'", kind));
-      c.kind = *k;
-      if (c.id.empty()) throw InputError(path, line, "empty claim id");
-      if (std::string why = needs_syntax_error(c.needs); !why.empty()) throw InputError(path, line, "needs: " + why);
-      for (const Claim& o : out)
-        if (o.id == c.id) throw InputError(path, line, fmt::format("claim id {} appears twice", c.id));
-      out.push_back(c);
-    }
-  });
+  for_each_csv_row<13>(path, io::ignore_no_column,
+                       {"id", "section", "text_zh", "text_en", "guide_figure", "kind", "low", "high", "unit",
+                        "tolerance", "needs", "needs_text", "guide_error"},
+                       [&](long line, const std::array<std::string, 13>& f) {
+                         Claim c{f[0], f[1], f[2], f[3], f[4], ClaimKind::fact, kNaN, kNaN, 0, f[8], f[10], f[11], f[12]};
+                         c.low = optional_number(path, line, "low", f[6]);
+                         c.high = optional_number(path, line, "high", f[7]);
+                         c.tolerance = f[9].empty() ? 0 : optional_number(path, line, "tolerance", f[9]);
+                         std::optional<ClaimKind> k = claim_kind_from_string(f[5]);
+                         if (!k) throw InputError(path, line, fmt::format("unknown kind '{}'", f[5]));
+                         c.kind = *k;
+                         if (c.id.empty()) throw InputError(path, line, "empty claim id");
+                         if (std::string why = needs_syntax_error(c.needs); !why.empty())
+                           throw InputError(path, line, "needs: " + why);
+                         for (const Claim& o : out)
+                           if (o.id == c.id) throw InputError(path, line, fmt::format("claim id {} appears twice", c.id));
+                         out.push_back(c);
+                       });
   return out;
 }
 
@@ -64,7 +59,7 @@ std::vector<ManifestRow> read_manifest(const std::string& path) {
   std::vector<ManifestRow> out;
   with_csv_errors(path, [&] {
     // rows and sha256 came with the checksums (issue 21): a manifest written before has neither.
-    Reader10 in(path);
+    CsvReader<10> in(path);
     in.read_header(io::ignore_missing_column, "benchmark", "area", "command", "exit_code", "status", "duration_s",
                    "output", "reason", "rows", "sha256");
     for (const char* col : {"benchmark", "area", "command", "exit_code", "status", "duration_s", "output", "reason"})
@@ -112,19 +107,13 @@ std::string format_concurrent_runs(const std::vector<ConcurrentRun>& rows) {
 
 std::vector<ConcurrentRun> read_concurrent_runs(const std::string& path) {
   std::vector<ConcurrentRun> out;
-  with_csv_errors(path, [&] {
-    io::CSVReader<4, io::trim_chars<>, io::double_quote_escape<',', '"'>> in(path);
-    in.read_header(io::ignore_no_column, "pid", "run_dir", "first_seen_during", "last_seen_during");
-    ConcurrentRun r;
-    std::string pid;
-    while (in.read_row(pid, r.run_dir, r.first_seen, r.last_seen)) {
-      double v;
-      if (!parse_double(pid, v) || v != std::floor(v) || v < 1 || v > INT_MAX)
-        throw InputError(path, static_cast<long>(in.get_file_line()), fmt::format("pid '{}' is not a process id", pid));
-      r.pid = static_cast<int>(v);
-      out.push_back(r);
-    }
-  });
+  for_each_csv_row<4>(path, io::ignore_no_column, {"pid", "run_dir", "first_seen_during", "last_seen_during"},
+                      [&](long line, const std::array<std::string, 4>& f) {
+                        double v;
+                        if (!parse_double(f[0], v) || v != std::floor(v) || v < 1 || v > INT_MAX)
+                          throw InputError(path, line, fmt::format("pid '{}' is not a process id", f[0]));
+                        out.push_back({static_cast<int>(v), f[1], f[2], f[3]});
+                      });
   return out;
 }
 

@@ -195,6 +195,14 @@ Scaling resnet_scaling(const RunData& run) {
   return s;
 }
 
+// A verdict judged on a predicted interval [lo, hi] (never on the point): sets v's verdict and basis;
+// returns how the interval stands to the guide's figure, for the reason.
+const char* judge_predicted(Verdict& v, const Claim& c, double lo, double hi) {
+  v.verdict = judge(c, lo, hi);
+  v.basis = Basis::predicted;
+  return v.verdict == Outcome::confirmed ? "lies within" : v.verdict == Outcome::refuted ? "lies wholly outside" : "straddles";
+}
+
 // CPU-1: 8 cores reach 85% parallel efficiency (the guide: a ResNet-50 training step).
 // Leads with the ResNet-50 training step (images/s); GEMM (oneDNN matmul) is second evidence.
 const bool cpu1 = register_evaluator("CPU-1", [](const Claim& c, const RunData& run) {
@@ -258,16 +266,13 @@ const bool cpu1 = register_evaluator("CPU-1", [](const Claim& c, const RunData& 
   const double plo = 100 * amdahl_speedup(f.p_lo, 8) / 8, phi = 100 * amdahl_speedup(f.p_hi, 8) / 8;
   // Judged on the predicted interval, never on the point: an interval that straddles the guide's
   // figure is inconclusive (predicted).
-  v.verdict = judge(c, plo, phi);
-  v.basis = Basis::predicted;
+  const char* relation = judge_predicted(v, c, plo, phi);
   v.reason = fmt::format(
       "E(8) = {:.1f}% [{:.1f} to {:.1f}] PREDICTED (not measured): the interval {} the guide's {:g}% (tolerance "
       "{:g}), hence {}; it needs at least 8 cores and this process may use {}: {} E({}) = {:.1f}% [{:.1f} to "
       "{:.1f}] measured, and an Amdahl fit of E(1..{}) (parallel fraction p = {:.4f}, serial fraction {:.4f}; the "
       "interval from fits of the measured interval's ends) predicts E(8)",
-      v.predicted, plo, phi,
-      v.verdict == Outcome::confirmed ? "lies within" : v.verdict == Outcome::refuted ? "lies wholly outside" : "straddles",
-      c.low, c.tolerance, to_string(v.verdict), usable, lead_name, tmax, v.measured.value, v.measured.low,
+      v.predicted, plo, phi, relation, c.low, c.tolerance, to_string(v.verdict), usable, lead_name, tmax, v.measured.value, v.measured.low,
       v.measured.high, tmax, f.p, 1 - f.p);
   return v;
 });
@@ -318,8 +323,7 @@ const bool cpu2 = register_evaluator("CPU-2", [](const Claim& c, const RunData& 
   // The gain grows with p: the interval's ends are the gains of the fits of E's ends. Judged on
   // that interval: straddling the guide's figure is inconclusive (predicted).
   const double glo = gain(f.p_lo), ghi = gain(f.p_hi);
-  v.verdict = judge(c, glo, ghi);
-  v.basis = Basis::predicted;
+  const char* relation = judge_predicted(v, c, glo, ghi);
   v.reason = fmt::format(
       "not measured: it needs more than 16 cores and this process may use {} (physical cores {}). PREDICTED gain "
       "from 16 to 32 cores = S(32) / S(16) - 1 = {:.1f}% [{:.1f} to {:.1f}] from an Amdahl fit of the ResNet-50 "
@@ -327,7 +331,7 @@ const bool cpu2 = register_evaluator("CPU-2", [](const Claim& c, const RunData& 
       "cross-socket effects, which only lower the gain. The predicted interval {} the guide's under {:g}% "
       "(tolerance {:g}), hence {}",
       usable, physical_cores(run), v.predicted, glo, ghi, tmax, f.p,
-      v.verdict == Outcome::confirmed ? "lies within" : v.verdict == Outcome::refuted ? "lies wholly outside" : "straddles",
+      relation,
       c.high, c.tolerance, to_string(v.verdict));
   return v;
 });

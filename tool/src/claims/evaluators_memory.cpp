@@ -111,24 +111,25 @@ std::string levels(const RunData& run) {
 
 // MEM-2 and MEM-3 compare DDR5-5200 with DDR4-3200: two machines. Here the run records what a
 // second run must differ in and the figures `rigcheck compare` will set side by side.
-const bool mem2 = register_evaluator("MEM-2", [](const Claim& c, const RunData& run) {
+// What a claim that needs a second machine says of this run: not measurable (or what it lacks
+// besides), `what_differs` the second run must differ in, this run's DIMMs and `evidence`.
+Verdict needs_second_machine(const Claim& c, const RunData& run, const std::string& what_differs,
+                             const std::string& evidence) {
   Verdict v;
   if (!unmet_needs(c, run, v)) v.verdict = Outcome::not_measurable;
-  v.reason += fmt::format("{}a second run on a machine whose memory differs in DIMM type and speed (DDR5-5200 vs "
-                          "DDR4-3200), the rest alike, compared with rigcheck compare; {}",
-                          v.reason.empty() ? "" : "; ", dimms(run));
-  v.evidence = triad_summary(run) + "; GEMM: see cpu_gemm";
+  v.reason += fmt::format("{}a second run on a machine whose memory differs in DIMM type and speed ({}), {}; {}",
+                          v.reason.empty() ? "" : "; ", what_differs,
+                          "the rest alike, compared with rigcheck compare", dimms(run));
+  v.evidence = evidence;
   return v;
+}
+
+const bool mem2 = register_evaluator("MEM-2", [](const Claim& c, const RunData& run) {
+  return needs_second_machine(c, run, "DDR5-5200 vs DDR4-3200", triad_summary(run) + "; GEMM: see cpu_gemm");
 });
 
 const bool mem3 = register_evaluator("MEM-3", [](const Claim& c, const RunData& run) {
-  Verdict v;
-  if (!unmet_needs(c, run, v)) v.verdict = Outcome::not_measurable;
-  v.reason += fmt::format("{}a second run on a machine whose memory differs in DIMM type and speed (DDR5 vs DDR4), "
-                          "compared with rigcheck compare; {}",
-                          v.reason.empty() ? "" : "; ", dimms(run));
-  v.evidence = far_latency(run) + levels(run);
-  return v;
+  return needs_second_machine(c, run, "DDR5 vs DDR4", far_latency(run) + levels(run));
 });
 
 // What drives MEM-4's figure: the first-touch cost per page under each advice (thp_alloc's

@@ -268,23 +268,20 @@ std::vector<LoadedRun> load_runs_for(const std::vector<std::string>& dirs, const
 // ------------------------------------------------------------------ confounders
 std::vector<ConfounderDef> read_confounders(const std::string& path) {
   std::vector<ConfounderDef> out;
-  with_csv_errors(path, [&] {
-    io::CSVReader<4, io::trim_chars<>, io::double_quote_escape<',', '"'>> in(path);
-    in.read_header(io::ignore_no_column, "key", "label", "kind", "tolerance");
-    ConfounderDef d;
-    std::string tol;
-    while (in.read_row(d.key, d.label, d.kind, tol)) {
-      long line = static_cast<long>(in.get_file_line());
-      if (d.kind != "exact" && d.kind != "relative" && d.kind != "above" && d.kind != "row_fact" && d.kind != "ignore")
-        throw InputError(path, line, fmt::format("unknown kind '{}' (exact, relative, above, row_fact, ignore)", d.kind));
-      d.tolerance = 0;
-      if (!tol.empty() && !parse_double(tol, d.tolerance))
-        throw InputError(path, line, fmt::format("tolerance '{}' is not a number", tol));
-      if ((d.kind == "relative" || d.kind == "above") && tol.empty())
-        throw InputError(path, line, fmt::format("kind {} needs a tolerance", d.kind));
-      out.push_back(d);
-    }
-  });
+  for_each_csv_row<4>(path, io::ignore_no_column, {"key", "label", "kind", "tolerance"},
+                      [&](long line, const std::array<std::string, 4>& f) {
+                        ConfounderDef d{f[0], f[1], f[2], 0};
+                        const std::string& tol = f[3];
+                        if (d.kind != "exact" && d.kind != "relative" && d.kind != "above" && d.kind != "row_fact" &&
+                            d.kind != "ignore")
+                          throw InputError(path, line,
+                                           fmt::format("unknown kind '{}' (exact, relative, above, row_fact, ignore)", d.kind));
+                        if (!tol.empty() && !parse_double(tol, d.tolerance))
+                          throw InputError(path, line, fmt::format("tolerance '{}' is not a number", tol));
+                        if ((d.kind == "relative" || d.kind == "above") && tol.empty())
+                          throw InputError(path, line, fmt::format("kind {} needs a tolerance", d.kind));
+                        out.push_back(d);
+                      });
   return out;
 }
 

@@ -71,12 +71,8 @@ std::string manifest_status(const RunData& run, const std::string& benchmark) {
 
 std::vector<DatasheetRow> read_datasheets(const std::string& path) {
   std::vector<DatasheetRow> out;
-  with_csv_errors(path, [&] {
-    io::CSVReader<4, io::trim_chars<>, io::double_quote_escape<',', '"'>> in(path);
-    in.read_header(io::ignore_no_column, "product", "property", "value", "source");
-    DatasheetRow r;
-    while (in.read_row(r.product, r.property, r.value, r.source)) out.push_back(r);
-  });
+  for_each_csv_row<4>(path, io::ignore_no_column, {"product", "property", "value", "source"},
+                      [&](long, const std::array<std::string, 4>& f) { out.push_back({f[0], f[1], f[2], f[3]}); });
   return out;
 }
 

@@ -15,23 +15,20 @@ namespace rigcheck {
 
 std::vector<BenchmarkEntry> read_benchmark_registry(const std::string& path) {
   std::vector<BenchmarkEntry> out;
-  with_csv_errors(path, [&] {
-    io::CSVReader<10, io::trim_chars<>, io::double_quote_escape<',', '"'>> in(path);
-    in.read_header(io::ignore_no_column, "name", "area", "binary", "args", "env", "needs", "timeout_tiny_s",
-                   "timeout_quick_s", "timeout_full_s", "description");
-    BenchmarkEntry e;
-    std::string t0, t1, t2;
-    while (in.read_row(e.name, e.area, e.binary, e.args, e.env, e.needs, t0, t1, t2, e.description)) {
-      long line = static_cast<long>(in.get_file_line());
-      if (!parse_double(t0, e.timeout_tiny_s) || !parse_double(t1, e.timeout_quick_s) ||
-          !parse_double(t2, e.timeout_full_s))
-        throw InputError(path, line, "timeouts must be numbers of seconds");
-      if (std::string why = needs_syntax_error(e.needs); !why.empty()) throw InputError(path, line, "needs: " + why);
-      for (const BenchmarkEntry& o : out)
-        if (o.name == e.name) throw InputError(path, line, fmt::format("benchmark {} appears twice", e.name));
-      out.push_back(e);
-    }
-  });
+  for_each_csv_row<10>(
+      path, io::ignore_no_column,
+      {"name", "area", "binary", "args", "env", "needs", "timeout_tiny_s", "timeout_quick_s", "timeout_full_s",
+       "description"},
+      [&](long line, const std::array<std::string, 10>& f) {
+        BenchmarkEntry e{f[0], f[1], f[2], f[3], f[4], f[5], 0, 0, 0, f[9]};
+        if (!parse_double(f[6], e.timeout_tiny_s) || !parse_double(f[7], e.timeout_quick_s) ||
+            !parse_double(f[8], e.timeout_full_s))
+          throw InputError(path, line, "timeouts must be numbers of seconds");
+        if (std::string why = needs_syntax_error(e.needs); !why.empty()) throw InputError(path, line, "needs: " + why);
+        for (const BenchmarkEntry& o : out)
+          if (o.name == e.name) throw InputError(path, line, fmt::format("benchmark {} appears twice", e.name));
+        out.push_back(e);
+      });
   return out;
 }
 

@@ -11,7 +11,9 @@
 #include <libfccp/csv.h>
 #endif
 
+#include <array>
 #include <string>
+#include <utility>
 
 #include "rigcheck/harness/csv.hpp"
 
@@ -44,6 +46,28 @@ void with_csv_errors(const std::string& path, F body, const std::string& hint = 
   } catch (const io::error::base& e) {
     throw_csv_error(path, e, hint);
   }
+}
+
+// fccp's reader as the suite reads every CSV: fields trimmed, quotes as RFC 4180 has them.
+template <unsigned N>
+using CsvReader = io::CSVReader<N, io::trim_chars<>, io::double_quote_escape<',', '"'>>;
+
+// Every row of `path` with the named columns (in any order; other columns as `policy` says), given
+// to `row(line, cells)` as strings, cells in the order of `names`; fccp's errors become InputError
+// naming the file and line (`hint` added to the reason), and an InputError `row` throws passes.
+template <unsigned N, typename F>
+void for_each_csv_row(const std::string& path, io::ignore_column policy, const std::array<const char*, N>& names,
+                      F row, const std::string& hint = "") {
+  with_csv_errors(
+      path,
+      [&] {
+        CsvReader<N> in(path);
+        std::apply([&](auto... n) { in.read_header(policy, n...); }, names);
+        std::array<std::string, N> cells;
+        while (std::apply([&](auto&... c) { return in.read_row(c...); }, cells))
+          row(static_cast<long>(in.get_file_line()), cells);
+      },
+      hint);
 }
 
 }  // namespace rigcheck
