@@ -143,6 +143,7 @@ const bool alloc = register_benchmark(
          c.params = {{"pages", to_string(pg)}, {"bytes", std::to_string(bytes)}, {"threads", "1"}};
          c.work.bytes = static_cast<double>(bytes);
          c.make = [pg, bytes]() -> std::unique_ptr<Kernel> { return std::make_unique<AllocTouch>(pg, bytes); };
+         c.interleave = "pages";  // MEM-4 is the ratio of the two: taken per pair of neighbouring repetitions
          cs.push_back(std::move(c));
        }
        return cs;
@@ -161,6 +162,7 @@ const bool gups = register_benchmark(
          c.params = {{"pages", to_string(pg)}, {"bytes", std::to_string(bytes)}, {"updates", std::to_string(updates)},
                      {"threads", "1"}};
          c.make = [pg, bytes, updates]() -> std::unique_ptr<Kernel> { return std::make_unique<Gups>(pg, bytes, updates); };
+         c.interleave = "pages";
          cs.push_back(std::move(c));
        }
        return cs;

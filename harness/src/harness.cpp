@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -56,6 +57,7 @@ struct CaseState {
   std::string params;  // case params + facts, formatted
   int reps_reported = 0;
   std::vector<double> rates;  // for the progress line
+  std::vector<double> times;  // time per iteration of each repetition, for adaptive repetitions
 };
 
 class Harness {
@@ -156,6 +158,7 @@ class Harness {
     // The CPU-share rule does not apply to kernel-timed cases (the host only waits for the device).
     Status st = e.c.manual_time ? Status::ok : trust(util, e.c.threads, &note);
     int rep = s.reps_reported++;
+    s.times.push_back(real);
     row(e, "time_per_iter", real, "s", rep, st, note);
     if (e.c.work.flops > 0) {
       double r = e.c.work.flops / real / 1e9;
@@ -171,11 +174,31 @@ class Harness {
       row(e, "items_per_s", e.c.work.items / real, e.c.work.items_unit + "/s", rep, st, note);
     row(e, "cpu_utilization", util, "fraction", rep, st, note);
     row(e, "iterations", iters, "count", rep, st, "");
-    if (s.reps_reported == opt_.reps) {
-      if (kernels_.count(idx))
-        for (const Kernel::Observed& o : kernels_.at(idx)->observed()) row(e, o.metric, o.value, o.unit, -1, Status::ok, o.note);
-      progress(idx);
+  }
+
+  // After the last repetition of case idx (its added ones included): the adaptive repetitions' rows
+  // when `target` > 0 (`stop`: why no more were added, empty when the target was met), the
+  // kernel's observed rows, the progress line.
+  void finish(size_t idx, double target, const std::string& stop) {
+    const Entry& e = entries_[idx];
+    CaseState& s = states_[idx];
+    if (s.status != Status::ok) return;
+    if (target > 0 && !s.times.empty()) {
+      const double spread = relative_iqr(s.times);
+      const int added = s.reps_reported - opt_.reps;
+      row(e, kRepsSpread, spread, "fraction", -1, Status::ok,
+          fmt::format("relative IQR of time_per_iter over {} repetitions ({} added); target {:.3g}%", s.reps_reported,
+                      std::max(0, added), 100 * target));
+      // A case of an interleaved group can meet its target while a noisier one of the group did not.
+      const bool hit = !stop.empty() && spread > target;
+      row(e, kRepsCapHit, hit ? 1 : 0, "count", -1, Status::ok,
+          !hit ? fmt::format("spread {:.3g}% within the target {:.3g}%{}", 100 * spread, 100 * target,
+                             added > 0 ? fmt::format(" after {} added repetitions", added) : std::string())
+               : fmt::format("spread {:.3g}% still above the target {:.3g}%: {}", 100 * spread, 100 * target, stop));
     }
+    if (kernels_.count(idx))
+      for (const Kernel::Observed& o : kernels_.at(idx)->observed()) row(e, o.metric, o.value, o.unit, -1, Status::ok, o.note);
+    progress(idx);
   }
 
   void index(const std::string& gb_name, size_t idx) { index_[gb_name] = idx; }
@@ -279,6 +302,92 @@ void clear_thread_caps(char** argv) {
 }
 }  // namespace
 
+namespace {
+// --reps-target and --reps-cap resolved against the profile (repetitions.hpp).
+struct AdaptiveReps {
+  double target = -1;  // -1: the profile's default
+  int cap = 0;         // 0: 2 x --reps
+  double budget = kAddedRepsBudget;  // fraction of the binary's own repetition time
+  void resolve(const CommonOptions& o) {
+    if (target < 0) target = kRepsTargetDefault[static_cast<int>(o.profile)];
+    if (cap <= 0) cap = 2 * o.reps;
+    cap = std::max(cap, o.reps);
+  }
+};
+
+// Registers `rounds` repetitions of the cases of `unit` with Google Benchmark (alone: one
+// registration of `rounds` repetitions; an interleaved group: one registration of one repetition
+// per case and round, round by round) and runs them. Returns the seconds they took.
+double run_unit(Harness& h, const CommonOptions& opt, const std::vector<size_t>& unit, bool interleaved, int rounds,
+                benchmark::BenchmarkReporter& reporter) {
+  benchmark::ClearRegisteredBenchmarks();
+  auto add = [&](size_t i, int reps) {
+    const Entry& e = h.entries()[i];
+    std::string name = e.def->name + "/" + e.c.name;
+    h.index(name, i);
+    auto* b = benchmark::RegisterBenchmark(name.c_str(), [&h, i](benchmark::State& st) { h.run(i, st); });
+    if (e.c.manual_time)
+      b->UseManualTime();
+    else
+      b->UseRealTime();
+    b->Repetitions(reps)->MinTime(opt.min_time)->MeasureProcessCPUTime()->ReportAggregatesOnly(false);
+  };
+  if (!interleaved) {
+    for (size_t i : unit) add(i, rounds);
+  } else {
+    for (int r = 0; r < rounds; ++r)
+      for (size_t j : unit) add(j, 1);
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Every case in order: a case alone, or an interleaved group (Case::interleave) where its first case
+// stands, --reps repetitions (rounds), then adaptive repetitions (AdaptiveReps) while the largest
+// relative IQR of the unit's cases is above the target, one repetition (round) at a time, within
+// the cap and kAddedRepsBudget of the time the binary's own repetitions took so far.
+void run_cases(Harness& h, const CommonOptions& opt, const AdaptiveReps& adaptive, benchmark::BenchmarkReporter& reporter) {
+  std::set<size_t> done;
+  double own_s = 0, added_s = 0;
+  for (size_t i = 0; i < h.entries().size(); ++i) {
+    if (done.count(i)) continue;
+    const Entry& e = h.entries()[i];
+    std::vector<size_t> unit{i};
+    if (!e.c.interleave.empty())
+      for (size_t j = i + 1; j < h.entries().size(); ++j)
+        if (h.entries()[j].def == e.def && h.entries()[j].c.interleave == e.c.interleave) unit.push_back(j);
+    done.insert(unit.begin(), unit.end());
+    const bool interleaved = !e.c.interleave.empty();
+    double last_s = run_unit(h, opt, unit, interleaved, opt.reps, reporter);
+    own_s += last_s;
+    double per_round = last_s / opt.reps;
+    std::vector<size_t> timed;  // the unit's cases that ran (ok)
+    for (size_t j : unit)
+      if (h.states()[j].status == Status::ok && !h.states()[j].times.empty()) timed.push_back(j);
+    std::string stop;
+    for (int reps = opt.reps; adaptive.target > 0 && !timed.empty();) {
+      double spread = 0;
+      for (size_t j : timed) spread = std::max(spread, relative_iqr(h.states()[j].times));
+      if (spread <= adaptive.target) break;
+      if (reps >= adaptive.cap) {
+        stop = fmt::format("the cap of {} repetitions was reached", adaptive.cap);
+        break;
+      }
+      if (added_s + per_round > adaptive.budget * own_s) {
+        stop = fmt::format("the binary's time for added repetitions ({:.0f}% of its own repetitions' {:.1f} s) was spent "
+                           "after {} repetitions", 100 * adaptive.budget, own_s, reps);
+        break;
+      }
+      per_round = run_unit(h, opt, timed, interleaved, 1, reporter);
+      added_s += per_round;
+      ++reps;
+    }
+    for (size_t j : unit) h.finish(j, adaptive.target, stop);
+  }
+}
+}  // namespace
+
 // The CPUs of every OpenMP place (OpenMP 4.5 place API): the process's CPU set as the runtime saw
 // it before it bound this thread to the first place (OMP_PROC_BIND=close with OMP_PLACES=cores
 // leaves the initial thread's own mask at one core). Empty when no place list is defined.
@@ -298,7 +407,25 @@ int harness_main(int argc, char** argv) {
   if (auto slash = prog.rfind('/'); slash != std::string::npos) prog = prog.substr(slash + 1);
   Session session(argv[0], fmt::format("{}: a rigcheck benchmark binary", prog), shared_defaults());
   session.set_allowed_cpus(openmp_place_cpus());
-  if (auto rc = session.parse(argc, argv)) return *rc;
+  double reps_target = -1;
+  int reps_cap = 0;
+  double reps_budget = kAddedRepsBudget;
+  session.app().add_option("--reps-target", reps_target,
+                           fmt::format("add repetitions while the relative IQR of a case's time per iteration is above this "
+                                       "(0 = never; default: {:g} tiny, {:g} quick, {:g} full)",
+                                       kRepsTargetDefault[0], kRepsTargetDefault[1], kRepsTargetDefault[2]));
+  session.app().add_option("--reps-cap", reps_cap, "at most this many repetitions per case with --reps-target (default: 2 x --reps)");
+  session.app().add_option("--reps-budget", reps_budget,
+                           fmt::format("time for added repetitions, as a fraction of the time the binary's own repetitions took so far (default {:g})", kAddedRepsBudget));
+  auto check_reps = [&] {
+    if (session.app().count("--reps-target") && !(reps_target >= 0 && std::isfinite(reps_target)))
+      throw std::invalid_argument(fmt::format("--reps-target {:g}: expected a fraction >= 0 (0 = never add repetitions)", reps_target));
+    if (session.app().count("--reps-cap") && reps_cap < 1)
+      throw std::invalid_argument(fmt::format("--reps-cap {}: expected a count >= 1", reps_cap));
+    if (!(reps_budget >= 0 && std::isfinite(reps_budget)))
+      throw std::invalid_argument(fmt::format("--reps-budget {:g}: expected a fraction >= 0", reps_budget));
+  };
+  if (auto rc = session.parse(argc, argv, check_reps)) return *rc;
   const CommonOptions& opt = session.options();
 
   std::vector<Entry> entries;
@@ -328,43 +455,15 @@ int harness_main(int argc, char** argv) {
   int gb_argc = 1;
   char* gb_argv[] = {argv[0], nullptr};
   benchmark::Initialize(&gb_argc, gb_argv);
-  auto add = [&](size_t i, int reps) {
-    const Entry& e = h.entries()[i];
-    std::string name = e.def->name + "/" + e.c.name;
-    h.index(name, i);
-    auto* b = benchmark::RegisterBenchmark(name.c_str(), [&h, i](benchmark::State& st) { h.run(i, st); });
-    if (e.c.manual_time)
-      b->UseManualTime();
-    else
-      b->UseRealTime();
-    b
-        ->Repetitions(reps)
-        ->MinTime(opt.min_time)
-        ->MeasureProcessCPUTime()
-        ->ReportAggregatesOnly(false);
-  };
-  // Interleaved cases (Case::interleave): one Google Benchmark run of one repetition per case and
-  // round, registered round by round where the group's first case stands.
-  std::set<size_t> registered;
-  for (size_t i = 0; i < h.entries().size(); ++i) {
-    if (registered.count(i)) continue;
-    const Entry& e = h.entries()[i];
-    if (e.c.interleave.empty()) {
-      add(i, opt.reps);
-      continue;
-    }
-    std::vector<size_t> group;
-    for (size_t j = i; j < h.entries().size(); ++j)
-      if (h.entries()[j].def == e.def && h.entries()[j].c.interleave == e.c.interleave) group.push_back(j);
-    for (int r = 0; r < opt.reps; ++r)
-      for (size_t j : group) add(j, 1);
-    registered.insert(group.begin(), group.end());
-  }
-  std::fprintf(stderr, "%s: %zu cases, %d repetitions each, profile %s -> %s\n", prog.c_str(),
-               h.entries().size(), opt.reps, to_string(opt.profile), session.results_path().c_str());
+  AdaptiveReps adaptive{reps_target, reps_cap, reps_budget};
+  adaptive.resolve(opt);
+  std::fprintf(stderr, "%s: %zu cases, %d repetitions each%s, profile %s -> %s\n", prog.c_str(), h.entries().size(),
+               opt.reps,
+               adaptive.target > 0 ? fmt::format(" (up to {} while the spread is above {:g}%)", adaptive.cap, 100 * adaptive.target).c_str() : "",
+               to_string(opt.profile), session.results_path().c_str());
   CsvReporter reporter(h);
   return session.run([&] {
-    benchmark::RunSpecifiedBenchmarks(&reporter);
+    run_cases(h, opt, adaptive, reporter);
     benchmark::Shutdown();
     for (auto& [name, derive] : derivers()) {
       std::vector<ResultRow> own;

@@ -1,4 +1,5 @@
 #include "rigcheck/harness/stats.hpp"
+#include "rigcheck/harness/repetitions.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -42,6 +43,12 @@ Summary summarize(std::vector<double> v) {
   s.cv = s.mean != 0 ? s.stddev / std::fabs(s.mean) : 0;
   s.spread = s.median != 0 ? (s.max - s.min) / std::fabs(s.median) : 0;
   return s;
+}
+
+double relative_iqr(const std::vector<double>& values) {
+  if (values.size() < 2) return 0;
+  const double m = median(values);
+  return m != 0 ? (quantile(values, 0.75) - quantile(values, 0.25)) / std::fabs(m) : 0;
 }
 
 double amdahl_speedup(double p, double n) { return 1.0 / ((1.0 - p) + p / n); }

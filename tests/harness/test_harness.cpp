@@ -4,8 +4,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "rigcheck/harness/process.hpp"
+#include "rigcheck/harness/repetitions.hpp"
 #include "rigcheck/harness/schema.hpp"
 #include "support/files.hpp"
 
@@ -108,4 +110,74 @@ TEST(Harness, BadCommandLineIsRefused) {
   std::string dir = fresh_dir("fake-cli");
   EXPECT_EQ(run_child({RIGCHECK_FAKE_BENCH, "--threads", "0", "--out", dir}, {}, 60, dir + "/log", false).exit_code, 2);
   EXPECT_EQ(run_child({RIGCHECK_FAKE_BENCH, "--profile", "huge", "--out", dir}, {}, 60, dir + "/log", false).exit_code, 2);
+}
+
+// Adaptive repetitions (repetitions.hpp): a target no timing can meet adds repetitions up to the
+// cap, interleaved cases by whole rounds (pairs stay pairs), and each case says the cap stopped it.
+TEST(Harness, AdaptiveRepetitionsStopAtTheCapInWholeRounds) {
+  std::string dir = fresh_dir("fake-adaptive");
+  ChildResult r = run_child({RIGCHECK_FAKE_BENCH, "--profile", "tiny", "--out", dir, "--reps", "3", "--reps-target",
+                             "1e-12", "--reps-cap", "5", "--reps-budget", "1000"},
+                            {"RIGCHECK_TEST_INTERLEAVE=1"}, 60, dir + "/log", false);
+  ASSERT_EQ(r.exit_code, 0) << r.output_tail;
+  std::string order;
+  std::map<std::string, int> reps, cap_hit, spread;
+  for (const ResultRow& row : read_results(dir + "/fake_bench.csv")) {
+    const bool pair = row.case_name == "pair_a" || row.case_name == "pair_b";
+    if (row.metric == "time_per_iter") {
+      ++reps[row.case_name];
+      if (pair) order += row.case_name.substr(5) + std::to_string(row.repetition) + " ";
+    }
+    if (row.metric == kRepsCapHit) {
+      EXPECT_EQ(row.repetition, -1);
+      cap_hit[row.case_name] = static_cast<int>(row.value);
+      EXPECT_NE(row.note.find("the cap of 5 repetitions"), std::string::npos) << row.note;
+    }
+    if (row.metric == kRepsSpread) {
+      ++spread[row.case_name];
+      EXPECT_GT(row.value, 0);
+    }
+  }
+  EXPECT_EQ(order, "a0 b0 a1 b1 a2 b2 a3 b3 a4 b4 ");
+  for (const char* c : {"n4096", "pair_a", "pair_b", "alone"}) {
+    EXPECT_EQ(reps[c], 5) << c;
+    EXPECT_EQ(cap_hit[c], 1) << c;
+    EXPECT_EQ(spread[c], 1) << c;
+  }
+  EXPECT_EQ(cap_hit.count("skipped"), 0u);
+}
+
+// A target already met adds nothing and says so (reps_cap_hit 0); the tiny profile's default is
+// off (no reps_* rows); a negative target is refused.
+TEST(Harness, AdaptiveRepetitionsWithinTargetOrOff) {
+  std::string dir = fresh_dir("fake-adaptive-met");
+  ChildResult r = run_child({RIGCHECK_FAKE_BENCH, "--profile", "tiny", "--out", dir, "--reps", "3", "--reps-target", "1e9"},
+                            {}, 60, dir + "/log", false);
+  ASSERT_EQ(r.exit_code, 0) << r.output_tail;
+  int reps = 0, hits = 0;
+  for (const ResultRow& row : read_results(dir + "/fake_bench.csv")) {
+    if (row.case_name == "n4096" && row.metric == "time_per_iter") ++reps;
+    if (row.case_name == "n4096" && row.metric == kRepsCapHit) {
+      ++hits;
+      EXPECT_EQ(row.value, 0);
+    }
+  }
+  EXPECT_EQ(reps, 3);
+  EXPECT_EQ(hits, 1);
+
+  std::string off = fresh_dir("fake-adaptive-off");
+  ASSERT_EQ(run_fake(off).exit_code, 0);
+  for (const ResultRow& row : read_results(off + "/fake_bench.csv")) EXPECT_NE(row.metric, kRepsCapHit);
+
+  std::string bad = fresh_dir("fake-adaptive-bad");
+  ChildResult b = run_child({RIGCHECK_FAKE_BENCH, "--profile", "tiny", "--out", bad, "--reps-target", "-1"}, {}, 60,
+                            bad + "/log", false);
+  EXPECT_EQ(b.exit_code, 2) << b.output_tail;
+  EXPECT_NE(b.output_tail.find("--reps-target"), std::string::npos) << b.output_tail;
+}
+
+TEST(Harness, RelativeIqr) {
+  EXPECT_EQ(relative_iqr({}), 0);
+  EXPECT_EQ(relative_iqr({5}), 0);
+  EXPECT_DOUBLE_EQ(relative_iqr({1, 2, 3, 4, 5}), 2.0 / 3.0);  // q25 2, q75 4, median 3
 }

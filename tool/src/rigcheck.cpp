@@ -18,6 +18,7 @@
 #include "rigcheck/tool/report.hpp"
 #include "rigcheck/tool/runner.hpp"
 #include "rigcheck/harness/schema.hpp"
+#include "rigcheck/harness/repetitions.hpp"
 #include "rigcheck/harness/paths.hpp"
 #include "rigcheck/harness/split.hpp"
 #include "rigcheck/harness/topology.hpp"
@@ -229,6 +230,9 @@ int main(int argc, char** argv) {
     if (*schema_cmd) {
       std::printf("| column | type | unit | meaning |\n|---|---|---|---|\n");
       for (const Column& c : kResultColumns) std::printf("| `%s` | %s | %s | %s |\n", c.name, c.type, c.unit, c.meaning);
+      std::printf("\nRows with repetition -1 that adaptive repetitions add to every timed case (off in the tiny profile; "
+                  "docs/methodology.md, Timing and noise):\n\n| metric | unit | meaning |\n|---|---|---|\n");
+      for (const auto& m : kAdaptiveRepsRows) std::printf("| `%s` | %s | %s |\n", m[0], m[1], m[2]);
       std::printf("\nschema_version: %d\n", kSchemaVersion);
       return 0;
     }

@@ -247,3 +247,33 @@ TEST(CpuL3Verdicts, RecordedVmRunShowsTheDisagreement) {
   EXPECT_NE(verdict_of(vs, "CPU-4").evidence.find("between 5.66 MiB and 8 MiB (thp pages)"), std::string::npos);
   EXPECT_EQ(verdict_of(vs, "CPU-3").verdict, Outcome::inconclusive);
 }
+
+// No cache level is larger than the chip's (issue 18 item 2): an FC knee or a latency plateau end
+// above 1.5x the inventory's L3 (16 or 32 MiB here) is mistrusted with the reason, and not taken; CPU-4's
+// verdict says it stands on the nominal size, CPU-3 scales by the figure that is left.
+TEST(CpuL3Verdicts, CacheLargerThanTheChipIsMistrusted) {
+  RunData run = l3_run(64, 8);  // knee 48-64 MiB on a chip with a 16 MiB L3: 3x
+  run.facts["cache_l3_bytes"] = "16777216";
+  Verdict v4 = evaluate_claim(cpu_claim("CPU-4"), run);
+  EXPECT_EQ(v4.verdict, Outcome::refuted);  // judged on the nominal 16 MiB, as ever
+  EXPECT_NE(v4.evidence.find("MISTRUSTED: the FC knee ("), std::string::npos) << v4.evidence;
+  EXPECT_NE(v4.evidence.find("above 1.5x the chip's L3 (16"), std::string::npos) << v4.evidence;
+  EXPECT_NE(v4.evidence.find("stands on the nominal size"), std::string::npos) << v4.evidence;
+  Verdict v3 = evaluate_claim(cpu_claim("CPU-3"), run);
+  EXPECT_EQ(v3.verdict, Outcome::inconclusive);
+  EXPECT_NE(v3.reason.find("MISTRUSTED: the FC knee"), std::string::npos) << v3.reason;
+
+  RunData lat = l3_run(12, 96);  // latency plateau end at 96 MiB: 3x the chip's
+  Verdict l4 = evaluate_claim(cpu_claim("CPU-4"), lat);
+  EXPECT_NE(l4.evidence.find("plateau end is not taken: MISTRUSTED"), std::string::npos) << l4.evidence;
+  EXPECT_EQ(l4.evidence.find("DISAGREE"), std::string::npos) << l4.evidence;
+
+  RunData both = l3_run(64, 96);
+  both.facts["cache_l3_bytes"] = "16777216";
+  Verdict b3 = evaluate_claim(cpu_claim("CPU-3"), both);
+  EXPECT_EQ(b3.verdict, Outcome::not_measurable);
+  EXPECT_NE(b3.reason.find("latency curve's L3 plateau end at 96"), std::string::npos) << b3.reason;
+
+  RunData fits = l3_run(32, 8);  // 32-48 MiB: within the margin, taken
+  EXPECT_EQ(evaluate_claim(cpu_claim("CPU-4"), fits).evidence.find("MISTRUSTED"), std::string::npos);
+}

@@ -127,3 +127,30 @@ TEST(Report, MissingInventoryIsRefused) {
   fs::remove(dir + "/inventory.csv");
   EXPECT_THROW(make_report(dir, quiet()), InputError);
 }
+
+// Adaptive repetitions that stopped above their target (reps_cap_hit 1) are named: the reps column
+// says "(cap hit)" and the warnings list the case; a case within its target (0) is not marked.
+TEST(Report, CasesThatHitTheRepetitionCapAreNamed) {
+  std::string dir = copy_fixture("avx512_synthetic");
+  {
+    std::ofstream f(dir + "/cpu_isa_native.csv", std::ios::app);
+    f << "1,synthetic,isa_primitives,matmul_f32/m2048n2048k2048/t8,primitive=matmul;dtype=f32;threads=8;impl=brg:avx512_core;"
+         "isa=avx512_core_bf16;isa_cap=native,reps_cap_hit,1,count,-1,ok,spread 9% still above the target 5%: the cap of 10 "
+         "repetitions was reached\n";
+    f << "1,synthetic,isa_primitives,matmul_f32/m2048n2048k2048/t8,primitive=matmul;dtype=f32;threads=8;impl=brg:avx512_core;"
+         "isa=avx512_core_bf16;isa_cap=native,reps_spread,0.09,fraction,-1,ok,\n";
+  }
+  {
+    std::ofstream f(dir + "/cpu_isa_avx2.csv", std::ios::app);
+    f << "1,synthetic,isa_primitives,matmul_f32/m2048n2048k2048/t8,primitive=matmul;dtype=f32;threads=8;impl=brg:avx2;"
+         "isa=avx2;isa_cap=avx2,reps_cap_hit,0,count,-1,ok,spread 1% within the target 5%\n";
+  }
+  make_report(dir, quiet());
+  std::string md = slurp(dir + "/report.md");
+  EXPECT_NE(md.find("| matmul_f32/m2048n2048k2048/t8 | brg:avx512_core | 125.0 GFLOP/s | 124.0 to 126.0 | 3 (cap hit) |"),
+            std::string::npos) << md;
+  EXPECT_NE(md.find("| matmul_f32/m2048n2048k2048/t8 | brg:avx2 | 100.0 GFLOP/s | 98.00 to 102.0 | 3 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("1 cases still spread more than their target when the repetitions stopped (cap hit, see the reps column): "
+                    "isa_primitives/matmul_f32/m2048n2048k2048/t8"),
+            std::string::npos) << md;
+}

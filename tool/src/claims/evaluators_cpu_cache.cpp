@@ -46,6 +46,29 @@ std::vector<CurvePoint> fc_curve(const RunData& run, const std::string& batch, c
   return curve;
 }
 
+// No cache level is larger than the chip's (issue 18): a knee or a latency plateau end above this
+// multiple of the chip's L3 (the inventory's total, else one instance times the instances) is not
+// an L3 and is mistrusted with the reason. The margin leaves room for the L2s beside the L3 and for
+// a nominal size that undercounts.
+constexpr double kChipCacheMargin = 1.5;
+
+// The chip's L3 in bytes from the inventory; 0 when unknown.
+double chip_l3_bytes(const RunData& run) {
+  double total = 0, one = 0, instances = 0;
+  if (parse_double(fact(run, "cache_l3_total_bytes"), total) && total > 0) return total;
+  if (!parse_double(fact(run, "cache_l3_bytes"), one) || !(one > 0)) return 0;
+  return parse_double(fact(run, "cache_l3_instances"), instances) && instances >= 1 ? one * instances : one;
+}
+
+// Empty, or why a cache end of `bytes` (what found it) cannot be the L3 of this chip.
+std::string larger_than_chip(const RunData& run, double bytes, const std::string& what) {
+  const double chip = chip_l3_bytes(run);
+  if (!(chip > 0) || bytes <= kChipCacheMargin * chip) return "";
+  return fmt::format("MISTRUSTED: {} at {} lies above {}x the chip's L3 ({}, inventory): no cache level is larger than "
+                     "the chip's, so it is not the L3 (a noisy sweep, or a step in DRAM bandwidth or the TLB)",
+                     what, mib_text(bytes), fmt_num(kChipCacheMargin), mib_text(chip));
+}
+
 // The measured effective L3: the knee of the batch-1 FC curve (it streams its weights once a call).
 Knee effective_l3(const RunData& run) {
   auto curve = fc_curve(run, "1", "gbps");
@@ -54,7 +77,15 @@ Knee effective_l3(const RunData& run) {
     k.why = "no fc_working_set_f32 batch-1 results (" + manifest_status(run, "cpu_cache_fc") + ")";
     return k;
   }
-  return find_knee(curve);
+  Knee k = find_knee(curve);
+  if (k.found) {
+    const std::string bad = larger_than_chip(run, k.below, fmt::format("the FC knee ({} to {})", mib_text(k.below), mib_text(k.above)));
+    if (!bad.empty()) {
+      k.found = false;
+      k.why = bad;
+    }
+  }
+  return k;
 }
 
 // The latency curve's L3 plateau end (latency_levels: level L3's level_size_bytes, the last buffer
@@ -65,6 +96,7 @@ struct LatencyL3 {
   bool found = false;
   double last = 0, next = 0;  // bytes; next = last when the DRAM level is absent
   std::string pages;
+  std::string mistrusted;  // why a plateau end found is not taken (larger than the chip's L3); found = false then
 };
 LatencyL3 latency_l3(const RunData& run) {
   LatencyL3 l;
@@ -79,6 +111,10 @@ LatencyL3 latency_l3(const RunData& run) {
           if (first > l.last) l.next = first;
         }
       }
+  if (l.found) {
+    l.mistrusted = larger_than_chip(run, l.last, "the latency curve's L3 plateau end");
+    if (!l.mistrusted.empty()) l.found = false;
+  }
   return l;
 }
 
@@ -88,6 +124,7 @@ std::string latency_l3_span(const LatencyL3& l) {
 
 std::string latency_l3_text(const RunData& run) {
   const LatencyL3 l = latency_l3(run);
+  if (!l.mistrusted.empty()) return "; the latency curve's L3 plateau end is not taken: " + l.mistrusted;
   return l.found ? fmt::format("; the latency curve's L3 plateau ends {} ({} pages)", latency_l3_span(l), l.pages) : "";
 }
 
@@ -130,6 +167,8 @@ const bool cpu4 = register_evaluator("CPU-4", [](const Claim& c, const RunData& 
       eff.found ? fmt::format("measured effective L3 {} to {}, about {} (knee of the batch-1 FC working-set curve: {}){}",
                               mib_text(eff.below), mib_text(eff.above), mib_text(eff.at), eff.why, latency_l3_text(run))
                 : "measured effective L3: not found (" + eff.why + ")" + latency_l3_text(run);
+  if (eff.why.rfind("MISTRUSTED", 0) == 0 || !lat.mistrusted.empty())
+    eff_text += "; the verdict below stands on the nominal size, which no mistrusted figure enters";
   if (l3_disagree(eff, lat))
     eff_text += fmt::format("; the two DISAGREE by more than 2x (FC knee {} to {}, latency curve {}): streaming the "
                             "weights and chasing pointers see different effective caches here, neither is taken alone",
@@ -185,7 +224,8 @@ const bool cpu3 = register_evaluator("CPU-3", [](const Claim& c, const RunData& 
   } else if (!eff.found) {
     v.verdict = Outcome::not_measurable;
     v.reason = "Linux resctrl cache allocation is not used by this suite yet, and the emulation needs the measured "
-               "effective L3, which was not found: " + eff.why + "; nor was an L3 level on the latency curve";
+               "effective L3, which was not found: " + eff.why + "; nor was an L3 level on the latency curve" +
+               (lat.mistrusted.empty() ? std::string() : " (" + lat.mistrusted + ")");
     return v;
   } else if (lat.found) {
     // Both measured: the interval spans both, so that a latency curve moving across the 2x line

@@ -1,9 +1,11 @@
 // Verdicts of the memory claims (docs/claims.md section 3). One function per claim id.
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include <fmt/format.h>
 
+#include "rigcheck/harness/csv.hpp"
 #include "rigcheck/harness/names.hpp"
 #include "rigcheck/tool/report.hpp"
 #include "rigcheck/tool/report_util.hpp"
@@ -35,10 +37,59 @@ Measured gain(const Measured& a, const Measured& b) {
   return g;
 }
 
+// The gain a / b - 1 in percent per pair of interleaved repetitions (Case::interleave: repetition i of
+// each side ran next to the other in one process), median and min to max over the pairs, when both
+// sides' ok rows carry the same `interleaved` key and share repetition indices; else nothing (n 0).
+Measured paired_gain(const RunData& run, const std::string& bench, const std::string& metric, const char* a_pages,
+                     const char* b_pages) {
+  auto reps_of = [&](const char* pages, std::string& key) {
+    std::map<int, double> out;
+    for (auto& [cs, rows] : run.select(bench, metric, {{"pages", pages}}))
+      for (const ResultRow* r : rows) {
+        const std::string k = param_value(r->params, "interleaved");
+        if (k.empty() || (!key.empty() && k != key) || r->repetition < 0 || out.count(r->repetition)) return std::map<int, double>{};
+        key = k;
+        out[r->repetition] = r->value;
+      }
+    return out;
+  };
+  std::string key;
+  const std::map<int, double> a = reps_of(a_pages, key), b = reps_of(b_pages, key);
+  std::vector<double> g;
+  for (auto& [rep, v] : a)
+    if (b.count(rep) && b.at(rep) > 0 && std::isfinite(v)) g.push_back(100 * (v / b.at(rep) - 1));
+  Measured m;
+  if (g.empty()) return m;
+  Summary s = summarize(g);
+  m.value = s.median, m.low = s.min, m.high = s.max, m.reps = static_cast<int>(s.n);
+  return m;
+}
+
 std::string dimms(const RunData& run) {
   return fmt::format("this run's DIMMs: type {}, speed {}, configured speed {}, count {}", fact(run, "memory_dimm_type"),
                      fact(run, "memory_dimm_speed"), fact(run, "memory_dimm_configured_speed"),
                      fact(run, "memory_dimm_count"));
+}
+
+// A triad figure this machine cannot give (issue 18: physically implausible results are not trusted
+// silently): above its DIMMs' peak (configured MT/s x 8 bytes x DIMMs, an upper bound whatever the
+// channels), or measured on arrays that fit in the chip's L3 (STREAM's rule: each array at least
+// 4x the last-level cache), so a cache figure labelled DRAM. Empty, or the reason it is mistrusted.
+std::string triad_mistrust(const RunData& run, const std::string& params, const Measured& m) {
+  double mts = 0, dimms = 0, l3 = 0, l3_one = 0, instances = 0;
+  std::string why;
+  if (parse_double(fact(run, "memory_dimm_configured_speed"), mts) && parse_double(fact(run, "memory_dimm_count"), dimms) &&
+      mts > 0 && dimms > 0 && m.value > mts * 1e6 * 8 * dimms / 1e9)
+    why = fmt::format("above the DIMMs' peak ({} MT/s x 8 B x {} DIMMs = {} GB/s)", fmt_num(mts), fmt_num(dimms),
+                      fmt_num(mts * 8 * dimms / 1e3));
+  if (!(parse_double(fact(run, "cache_l3_total_bytes"), l3) && l3 > 0) &&
+      parse_double(fact(run, "cache_l3_bytes"), l3_one) && l3_one > 0)
+    l3 = l3_one * (parse_double(fact(run, "cache_l3_instances"), instances) && instances >= 1 ? instances : 1);
+  const double array = std::atof(param_value(params, "array_bytes").c_str());
+  if (array > 0 && l3 > 0 && array < 4 * l3)
+    why += fmt::format("{}each array ({} MiB) is smaller than 4x the L3 ({} MiB): partly cache-resident, not DRAM's "
+                       "bandwidth", why.empty() ? "" : "; ", fmt_num(array / 1048576), fmt_num(l3 / 1048576));
+  return why.empty() ? "" : "MISTRUSTED: " + why;
 }
 
 // Triad at the most threads measured, best store kind (the figure a second run compares).
@@ -53,6 +104,8 @@ std::string triad_summary(const RunData& run) {
       best_v = key;
       best = fmt::format("STREAM triad {} ({} stores, {} threads)", format_measured(m, "GB/s"),
                          param_value(rows.front()->params, "stores"), t);
+      const std::string bad = triad_mistrust(run, rows.front()->params, m);
+      if (!bad.empty()) best += " " + bad;
     }
   }
   return best.empty() ? "no stream_bandwidth triad rows (" + manifest_status(run, "memory_bandwidth") + ")" : best;
@@ -186,7 +239,8 @@ const bool mem4 = register_evaluator("MEM-4", [](const Claim& c, const RunData& 
                            manifest_status(run, "memory_thp"), mistrusted);
     return v;
   }
-  v.measured = gain(huge, small);
+  const Measured paired = paired_gain(run, names::kThpAlloc, names::kGbps, "thp", "4k");
+  v.measured = paired.reps > 0 ? paired : gain(huge, small);
   v.unit = "%";
   v.verdict = judge(c, v.measured.low, v.measured.high);
   v.basis = Basis::measured;
@@ -200,6 +254,11 @@ const bool mem4 = register_evaluator("MEM-4", [](const Claim& c, const RunData& 
   v.evidence = fmt::format("thp_alloc (allocate + first touch + free): MADV_HUGEPAGE {} ({}), MADV_NOHUGEPAGE {} ({})",
                            format_measured(huge, "GB/s"), facts_of(names::kThpAlloc, "thp"), format_measured(small, "GB/s"),
                            facts_of(names::kThpAlloc, "4k"));
+  v.evidence += paired.reps > 0
+                    ? fmt::format("; gain per pair of interleaved repetitions (the two advices alternating in one process; median "
+                                  "and min to max over {} pairs)",
+                                  paired.reps)
+                    : "; gain from the medians of repetitions not interleaved (the interval spans their min and max)";
   Measured gh = one(run, names::kThpGups, "gups", {{"pages", "thp"}}), gs = one(run, names::kThpGups, "gups", {{"pages", "4k"}});
   if (gh.ok() && gs.ok())
     v.evidence += fmt::format("; GUPS random updates: MADV_HUGEPAGE {} ({}), MADV_NOHUGEPAGE {} ({}), {:+.1f}% (not judged)",

@@ -1,4 +1,5 @@
 #include "rigcheck/harness/names.hpp"
+#include "rigcheck/harness/repetitions.hpp"
 #include "rigcheck/tool/report.hpp"
 #include "rigcheck/tool/renames.hpp"
 #include "rigcheck/harness/paths.hpp"
@@ -157,9 +158,11 @@ std::string measurements_md(const RunData& run) {
       const ResultRow* any = nullptr;
       std::map<std::string, int> counts;
       std::string note;
+      std::string cap_note;  // adaptive repetitions stopped before their target (repetitions.hpp)
       for (const ResultRow& r : run.results)
         if (r.benchmark == b && r.case_name == c && r.source == src) {
           if (!any) any = &r;
+          if (r.metric == kRepsCapHit && r.value >= 1) cap_note = r.note;
           if (r.repetition >= 0 && (r.metric == metric || r.metric == names::kGbps || r.metric == names::kTimePerIter)) {
             if (r.metric == names::kTimePerIter) ++counts[to_string(r.status)];
           } else if (r.repetition < 0 && r.status != Status::ok) {
@@ -184,7 +187,8 @@ std::string measurements_md(const RunData& run) {
       md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", md_escape(c),
                         md_escape(any ? param_value(any->params, "impl", "-") : "-"),
                         m.ok() ? fmt_num(m.value) + " " + unit : "-",
-                        m.ok() ? fmt::format("{} to {}", fmt_num(m.low), fmt_num(m.high)) : "-", m.reps,
+                        m.ok() ? fmt::format("{} to {}", fmt_num(m.low), fmt_num(m.high)) : "-",
+                        cap_note.empty() ? std::to_string(m.reps) : fmt::format("{} (cap hit)", m.reps),
                         m.ok() ? fmt::format("{:.1f}%", 100 * (m.high - m.low) / m.value) : "-", pct,
                         md_escape(status));
     }
@@ -318,6 +322,14 @@ std::vector<std::string> report_warnings(const RunData& run) {
   for (const ResultRow& r : run.results) mistrusted += r.status == Status::mistrusted;
   if (mistrusted)
     w.push_back(fmt::format("{} result rows are mistrusted (see their note) and left out of every verdict", mistrusted));
+  std::vector<std::string> capped;  // adaptive repetitions stopped above their target (repetitions.hpp)
+  for (const ResultRow& r : run.results)
+    if (r.metric == kRepsCapHit && r.value >= 1) capped.push_back(r.benchmark + "/" + r.case_name);
+  if (!capped.empty())
+    w.push_back(fmt::format("{} cases still spread more than their target when the repetitions stopped (cap hit, see the reps "
+                            "column): {}{}",
+                            capped.size(), fmt::join(capped.begin(), capped.begin() + std::min<size_t>(capped.size(), 8), ", "),
+                            capped.size() > 8 ? ", ..." : ""));
   for (const ManifestRow& m : run.manifest)
     if (m.status == "interrupted" || m.status == "timeout" || m.status == "not_run") {
       w.push_back("the run was cut short: some benchmarks did not finish (see the manifest below)");
