@@ -83,6 +83,8 @@ constexpr double kLowestFraction = 0.3;    // the least a check may be lowered t
 constexpr double kChildBudgetS = 120;      // seconds one child of a check may take (two run)
 constexpr double kKeepFreeBytes = 4 * kGiB;  // left free beside the check's predicted peak
 
+zoo::MemoryEstimate estimate_of(const std::string& model, int batch, int seq);
+
 // The batch of `model`'s near-limit check: the line through its two largest measured batches
 // (what rigcheck capacity fits), the largest batch under the usable memory (total less max(10%,
 // 2 GiB), rigcheck capacity's default margin), kNearFraction of it, lowered (not under
@@ -97,7 +99,10 @@ int near_limit_batch(const std::string& model, int seq, double& predicted) {
   if (peak.size() < 2) throw Skip(fmt::format("fewer than two batches of {} measured before: no line to choose a near-limit batch from", model));
   auto med = [](std::vector<double> v) { std::sort(v.begin(), v.end()); return v[v.size() / 2]; };
   const auto hi = std::prev(peak.end()), lo = std::prev(hi);
-  const double slope = (med(hi->second) - med(lo->second)) / (hi->first - lo->first);
+  // What rigcheck capacity fits: the smaller of the measured slope and the analytic activations per sample.
+  const double analytic = estimate_of(model, 2, seq).total() - estimate_of(model, 1, seq).total();
+  double slope = (med(hi->second) - med(lo->second)) / (hi->first - lo->first);
+  if (analytic > 0 && analytic < slope) slope = analytic;
   const double icpt = med(hi->second) - slope * hi->first;
   const double total = static_cast<double>(mem_total_bytes());
   if (!(slope > 0) || total <= 0) throw Skip("the measured peak does not grow with the batch (or MemTotal unreadable): no limit to check");

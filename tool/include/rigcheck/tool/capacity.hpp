@@ -73,6 +73,7 @@ struct ModelCapacity {
   double params = 0;  // parameters the step updates
   std::vector<MemoryPoint> points;  // measured, by batch
   bool has_fit = false;
+  bool slope_analytic = false;  // the slope is the zoo's analytic activations (below the measured one)
   LinearFit fit;
   double usable_bytes = kNaN;
   long limit_batch = -1;  // predicted largest batch (0: batch 1 does not fit; -1: unknown)
