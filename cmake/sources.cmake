@@ -14,6 +14,7 @@ set(RIGCHECK_TOOL_SOURCES
   tool/src/run/runner.cpp tool/src/run/registry.cpp tool/src/run/needs.cpp tool/src/run/runlock.cpp tool/src/run/scratch_cleanup.cpp
   tool/src/report/report.cpp tool/src/report/run_data.cpp tool/src/report/integrity.cpp tool/src/report/verdict.cpp tool/src/report/vocabulary.cpp tool/src/report/renames.cpp
   tool/src/report/capacity.cpp
+  tool/src/report/capacity_render.cpp
   tool/src/claims/claims.cpp tool/src/claims/cache_model.cpp
   tool/src/compare/statistics.cpp tool/src/compare/load.cpp tool/src/compare/findings.cpp tool/src/compare/noise.cpp
   tool/src/compare/cross_run.cpp tool/src/compare/output.cpp tool/src/compare/compare.cpp tool/src/compare/history.cpp

@@ -10,6 +10,7 @@
 // child process (derived), status ok when the child's own check passed.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <stdexcept>
@@ -48,6 +49,82 @@ std::string self_dir() {
   return p.substr(0, p.rfind('/'));
 }
 
+
+// ---- the near-limit check of the full profile, chosen from the model's own earlier points
+struct PointInfo {
+  std::string model;
+  int seq = 0;
+  int batch = 0;
+  bool check = false;
+};
+std::map<std::string, PointInfo>& point_info() {  // case name -> its point
+  static std::map<std::string, PointInfo> m;
+  return m;
+}
+std::map<std::string, int>& chosen_batch() {  // near-limit case -> the batch chosen when it ran
+  static std::map<std::string, int> m;
+  return m;
+}
+
+int64_t mem_total_bytes() {
+  std::ifstream f("/proc/meminfo");
+  std::string key, rest;
+  long long kb = 0;
+  while (f >> key >> kb) {
+    std::getline(f, rest);
+    if (key == "MemTotal:") return static_cast<int64_t>(kb) * 1024;
+  }
+  return -1;
+}
+
+constexpr double kGiB = 1073741824.0;
+constexpr double kNearFraction = 0.6;      // of the predicted largest batch
+constexpr double kLowestFraction = 0.3;    // the least a check may be lowered to for time
+constexpr double kChildBudgetS = 120;      // seconds one child of a check may take (two run)
+constexpr double kKeepFreeBytes = 4 * kGiB;  // left free beside the check's predicted peak
+
+zoo::MemoryEstimate estimate_of(const std::string& model, int batch, int seq);
+
+// The batch of `model`'s near-limit check: the line through its two largest measured batches
+// (what rigcheck capacity fits), the largest batch under the usable memory (total less max(10%,
+// 2 GiB), rigcheck capacity's default margin), kNearFraction of it, lowered (not under
+// kLowestFraction) when the child would take over kChildBudgetS; Skip with the reason otherwise.
+int near_limit_batch(const std::string& model, int seq, double& predicted) {
+  std::map<int, std::vector<double>> peak, secs;
+  for (auto& [name, info] : point_info()) {
+    if (info.model != model || info.seq != seq || info.check) continue;
+    for (const ChildRun& r : child_runs()[name])
+      if (r.ok) peak[info.batch].push_back(r.vmhwm), secs[info.batch].push_back(r.seconds);
+  }
+  if (peak.size() < 2) throw Skip(fmt::format("fewer than two batches of {} measured before: no line to choose a near-limit batch from", model));
+  auto med = [](std::vector<double> v) { std::sort(v.begin(), v.end()); return v[v.size() / 2]; };
+  const auto hi = std::prev(peak.end()), lo = std::prev(hi);
+  // What rigcheck capacity fits: the smaller of the measured slope and the analytic activations per sample.
+  const double analytic = estimate_of(model, 2, seq).total() - estimate_of(model, 1, seq).total();
+  double slope = (med(hi->second) - med(lo->second)) / (hi->first - lo->first);
+  if (analytic > 0 && analytic < slope) slope = analytic;
+  const double icpt = med(hi->second) - slope * hi->first;
+  const double total = static_cast<double>(mem_total_bytes());
+  if (!(slope > 0) || total <= 0) throw Skip("the measured peak does not grow with the batch (or MemTotal unreadable): no limit to check");
+  const double usable = total - std::max(0.1 * total, 2 * kGiB);
+  const long limit = static_cast<long>(std::floor((usable - icpt) / slope));
+  if (limit < 4) throw Skip(fmt::format("predicted largest batch {}: too small for a separate near-limit check", limit));
+  int batch = static_cast<int>(kNearFraction * limit);
+  const double s_per_sample = med(secs[hi->first]) / hi->first;
+  if (batch * s_per_sample > kChildBudgetS) batch = static_cast<int>(kChildBudgetS / s_per_sample);
+  if (batch < kLowestFraction * limit || batch <= hi->first)
+    throw Skip(fmt::format("predicted largest batch {}; a check at {:.0f}% of it (b{}) would take about {:.0f} s per child "
+                           "process (from b{}'s {:.0f} s), over the {:.0f} s a check may take: not checked",
+                           limit, 100 * kNearFraction, static_cast<int>(kNearFraction * limit),
+                           kNearFraction * limit * s_per_sample, hi->first, med(secs[hi->first]), kChildBudgetS));
+  predicted = icpt + slope * batch;
+  const int64_t avail = mem_available_bytes();
+  if (avail < 0 || static_cast<double>(avail) < predicted + kKeepFreeBytes)
+    throw Skip(fmt::format("near-limit check b{} is predicted to take {:.1f} GiB and {:.1f} GiB must stay free; MemAvailable "
+                           "is {:.1f} GiB: skipped rather than risk swap or the OOM killer",
+                           batch, predicted / kGiB, kKeepFreeBytes / kGiB, avail / kGiB));
+  return batch;
+}
 class HostStep final : public Kernel {
  public:
   HostStep(std::string case_name, std::string model, int batch, int seq, int threads, double need_bytes)
@@ -58,6 +135,12 @@ class HostStep final : public Kernel {
       std::string why;
       std::getline(nb, why);
       throw Skip("memory_train_step is not built" + (why.empty() ? std::string() : ": " + why));
+    }
+    if (batch_ == 0) {  // the full profile's near-limit check: chosen now, from the points run before it
+      double predicted = 0;
+      batch_ = near_limit_batch(model_, seq_, predicted);
+      chosen_batch()[case_] = batch_;
+      return;  // near_limit_batch checked MemAvailable against its own prediction
     }
     const int64_t avail = mem_available_bytes();
     if (avail < 0) throw Skip("MemAvailable not readable in /proc/meminfo: cannot tell whether the point fits");
@@ -131,7 +214,7 @@ struct Point {
   std::string model;
   int batch;
   int seq;             // transformers
-  bool check = false;  // a capacity check point (RIGCHECK_CAPACITY_CHECK)
+  bool check = false;  // a capacity check point (RIGCHECK_CAPACITY_CHECK, or batch 0: chosen when it runs)
 };
 
 // RIGCHECK_CAPACITY_CHECK="model:batch[:seq],...": extra points near the limit `rigcheck capacity`
@@ -163,9 +246,13 @@ std::vector<Point> points(Profile p) {
     // Quick: two cheap batches of every zoo model that fits (rigcheck capacity fits a line to them);
     // BERT-large and GPT-2 XL only in full (GPT-2 XL never fits in 24 GiB: skipped by the free-memory
     // check). Was about 35 s for the first four points; light_cnn b32 alone took 15 s.
+    // Batches spread apart (capacity fits the line through the two largest: at b1-b2 the peak sits
+    // under the line larger batches follow: gpt2 at seq 64 grows 84 MB/sample from b2 to b8, 55 from
+    // b8 to b16); light_cnn b32 is a 15 s child, bert_base and gpt2 b16 at seq 64 19-28 s
+    // (docs/performance.md "capacity").
     case Profile::quick:
-      return {{"light_cnn", 2, 0}, {"light_cnn", 8, 0}, {"resnet50", 2, 0}, {"resnet50", 4, 0},
-              {"bert_base", 1, 64}, {"bert_base", 2, 64}, {"gpt2", 1, 64}, {"gpt2", 2, 64}};
+      return {{"light_cnn", 8, 0}, {"light_cnn", 32, 0}, {"resnet50", 4, 0}, {"resnet50", 8, 0},
+              {"bert_base", 8, 64}, {"bert_base", 16, 64}, {"gpt2", 8, 64}, {"gpt2", 16, 64}};
     case Profile::full: break;
   }
   std::vector<Point> v;
@@ -175,7 +262,44 @@ std::vector<Point> points(Profile p) {
   for (int b : {8, 16, 32}) v.push_back({"bert_large", b, 128});
   for (int b : {2, 4, 8}) v.push_back({"gpt2", b, 128});
   v.push_back({"gpt2_xl", 1, 128});
+  // A near-limit check per model, its batch chosen when it runs from the points above (batch 0).
+  for (const char* m : {"light_cnn", "resnet50"}) v.push_back({m, 0, 0, true});
+  for (const char* m : {"bert_base", "bert_large", "gpt2"}) v.push_back({m, 0, 128, true});
   return v;
+}
+
+zoo::MemoryEstimate estimate_of(const std::string& model, int batch, int seq) {
+  zoo::MemoryOptions mo;
+  mo.optimizer = zoo::Optimizer::sgd_momentum;
+  mo.seq_len = seq;
+  return zoo::estimate_training_memory(zoo::config_by_name(model), batch, mo);
+}
+
+// A point's params: batch "auto" (a near-limit check not yet run) leaves out the guide's formula
+// and the estimate, which the derived rows fill in at the batch chosen (MEM-1 reads them).
+Params point_params(const std::string& model, int batch, int seq, int threads) {
+  const zoo::ParamCounts pc = zoo::count_parameters(zoo::config_by_name(model));
+  Params p = {{"model", model},
+              {"batch", batch ? std::to_string(batch) : "auto"},
+              {"seq", std::to_string(seq)},
+              {"dtype", "f32"},
+              {"optimizer", "sgd_momentum"},
+              {"steps", "2"},
+              {"threads", std::to_string(threads)},
+              {"params_model", std::to_string(pc.model)},
+              {"params_total", std::to_string(pc.total())}};
+  if (batch == 0) return p;
+  const zoo::MemoryEstimate est = estimate_of(model, batch, seq);
+  const double formula_term = static_cast<double>(pc.model) * 4.0 * batch;
+  Params more = {{"guide_formula_bytes", fmt::format("{:.0f}", formula_term + 8e9)},
+                 {"guide_formula_process_bytes", fmt::format("{:.0f}", formula_term)},
+                 {"estimate_bytes", fmt::format("{:.0f}", est.total())},
+                 {"estimate_weights_bytes", fmt::format("{:.0f}", est.weights)},
+                 {"estimate_gradients_bytes", fmt::format("{:.0f}", est.gradients)},
+                 {"estimate_optimizer_bytes", fmt::format("{:.0f}", est.optimizer_state)},
+                 {"estimate_activations_bytes", fmt::format("{:.0f}", est.activations)}};
+  p.insert(p.end(), more.begin(), more.end());
+  return p;
 }
 
 const bool host = register_benchmark(
@@ -187,32 +311,13 @@ const bool host = register_benchmark(
        std::vector<Point> pts = points(o.profile);
        for (const Point& p : capacity_check_points()) pts.push_back(p);
        for (const Point& pt : pts) {
-         const zoo::ModelConfig cfg = zoo::config_by_name(pt.model);
-         const zoo::ParamCounts pc = zoo::count_parameters(cfg);
-         zoo::MemoryOptions mo;
-         mo.optimizer = zoo::Optimizer::sgd_momentum;
-         mo.seq_len = pt.seq;
-         const zoo::MemoryEstimate est = zoo::estimate_training_memory(cfg, pt.batch, mo);
-         const double formula_term = static_cast<double>(pc.model) * 4.0 * pt.batch;
+         const zoo::MemoryEstimate est = estimate_of(pt.model, pt.batch, pt.seq);
          Case c;
-         c.name = pt.seq ? fmt::format("{}/b{}/s{}", pt.model, pt.batch, pt.seq) : fmt::format("{}/b{}", pt.model, pt.batch);
+         const std::string b = pt.batch ? fmt::format("b{}", pt.batch) : std::string("near-limit");
+         c.name = pt.seq ? fmt::format("{}/{}/s{}", pt.model, b, pt.seq) : fmt::format("{}/{}", pt.model, b);
          if (pt.check) c.name += "/check";
-         c.params = {{"model", pt.model},
-                     {"batch", std::to_string(pt.batch)},
-                     {"seq", std::to_string(pt.seq)},
-                     {"dtype", "f32"},
-                     {"optimizer", "sgd_momentum"},
-                     {"steps", "2"},
-                     {"threads", std::to_string(threads)},
-                     {"params_model", std::to_string(pc.model)},
-                     {"params_total", std::to_string(pc.total())},
-                     {"guide_formula_bytes", fmt::format("{:.0f}", formula_term + 8e9)},
-                     {"guide_formula_process_bytes", fmt::format("{:.0f}", formula_term)},
-                     {"estimate_bytes", fmt::format("{:.0f}", est.total())},
-                     {"estimate_weights_bytes", fmt::format("{:.0f}", est.weights)},
-                     {"estimate_gradients_bytes", fmt::format("{:.0f}", est.gradients)},
-                     {"estimate_optimizer_bytes", fmt::format("{:.0f}", est.optimizer_state)},
-                     {"estimate_activations_bytes", fmt::format("{:.0f}", est.activations)}};
+         point_info()[c.name] = {pt.model, pt.seq, pt.batch, pt.check};
+         c.params = point_params(pt.model, pt.batch, pt.seq, threads);
          c.threads = 1;  // the harness process waits; the child runs the threads
          c.manual_time = true;  // HostStep::run_timed: the child's wall time
          const double need = pt.check ? 1.1 * est.total() + 2 * 1073741824.0 : 1.5 * est.total() + 1.5 * 1073741824.0;
@@ -242,6 +347,13 @@ const bool host_rows = register_derived_rows(names::kHostMemoryTraining, [](cons
       d.note = runs[i].ok ? fmt::format("child process {} of {} (the first is the check); {:.1f} s", i + 1,
                                         runs.size(), runs[i].seconds)
                           : runs[i].why;
+      if (chosen_batch().count(name)) {  // the near-limit check's batch, chosen when it ran
+        const PointInfo& pi = point_info()[name];
+        Params p = point_params(pi.model, chosen_batch()[name], pi.seq, std::atoi(param_value(d.params, "threads").c_str()));
+        for (const auto& kv : parse_params(d.params))  // facts the harness added, kept
+          if (std::none_of(p.begin(), p.end(), [&](const auto& q) { return q.first == kv.first; })) p.push_back(kv);
+        d.params = format_params(p);
+      }
       d.metric = names::kPeakRssBytes;
       d.value = runs[i].ok ? runs[i].vmhwm : NAN;
       d.unit = "B";

@@ -70,6 +70,14 @@ const LimitFigure& limit_of(const ModelCapacity& m, const std::string& what) {
 }
 
 // ResNet-50's step at batch 4 takes 1 s; the f32 peak is set so that this is 90% of it.
+// The zoo's analytic activations per sample (SGD momentum, fp32): the slope capacity falls back to.
+double analytic_per_sample(const zoo::ModelConfig& cfg, int seq = 0) {
+  zoo::MemoryOptions mo;
+  mo.optimizer = zoo::Optimizer::sgd_momentum;
+  mo.seq_len = seq;
+  return zoo::estimate_training_memory(cfg, 2, mo).total() - zoo::estimate_training_memory(cfg, 1, mo).total();
+}
+
 double resnet_peak_gflops() { return zoo::training_flops_per_step(zoo::resnet50(), 4) / 1e9 / 0.9; }
 
 SyntheticRun machine_run(const std::string& inv = "gpu_count,0\ngpu_note,synthetic: no GPU\n") {
@@ -125,14 +133,26 @@ TEST(Capacity, FitLimitCheckAndStepOfSyntheticRun) {
   const ModelCapacity& lc = model_of(a, "light_cnn");
   EXPECT_EQ(lc.basis, "measured fit");
   ASSERT_TRUE(lc.has_fit);
-  EXPECT_NEAR(lc.fit.slope / kGiB, 2.2 / (56.0 / 3), 1e-9);
-  EXPECT_NEAR(lc.fit.intercept / kGiB, 0.95, 1e-9);
-  EXPECT_EQ(lc.limit_batch, 144);  // floor((18 - 0.95) / 0.117857) = 144
+  // The two largest batches, b4 (1.4 GiB) and b8 (1.9 GiB), b2 left out: 0.125 GiB per sample,
+  // above the zoo's analytic activations per sample, so the line through b8 takes the analytic slope.
+  const double an = analytic_per_sample(zoo::light_cnn());
+  ASSERT_LT(an, 0.125 * kGiB);
+  EXPECT_TRUE(lc.slope_analytic);
+  EXPECT_NEAR(lc.fit.slope, an, 1e-3);
+  EXPECT_NEAR(lc.fit.intercept, 1.9 * kGiB - 8 * an, 1e-3);
+  LinearFit want;
+  want.slope = an;
+  want.intercept = 1.9 * kGiB - 8 * an;
+  EXPECT_EQ(lc.limit_batch, largest_batch(want, 18 * kGiB));
+  EXPECT_GT(lc.limit_batch, 400);  // the measured 0.125 GiB/sample would have said 136
   EXPECT_LE(lc.predicted_at_limit, 18 * kGiB);
-  // The point nearest the limit (b8) against the line of b2 and b4 (1.8 GiB): +5.6%.
+  EXPECT_NE(lc.text.find("at the zoo's analytic activations per sample"), std::string::npos) << lc.text;
+  EXPECT_NE(lc.text.find("1 smaller batch(es) measured, left out"), std::string::npos) << lc.text;
+  // No near-limit check point: the largest point (b8) against the line of b2 and b4 (1.8 GiB): +5.6%.
   EXPECT_EQ(lc.check_batch, 8);
   EXPECT_NEAR(lc.check_predicted / kGiB, 1.8, 1e-9);
   EXPECT_NE(lc.text.find("+5.6%"), std::string::npos) << lc.text;
+  EXPECT_NE(lc.text.find("the line of the two batches below it"), std::string::npos) << lc.text;
   // The step: measured at b8 only, labelled as not at the limit.
   EXPECT_EQ(lc.step_batch, 8);
   EXPECT_DOUBLE_EQ(lc.step_s, 0.5);
@@ -140,9 +160,57 @@ TEST(Capacity, FitLimitCheckAndStepOfSyntheticRun) {
   EXPECT_NE(lc.step_basis.find("largest measured"), std::string::npos);
 
   const ModelCapacity& rn = model_of(a, "resnet50");
-  EXPECT_NE(rn.text.find("exactly two points"), std::string::npos) << rn.text;
+  EXPECT_NE(rn.text.find("Nothing checks the line"), std::string::npos) << rn.text;
   EXPECT_EQ(rn.check_batch, 0);
-  EXPECT_EQ(rn.limit_batch, static_cast<long>(std::floor((18 - 0.5) / 0.25)));  // 0.5 + 0.25 b
+  const double ar = analytic_per_sample(zoo::resnet50());  // below the measured 0.25 GiB/sample
+  EXPECT_NEAR(rn.fit.slope, ar, 1e-3);
+  EXPECT_EQ(rn.limit_batch, static_cast<long>(std::floor((18 * kGiB - (1.5 * kGiB - 4 * ar)) / ar)));
+}
+
+// The failure this method fixes (synthetic, shaped like light_cnn's of 2026-12-04): the smallest
+// batch sits under the line the larger ones follow, so a line through it overstates the cost per
+// sample. The line through the two largest regular batches predicts the near-limit check point
+// (case .../check), which is kept out of the line and set against it.
+TEST(Capacity, NearLimitCheckPointIsSetAgainstTheLineOfTheLargestBatches) {
+  SyntheticRun s = machine_run();
+  s.files.clear();
+  s.host("light_cnn", 2, 0, 0.5);
+  s.host("light_cnn", 8, 0, 0.74);
+  s.host("light_cnn", 16, 0, 0.98, 1.0);
+  // The check point: 3.43 GiB measured at b100, where the b8-b16 line says 0.5 + 0.03 x 100 = 3.5
+  // (0.03 GiB per sample: below light_cnn's analytic activations, so the measured slope is kept).
+  for (int r = 0; r < 2; ++r) {
+    s.row("memory_host.csv", "host_memory_training", "light_cnn/b100/check", "model=light_cnn;batch=100;seq=0;threads=2",
+          "peak_rss_bytes", 3.43 * kGiB, "B", r);
+    s.row("memory_host.csv", "host_memory_training", "light_cnn/b100/check", "model=light_cnn;batch=100;seq=0;threads=2",
+          "step_time", 8.0, "s", r);
+  }
+  CapacityAnswer a = capacity_of(read_run(s.write()));
+  const ModelCapacity& lc = model_of(a, "light_cnn");
+  ASSERT_GT(analytic_per_sample(zoo::light_cnn()), 0.03 * kGiB);
+  EXPECT_FALSE(lc.slope_analytic);
+  EXPECT_NEAR(lc.fit.slope / kGiB, 0.03, 1e-9);
+  EXPECT_NEAR(lc.fit.intercept / kGiB, 0.5, 1e-9);
+  EXPECT_EQ(lc.limit_batch, 583);  // floor((18 - 0.5) / 0.03)
+  EXPECT_EQ(lc.check_batch, 100);
+  EXPECT_NEAR(lc.check_measured / kGiB, 3.43, 1e-9);
+  EXPECT_NEAR(lc.check_predicted / kGiB, 3.5, 1e-9);
+  EXPECT_NE(lc.text.find("Near-limit check: batch 100"), std::string::npos) << lc.text;
+  EXPECT_NE(lc.text.find("(-2.0%)"), std::string::npos) << lc.text;
+  // A least-squares line over b2, b8 and b16 would have said 0.034 GiB per sample and +12% at b100.
+  LinearFit all = fit_linear({{2, 0.5}, {8, 0.74}, {16, 0.98}});
+  EXPECT_GT(all.at(100) / 3.43, 1.1);
+  // The step is the check's: the largest measured batch.
+  EXPECT_EQ(lc.step_batch, 100);
+  EXPECT_DOUBLE_EQ(lc.samples_per_s, 12.5);
+  ASSERT_EQ(lc.points.size(), 4u);
+  EXPECT_TRUE(lc.points.back().check);
+  // Both pages show the check beside the prediction.
+  EXPECT_NE(capacity_md(a).find("| b100: 3.43 GiB measured vs 3.50 GiB predicted (-2.0%) |"), std::string::npos)
+      << capacity_md(a);
+  const std::string html = capacity_html(a);
+  EXPECT_NE(html.find("<td>b100: 3.43 GiB measured vs 3.50 GiB predicted (-2.0%)</td>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<details class=\"evidence\" id=\"capacity-light_cnn\">"), std::string::npos);
 }
 
 TEST(Capacity, ModelThatCannotFitAtBatchOneSaysSoWithItsEstimate) {
@@ -257,4 +325,8 @@ TEST(Capacity, ReportHasTheSection) {
   const std::string md = testsupport::slurp(dir + "/report.md");
   EXPECT_NE(md.find("## What this machine can train"), std::string::npos);
   EXPECT_NE(md.find("| light_cnn | measured fit |"), std::string::npos) << md.substr(md.find("## What this machine"), 2000);
+  // report.html shows the same table (capacity_html).
+  const std::string html = testsupport::slurp(dir + "/report.html");
+  EXPECT_NE(html.find("<section id=\"capacity\"><h2>What this machine can train</h2>"), std::string::npos);
+  EXPECT_NE(html.find("<tr><td>light_cnn</td><td>measured fit</td>"), std::string::npos);
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "rigcheck/tool/html.hpp"
+#include "rigcheck/tool/capacity.hpp"
 #include "rigcheck/harness/paths.hpp"
 
 #include <fmt/format.h>
@@ -148,6 +149,12 @@ void write_run_html(const std::string& run_dir, const RunData& run, const std::v
       body += "</dl></details>\n";
     }
     body += "</section>\n";
+    try {  // what this machine can train (capacity.hpp), as report.md shows it
+      body += capacity_html(capacity_of(run));
+    } catch (const std::exception& e) {
+      body += "<section id=\"capacity\"><h2>What this machine can train</h2><p class=\"warn\">Not computed: " +
+              html_escape(e.what()) + "</p></section>\n";
+    }
     std::string note;
     auto plots = render_plots(read_plot_specs(data_path("plots.csv")), {{run_id, &run}},
                               data_path("datasheets.csv"), &note);

@@ -62,6 +62,7 @@ struct MemoryPoint {
   double peak_bytes = kNaN;  // median over the child processes
   int reps = 0;
   double step_s = kNaN;      // median step_time, NaN when not measured
+  bool check = false;        // a near-limit check point (case name .../check): not in the fit
 };
 
 struct ModelCapacity {
@@ -72,6 +73,7 @@ struct ModelCapacity {
   double params = 0;  // parameters the step updates
   std::vector<MemoryPoint> points;  // measured, by batch
   bool has_fit = false;
+  bool slope_analytic = false;  // the slope is the zoo's analytic activations (below the measured one)
   LinearFit fit;
   double usable_bytes = kNaN;
   long limit_batch = -1;  // predicted largest batch (0: batch 1 does not fit; -1: unknown)
@@ -108,5 +110,7 @@ std::vector<UserModel> read_user_models(const std::string& path);
 CapacityAnswer capacity_of(const RunData& run, const CapacityOptions& opt = {});
 // Markdown: the section report.md shows, and what `rigcheck capacity` prints.
 std::string capacity_md(const CapacityAnswer& a);
+// The same as an HTML section (report.html): the table, then each model folded in a <details>.
+std::string capacity_html(const CapacityAnswer& a);
 
 }  // namespace rigcheck
