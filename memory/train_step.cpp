@@ -47,6 +47,18 @@ double param_sum(torch::nn::Module& m, bool& finite) {
   return s;
 }
 
+// The step's check as a key=value line: the loss and every parameter finite, the parameters
+// changed by the steps. Returns the exit code (0 right, 1 wrong).
+int print_check(double loss, bool finite, double before, double after) {
+  std::string wrong;
+  if (!std::isfinite(loss)) wrong += "loss not finite; ";
+  if (!finite) wrong += "a parameter is not finite; ";
+  if (!(before != after)) wrong += "the steps did not change the parameters; ";
+  std::printf("check=%s\n", wrong.empty() ? "ok" : ("wrong: " + wrong).c_str());
+  std::fflush(stdout);
+  return wrong.empty() ? 0 : 1;
+}
+
 // --model mlp: a plain MLP that is NOT in the zoo, built only to check rigcheck capacity's
 // user-model path (--model-csv: a model known by its shape alone) against a measured step.
 // depth hidden layers Linear(width, width) + ReLU, then Linear(width, 10); input [batch, width].
@@ -89,13 +101,7 @@ int run_mlp(int width, int depth, int batch, int steps) {
               static_cast<long long>((depth + 1) * static_cast<long long>(width) * 4 + 10 * 4), 6 * macs);
   std::printf("step_seconds=%.6f\nparams=%lld\nseconds=%.3f\nvmhwm_bytes=%lld\n", step_s, params,
               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), hwm);
-  std::string wrong;
-  if (!std::isfinite(loss)) wrong += "loss not finite; ";
-  if (!finite0 || !finite1) wrong += "a parameter is not finite; ";
-  if (!(before != after)) wrong += "the steps did not change the parameters; ";
-  std::printf("check=%s\n", wrong.empty() ? "ok" : ("wrong: " + wrong).c_str());
-  std::fflush(stdout);
-  return wrong.empty() ? 0 : 1;
+  return print_check(loss, finite0 && finite1, before, after);
 }
 
 }  // namespace
@@ -145,13 +151,7 @@ int main(int argc, char** argv) {
     std::printf("step_seconds=%.6f\n", step_s);
     std::printf("params=%lld\nthreads=%d\nseconds=%.3f\nvmhwm_bytes=%lld\n",
                 static_cast<long long>(rigcheck::zoo::allocated_parameters(*m)), threads, secs, hwm);
-    std::string wrong;
-    if (!std::isfinite(loss)) wrong += "loss not finite; ";
-    if (!finite0 || !finite1) wrong += "a parameter is not finite; ";
-    if (!(before != after)) wrong += "the steps did not change the parameters; ";
-    std::printf("check=%s\n", wrong.empty() ? "ok" : ("wrong: " + wrong).c_str());
-    std::fflush(stdout);
-    return wrong.empty() ? 0 : 1;
+    return print_check(loss, finite0 && finite1, before, after);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "memory_train_step: %s\n", e.what());
     return 2;

@@ -44,7 +44,9 @@ std::string expect_refused_at(Read read, long line, const std::string& text, con
   try {
     read();
   } catch (const InputError& e) {
-    if (!file.empty()) EXPECT_EQ(e.file(), file);
+    if (!file.empty()) {
+      EXPECT_EQ(e.file(), file);
+    }
     EXPECT_EQ(e.line(), line) << e.what();
     EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
     return e.what();
