@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <limits>
 #include <filesystem>
 #include <fstream>
 
@@ -124,6 +125,14 @@ TEST(Capacity, LargestBatch) {
   EXPECT_EQ(largest_batch(f, 1.4), 0);   // batch 1 needs 1.5
   f.slope = 0;
   EXPECT_EQ(largest_batch(f, 10), -1);   // no growth: no limit
+  // Figures the fuzzer gave (a NaN usable memory, an infinite intercept): no limit, no cast of NaN.
+  f.slope = 0.5;
+  EXPECT_EQ(largest_batch(f, std::nan("")), -1);
+  f.intercept = -std::numeric_limits<double>::infinity();
+  EXPECT_EQ(largest_batch(f, 10), -1);
+  f.intercept = 0;
+  f.slope = 1e-300;
+  EXPECT_EQ(largest_batch(f, 10), 1000000000000L);  // huge, clamped, not out of range
 }
 
 TEST(Capacity, FitLimitCheckAndStepOfSyntheticRun) {

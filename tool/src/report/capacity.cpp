@@ -456,7 +456,11 @@ LinearFit fit_linear(const std::vector<std::pair<double, double>>& xy) {
 long largest_batch(const LinearFit& fit, double usable) {
   if (fit.at(1) > usable) return 0;
   if (!(fit.slope > 0)) return -1;
-  long b = static_cast<long>(std::floor((usable - fit.intercept) / fit.slope));
+  // A fit of hostile or degenerate figures (a NaN, an infinite intercept) draws no limit rather
+  // than a cast out of range.
+  const double q = std::floor((usable - fit.intercept) / fit.slope);
+  if (!std::isfinite(q)) return -1;
+  long b = static_cast<long>(std::clamp(q, 1.0, 1e12));
   while (b > 1 && fit.at(static_cast<double>(b)) > usable) --b;  // rounding
   return std::max(1L, b);
 }

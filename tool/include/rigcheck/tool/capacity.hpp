@@ -40,7 +40,8 @@ struct LinearFit {
 LinearFit fit_linear(const std::vector<std::pair<double, double>>& xy);
 
 // The largest integer batch b >= 1 with fit.at(b) <= usable: 0 when batch 1 does not fit, -1 when
-// the fit does not grow with the batch (slope <= 0: no limit can be drawn from it).
+// the fit does not grow with the batch (slope <= 0) or its figures are not finite: no limit can be
+// drawn from it.
 long largest_batch(const LinearFit& fit, double usable_bytes);
 
 struct CapacityOptions {
