@@ -107,7 +107,7 @@ std::vector<std::pair<std::string, std::string>> read_key_value_csv(const std::s
                                                                     const char* value_col) {
   std::vector<std::pair<std::string, std::string>> out;
   with_csv_errors(path, [&] {
-    io::CSVReader<2, io::trim_chars<>, io::double_quote_escape<',', '"'>> in(path);
+    CsvReader<2> in(path);
     in.read_header(io::ignore_no_column, key_col, value_col);
     std::string k, v;
     while (in.read_row(k, v)) out.emplace_back(k, v);

@@ -141,7 +141,7 @@ bool l3_disagree(const Knee& eff, const LatencyL3& l) {
 std::vector<FcLayer> read_fc_layers(const std::string& path) {
   std::vector<FcLayer> out;
   with_csv_errors(path, [&] {
-    io::CSVReader<5, io::trim_chars<>, io::double_quote_escape<',', '"'>> in(path);
+    CsvReader<5> in(path);
     in.read_header(io::ignore_no_column, "model", "layer", "in", "out", "source");
     FcLayer l;
     std::string a, b;

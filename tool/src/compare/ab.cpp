@@ -106,7 +106,7 @@ std::string format_order(const std::vector<OrderRow>& rows) {
 std::vector<OrderRow> read_order(const std::string& path) {
   std::vector<OrderRow> out;
   with_csv_errors(path, [&] {
-    io::CSVReader<7, io::trim_chars<>, io::double_quote_escape<',', '"'>> in(path);
+    CsvReader<7> in(path);
     in.read_header(io::ignore_no_column, "round", "position", "side", "spec", "run_dir", "exit_code", "started_utc");
     OrderRow r;
     std::string round, pos, code;

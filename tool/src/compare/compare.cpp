@@ -18,7 +18,7 @@ namespace rigcheck {
 std::map<std::string, Price> read_prices(const std::string& path) {
   std::map<std::string, Price> out;
   with_csv_errors(path, [&] {
-    io::CSVReader<3, io::trim_chars<>, io::double_quote_escape<',', '"'>> in(path);
+    CsvReader<3> in(path);
     in.read_header(io::ignore_no_column, "run", "price", "power_w");
     std::string run, price, power;
     while (in.read_row(run, price, power)) {

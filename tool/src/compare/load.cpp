@@ -80,7 +80,7 @@ CaseRules read_case_rules(const std::string& params_path, const std::string& met
   CaseRules r;
   const std::string pp = data_file(params_path, "params.csv");
   with_csv_errors(pp, [&] {
-    io::CSVReader<3, io::trim_chars<>, io::double_quote_escape<',', '"'>> in(pp);
+    CsvReader<3> in(pp);
     in.read_header(io::ignore_extra_column, "benchmark", "param", "role");
     std::string b, p, role;
     while (in.read_row(b, p, role)) {
@@ -94,7 +94,7 @@ CaseRules read_case_rules(const std::string& params_path, const std::string& met
   });
   const std::string mp = data_file(metrics_path, "metrics.csv");
   with_csv_errors(mp, [&] {
-    io::CSVReader<2, io::trim_chars<>, io::double_quote_escape<',', '"'>> in(mp);
+    CsvReader<2> in(mp);
     in.read_header(io::ignore_extra_column, "benchmark", "headline");
     std::string b, list;
     while (in.read_row(b, list)) {

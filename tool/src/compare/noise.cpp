@@ -117,7 +117,7 @@ NoiseProfile read_noise_csv(const std::string& path) {
   NoiseProfile p;
   p.path = path;
   with_csv_errors(path, [&] {
-    io::CSVReader<13, io::trim_chars<>, io::double_quote_escape<',', '"'>> in(path);
+    CsvReader<13> in(path);
     in.read_header(io::ignore_no_column, "source", "benchmark", "case", "params", "metric", "unit", "runs", "sd_log",
                    "cv_pct", "spread_pct", "host", "cpu_model", "runs_from");
     std::string source, bench, cname, params, metric, unit, runs, sd, cv, spread, host, cpu, from;

@@ -29,7 +29,7 @@ using html_detail::split;
 std::vector<PlotSpec> read_plot_specs(const std::string& path) {
   std::vector<PlotSpec> out;
   with_csv_errors(path, [&] {
-    io::CSVReader<16, io::trim_chars<>, io::double_quote_escape<',', '"'>> in(path);
+    CsvReader<16> in(path);
     in.read_header(io::ignore_no_column, "id", "title", "benchmark", "metric", "where", "x", "x_scale", "x_label",
                    "series", "y_label", "x_log", "y_log", "style", "marks", "status", "note");
     std::string id, title, bench, metric, where, x, xs, xl, series, yl, xlog, ylog, style, marks, status, note;

@@ -2,6 +2,7 @@
 #include "rigcheck/tool/capacity.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <set>
@@ -467,24 +468,21 @@ long largest_batch(const LinearFit& fit, double usable) {
 
 std::vector<UserModel> read_user_models(const std::string& path) {
   std::vector<UserModel> out;
-  with_csv_errors(path, [&] {
-    io::CSVReader<4, io::trim_chars<>, io::double_quote_escape<',', '"'>> in(path);
-    in.read_header(io::ignore_extra_column, "name", "params", "activation_bytes_per_sample", "flops_per_sample");
-    UserModel u;
-    std::string p, a, f;
-    while (in.read_row(u.name, p, a, f)) {
-      const long line = static_cast<long>(in.get_file_line());
-      if (u.name.empty()) throw InputError(path, line, "name is empty");
-      auto positive = [&](const std::string& s, const char* col, double& v) {
-        if (!parse_double(s, v) || !(v > 0))
-          throw InputError(path, line, fmt::format("{} must be a positive number, got '{}'", col, s));
-      };
-      positive(p, "params", u.params);
-      positive(a, "activation_bytes_per_sample", u.activation_bytes_per_sample);
-      positive(f, "flops_per_sample", u.flops_per_sample);
-      out.push_back(u);
-    }
-  });
+  for_each_csv_row<4>(path, io::ignore_extra_column,
+                      {"name", "params", "activation_bytes_per_sample", "flops_per_sample"},
+                      [&](long line, const std::array<std::string, 4>& f) {
+                        UserModel u;
+                        u.name = f[0];
+                        if (u.name.empty()) throw InputError(path, line, "name is empty");
+                        auto positive = [&](const std::string& s, const char* col, double& v) {
+                          if (!parse_double(s, v) || !(v > 0))
+                            throw InputError(path, line, fmt::format("{} must be a positive number, got '{}'", col, s));
+                        };
+                        positive(f[1], "params", u.params);
+                        positive(f[2], "activation_bytes_per_sample", u.activation_bytes_per_sample);
+                        positive(f[3], "flops_per_sample", u.flops_per_sample);
+                        out.push_back(u);
+                      });
   if (out.empty()) throw InputError(path, 1, "no model rows (header name,params,activation_bytes_per_sample,flops_per_sample)");
   return out;
 }
