@@ -2,6 +2,7 @@
 #include "alternate.hpp"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -107,7 +108,8 @@ std::vector<std::string> peer_args(int argc, char** argv) {
 }
 }  // namespace
 
-AlternateSide::AlternateSide(const std::string& assignment, int argc, char** argv, Session& session)
+AlternateSide::AlternateSide(const std::string& assignment, int argc, char** argv, Session& session,
+                             const std::vector<int>& cpus)
     : session_(session), assignment_(assignment), prog_(session.prog()) {
   check_assignment(assignment);
   key_ = assignment.substr(0, assignment.find('='));
@@ -134,11 +136,16 @@ AlternateSide::AlternateSide(const std::string& assignment, int argc, char** arg
     if (std::strncmp(*e, prefix.c_str(), prefix.size()) != 0) env.push_back(*e);
   env.push_back(assignment_.data());
   env.push_back(nullptr);
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  for (int c : cpus)
+    if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &mask);
   std::fflush(nullptr);
   pid_ = ::fork();
   if (pid_ < 0) throw std::runtime_error(fmt::format("fork: {}", std::strerror(errno)));
   if (pid_ == 0) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (!cpus.empty()) ::sched_setaffinity(0, sizeof(mask), &mask);  // the process's CPUs, not this thread's one
     ::fcntl(to_peer[0], F_SETFD, 0);  // these two ends stay open across exec
     ::fcntl(from_peer[1], F_SETFD, 0);
     ::execve("/proc/self/exe", cargs.data(), env.data());

@@ -52,8 +52,10 @@ TurnsSpec parse_turns_spec(const std::string& s);  // throws std::invalid_argume
 // The first side's view of the second: starts it, relays its rows, reaps it.
 class AlternateSide {
  public:
-  // `assignment`: "VAR=VALUE" (checked by check_assignment); `argv`: this process's command line.
-  AlternateSide(const std::string& assignment, int argc, char** argv, Session& session);
+  // `assignment`: "VAR=VALUE" (checked by check_assignment); `argv`: this process's command line;
+  // `cpus`: the CPUs the second side may run on (the union of the OpenMP places: OMP_PROC_BIND has
+  // bound this thread, whose mask a child would inherit, to one core); empty: inherited.
+  AlternateSide(const std::string& assignment, int argc, char** argv, Session& session, const std::vector<int>& cpus);
   ~AlternateSide();
   // The variable's name: the rows' interleaved key.
   const std::string& key() const { return key_; }

@@ -109,6 +109,23 @@ TEST(Harness, AlternateEnvTakesTurnsWithASecondProcess) {
   }());
 }
 
+// The second side may use the CPUs of the first, not only the core OMP_PROC_BIND bound the first
+// one's initial thread to (a child inherits that thread's mask): where the first side's 2-thread
+// case runs, the second's runs too.
+TEST(Harness, AlternateEnvSecondSideGetsEveryCpuOfTheFirst) {
+  std::string dir = fresh_dir("fake-alternate-cpus");
+  ChildResult r = run_child({RIGCHECK_FAKE_BENCH, "--profile", "tiny", "--out", dir, "--reps", "1", "--alternate-env",
+                             "RIGCHECK_TEST_SIDE=b"},
+                            {"RIGCHECK_TEST_THREADS=2", "OMP_PROC_BIND=close", "OMP_PLACES=cores"}, 60, dir + "/log", false);
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 77) << r.output_tail;
+  std::map<std::string, Status> check;
+  for (const ResultRow& row : read_results(dir + "/fake_bench.csv"))
+    if (row.repetition == -1 && (row.case_name == "n4096" || row.case_name == "n4096_b")) check[row.case_name] = row.status;
+  ASSERT_EQ(check.size(), 2u);
+  if (check["n4096"] != Status::ok) GTEST_SKIP() << "fewer than 2 usable cores here";
+  EXPECT_EQ(check["n4096_b"], Status::ok) << r.output_tail;
+}
+
 // A bad --alternate-env is refused before anything runs.
 TEST(Harness, AlternateEnvNeedsAnAssignment) {
   std::string dir = fresh_dir("fake-alternate-bad");
