@@ -1,7 +1,11 @@
 // cpu_isa: the same oneDNN primitives at all cores, for claim CPU-5 (AVX-512 vs AVX2). The ISA
 // cap comes from the environment (ONEDNN_MAX_CPU_ISA=AVX2), so each ISA runs in its own process:
-// oneDNN freezes the cap at first use. `rigcheck run` runs this binary twice (cpu_isa_avx2 and
-// cpu_isa_native in data/benchmarks.csv); every row records the ISA oneDNN actually dispatched.
+// oneDNN freezes the cap at first use. `rigcheck run` starts this binary once (cpu_isa in
+// data/benchmarks.csv) with --alternate-env ONEDNN_MAX_CPU_ISA=AVX2: it starts a capped second
+// process of itself and the two take turns repetition by repetition (capped, native, capped...),
+// both sides' rows in one CSV with interleaved=ONEDNN_MAX_CPU_ISA (harness/src/alternate.hpp), so
+// that CPU-5 takes its gain per pair. Every row records the cap (isa_cap, also the last part of the
+// case name, so that the two sides never share a line of a table) and the ISA oneDNN dispatched.
 #include <fmt/format.h>
 
 #include "kernels.hpp"
@@ -21,7 +25,7 @@ std::vector<Shape> shapes(const CommonOptions& o) {
   return {{"matmul", 2048, 2048, 2048, 0}, {"inner_product", 64, 4096, 4096, 0}, {"conv3x3", 8, 128, 128, 28}};
 }
 
-Case make_case(const Shape& s, DType t, int threads) {
+Case make_case(const Shape& s, DType t, int threads, const std::string& cap) {
   Case c;
   c.threads = threads;
   const std::string ts = std::to_string(threads);
@@ -45,6 +49,7 @@ Case make_case(const Shape& s, DType t, int threads) {
     c.work.flops = 2.0 * s.a * s.c * s.b * 9 * s.d * s.d;
     c.make = [=] { return make_onednn_conv(s.a, s.b, s.c, s.d, t); };
   }
+  c.name += "/isa_cap_" + cap;
   c.params.push_back({"dtype", to_string(t)});
   c.params.push_back({"threads", ts});
   return c;
@@ -57,7 +62,7 @@ const bool isa = register_benchmark(
        std::vector<Case> cs;
        const int threads = static_cast<int>(o.threads.empty() ? o.physical_cores : o.threads.back());
        for (DType t : {DType::f32, DType::bf16})
-         for (const Shape& s : shapes(o)) cs.push_back(make_case(s, t, threads));
+         for (const Shape& s : shapes(o)) cs.push_back(make_case(s, t, threads, onednn_isa_cap()));
        return cs;
      }});
 

@@ -1,5 +1,6 @@
 #include "rigcheck/harness/harness.hpp"
 #include "rigcheck/harness/repetitions.hpp"
+#include "alternate.hpp"
 
 #include <omp.h>
 #include <signal.h>
@@ -58,6 +59,7 @@ struct CaseState {
   int reps_reported = 0;
   std::vector<double> rates;  // for the progress line
   std::vector<double> times;  // time per iteration of each repetition, for adaptive repetitions
+  int64_t iterations = 0;     // of the first repetition (taking turns: the later ones run as many)
 };
 
 class Harness {
@@ -90,6 +92,7 @@ class Harness {
     CaseState& s = states_[idx];
     Params own = e.c.params;
     if (!e.c.interleave.empty()) own.push_back({"interleaved", e.c.interleave});
+    else if (!alternate_key_.empty()) own.push_back({"interleaved", alternate_key_});
     s.params = format_params(own);
     omp_set_num_threads(e.c.threads);
     try {
@@ -158,6 +161,7 @@ class Harness {
     // The CPU-share rule does not apply to kernel-timed cases (the host only waits for the device).
     Status st = e.c.manual_time ? Status::ok : trust(util, e.c.threads, &note);
     int rep = s.reps_reported++;
+    if (rep == 0) s.iterations = static_cast<int64_t>(run.iterations);
     s.times.push_back(real);
     row(e, "time_per_iter", real, "s", rep, st, note);
     if (e.c.work.flops > 0) {
@@ -204,6 +208,8 @@ class Harness {
   void index(const std::string& gb_name, size_t idx) { index_[gb_name] = idx; }
   const std::vector<CaseState>& states() const { return states_; }
   const std::vector<Entry>& entries() const { return entries_; }
+  // --alternate-env's variable: every case's rows say `interleaved=VAR` (alternate.hpp).
+  void set_alternate_key(std::string k) { alternate_key_ = std::move(k); }
 
  private:
   void row(const Entry& e, const std::string& metric, double value, const std::string& unit, int rep,
@@ -234,6 +240,7 @@ class Harness {
   std::map<std::string, size_t> index_;
   std::map<size_t, std::unique_ptr<Kernel>> kernels_;  // the current case's, or its interleaved group's
   std::set<size_t> prepared_;                          // the cases those kernels were made for
+  std::string alternate_key_;
 };
 
 class CsvReporter : public benchmark::BenchmarkReporter {
@@ -303,6 +310,10 @@ void clear_thread_caps(char** argv) {
 }  // namespace
 
 namespace {
+// Set when this process takes turns with another (--alternate-env, --turns): called before each
+// round, it returns when this process may run (alternate.hpp).
+std::function<void()> g_before_round;
+
 // --reps-target and --reps-cap resolved against the profile (repetitions.hpp).
 struct AdaptiveReps {
   double target = -1;  // -1: the profile's default
@@ -330,16 +341,31 @@ double run_unit(Harness& h, const CommonOptions& opt, const std::vector<size_t>&
       b->UseManualTime();
     else
       b->UseRealTime();
-    b->Repetitions(reps)->MinTime(opt.min_time)->MeasureProcessCPUTime()->ReportAggregatesOnly(false);
+    b->Repetitions(reps)->MeasureProcessCPUTime()->ReportAggregatesOnly(false);
+    // Taking turns, each repetition is a registration of its own: the later ones run the first one's
+    // iterations, as Google Benchmark's own repetitions do, instead of finding a count again.
+    if (g_before_round && h.states()[i].iterations > 0)
+      b->Iterations(h.states()[i].iterations);
+    else
+      b->MinTime(opt.min_time);
   };
-  if (!interleaved) {
-    for (size_t i : unit) add(i, rounds);
-  } else {
-    for (int r = 0; r < rounds; ++r)
-      for (size_t j : unit) add(j, 1);
-  }
   const auto t0 = std::chrono::steady_clock::now();
-  benchmark::RunSpecifiedBenchmarks(&reporter);
+  if (g_before_round) {  // taking turns with another process: one round per turn
+    for (int r = 0; r < rounds; ++r) {
+      g_before_round();
+      benchmark::ClearRegisteredBenchmarks();
+      for (size_t j : unit) add(j, 1);
+      benchmark::RunSpecifiedBenchmarks(&reporter);
+    }
+  } else {
+    if (!interleaved) {
+      for (size_t i : unit) add(i, rounds);
+    } else {
+      for (int r = 0; r < rounds; ++r)
+        for (size_t j : unit) add(j, 1);
+    }
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+  }
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
@@ -417,7 +443,15 @@ int harness_main(int argc, char** argv) {
   session.app().add_option("--reps-cap", reps_cap, "at most this many repetitions per case with --reps-target (default: 2 x --reps)");
   session.app().add_option("--reps-budget", reps_budget,
                            fmt::format("time for added repetitions, as a fraction of the time the binary's own repetitions took so far (default {:g})", kAddedRepsBudget));
+  std::string alternate_env, turns_spec;
+  session.app().add_option("--alternate-env", alternate_env,
+                           "VAR=VALUE: start a second process of this binary with VAR=VALUE added to its environment and take "
+                           "turns with it repetition by repetition (it first), its rows in this CSV, every row saying "
+                           "interleaved=VAR; adaptive repetitions are off in both");
+  session.app().add_option("--turns", turns_spec, "R,W,KEY: the second side of --alternate-env (set by the first)")->group("");
   auto check_reps = [&] {
+    if (!alternate_env.empty()) check_assignment(alternate_env);
+    if (!turns_spec.empty()) parse_turns_spec(turns_spec);
     if (session.app().count("--reps-target") && !(reps_target >= 0 && std::isfinite(reps_target)))
       throw std::invalid_argument(fmt::format("--reps-target {:g}: expected a fraction >= 0 (0 = never add repetitions)", reps_target));
     if (session.app().count("--reps-cap") && reps_cap < 1)
@@ -452,6 +486,25 @@ int harness_main(int argc, char** argv) {
   if (!session.open_results()) return kExitUsage;
 
   Harness h(std::move(entries), session);
+  std::unique_ptr<AlternateSide> first_side;
+  std::unique_ptr<Turns> second_side;
+  if (!alternate_env.empty()) {
+    try {
+      first_side = std::make_unique<AlternateSide>(alternate_env, argc, argv, session, openmp_place_cpus());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s: cannot start the second side of --alternate-env %s: %s\n", prog.c_str(), alternate_env.c_str(), e.what());
+      return kExitFailed;
+    }
+    h.set_alternate_key(first_side->key());
+    g_before_round = [&first_side] { first_side->before_round(); };
+    reps_target = 0;  // the two sides decide alone: pairs must stay pairs
+  } else if (!turns_spec.empty()) {
+    const TurnsSpec t = parse_turns_spec(turns_spec);
+    second_side = std::make_unique<Turns>(t.read_fd, t.write_fd, true);
+    h.set_alternate_key(t.key);
+    g_before_round = [&second_side] { second_side->before_round(); };
+    reps_target = 0;
+  }
   int gb_argc = 1;
   char* gb_argv[] = {argv[0], nullptr};
   benchmark::Initialize(&gb_argc, gb_argv);
@@ -465,6 +518,7 @@ int harness_main(int argc, char** argv) {
   return session.run([&] {
     run_cases(h, opt, adaptive, reporter);
     benchmark::Shutdown();
+    if (first_side) first_side->finish();
     for (auto& [name, derive] : derivers()) {
       std::vector<ResultRow> own;
       for (const ResultRow& r : session.written())

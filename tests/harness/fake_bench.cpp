@@ -12,7 +12,8 @@
 //          must leave: a file not named rigcheck-*, a symbolic link rigcheck-link.<pid>, and
 //          rigcheck-outside.<pid> in a folder that is not a scratch root ($TMPDIR/elsewhere)
 // RIGCHECK_TEST_INTERLEAVE=1 adds three cases, pair_a and pair_b interleaved with each other (key
-// "pair") and alone after them, to test Case::interleave.
+// "pair") and alone after them, to test Case::interleave. RIGCHECK_TEST_SIDE=x names the timed case
+// n4096_x (the second side of --alternate-env RIGCHECK_TEST_SIDE=x, harness/src/alternate.hpp).
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -156,6 +157,7 @@ const bool reg = rigcheck::register_benchmark(
        const std::string f = fault();
        rigcheck::Case c;
        c.name = "n4096";
+       if (const char* side = std::getenv("RIGCHECK_TEST_SIDE")) c.name += std::string("_") + side;
        // RIGCHECK_TEST_THREADS=N: the case claims N threads (the usable-cores rule is tested with it).
        const char* th = std::getenv("RIGCHECK_TEST_THREADS");
        c.threads = th ? std::atoi(th) : 1;

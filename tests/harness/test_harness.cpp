@@ -77,6 +77,64 @@ TEST(Harness, InterleavedCasesAlternateRepetitions) {
   EXPECT_EQ(order, "ac bc a0 b0 a1 b1 a2 b2 x0 x1 x2 ");
 }
 
+// --alternate-env: a second process with RIGCHECK_TEST_SIDE=b in its environment takes turns with
+// the first one repetition by repetition (it first), its rows relayed into the first one's CSV
+// under this run's id, every row saying interleaved=RIGCHECK_TEST_SIDE; its scratch folder is gone.
+TEST(Harness, AlternateEnvTakesTurnsWithASecondProcess) {
+  std::string dir = fresh_dir("fake-alternate");
+  std::string tmp = fresh_dir("fake-alternate-tmp");
+  ChildResult r = run_child({RIGCHECK_FAKE_BENCH, "--profile", "tiny", "--out", dir, "--reps", "3", "--run-id", "alt1",
+                             "--alternate-env", "RIGCHECK_TEST_SIDE=b"},
+                            {"TMPDIR=" + tmp}, 60, dir + "/log", false);
+  ASSERT_EQ(r.exit_code, 0) << r.output_tail;
+  std::string order;
+  int checks = 0, skipped = 0;
+  for (const ResultRow& row : read_results(dir + "/fake_bench.csv")) {
+    EXPECT_EQ(row.run_id, "alt1");
+    EXPECT_NE(row.params.find("interleaved=RIGCHECK_TEST_SIDE"), std::string::npos) << row.params;
+    if (row.metric == "check_wrong") ++checks;
+    if (row.case_name == "skipped") ++skipped;
+    if (row.metric == "time_per_iter")
+      order += (row.case_name == "n4096_b" ? "b" : row.case_name == "n4096" ? "a" : "?") + std::to_string(row.repetition) + " ";
+  }
+  EXPECT_EQ(order, "b0 a0 b1 a1 b2 a2 ");
+  EXPECT_EQ(checks, 2);   // each side checks its own kernel
+  EXPECT_EQ(skipped, 2);  // and reports its own skip
+  EXPECT_TRUE(fs::is_empty(tmp)) << "the second side's scratch folder was left in " << tmp;
+  EXPECT_EQ(std::vector<std::string>{"fake_bench.csv"}, [&] {
+    std::vector<std::string> csv;
+    for (auto& e : fs::directory_iterator(dir))
+      if (e.path().extension() == ".csv" || e.path().extension() == ".partial") csv.push_back(e.path().filename());
+    return csv;
+  }());
+}
+
+// The second side may use the CPUs of the first, not only the core OMP_PROC_BIND bound the first
+// one's initial thread to (a child inherits that thread's mask): where the first side's 2-thread
+// case runs, the second's runs too.
+TEST(Harness, AlternateEnvSecondSideGetsEveryCpuOfTheFirst) {
+  std::string dir = fresh_dir("fake-alternate-cpus");
+  ChildResult r = run_child({RIGCHECK_FAKE_BENCH, "--profile", "tiny", "--out", dir, "--reps", "1", "--alternate-env",
+                             "RIGCHECK_TEST_SIDE=b"},
+                            {"RIGCHECK_TEST_THREADS=2", "OMP_PROC_BIND=close", "OMP_PLACES=cores"}, 60, dir + "/log", false);
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 77) << r.output_tail;
+  std::map<std::string, Status> check;
+  for (const ResultRow& row : read_results(dir + "/fake_bench.csv"))
+    if (row.repetition == -1 && (row.case_name == "n4096" || row.case_name == "n4096_b")) check[row.case_name] = row.status;
+  ASSERT_EQ(check.size(), 2u);
+  if (check["n4096"] != Status::ok) GTEST_SKIP() << "fewer than 2 usable cores here";
+  EXPECT_EQ(check["n4096_b"], Status::ok) << r.output_tail;
+}
+
+// A bad --alternate-env is refused before anything runs.
+TEST(Harness, AlternateEnvNeedsAnAssignment) {
+  std::string dir = fresh_dir("fake-alternate-bad");
+  ChildResult r = run_child({RIGCHECK_FAKE_BENCH, "--profile", "tiny", "--out", dir, "--alternate-env", "NOEQUALS"}, {}, 60,
+                            dir + "/log", false);
+  EXPECT_EQ(r.exit_code, 2) << r.output_tail;
+  EXPECT_NE(r.output_tail.find("expected VAR=VALUE"), std::string::npos) << r.output_tail;
+}
+
 TEST(Harness, WrongKernelFailsAndReportsNoSpeed) {
   std::string dir = fresh_dir("fake-wrong");
   ChildResult r = run_fake(dir, {"RIGCHECK_TEST_WRONG=1"});

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 
 #include <fmt/format.h>
@@ -301,4 +302,62 @@ TEST(CpuL3Verdicts, CacheLargerThanTheChipIsMistrusted) {
 
   RunData fits = l3_run(32, 8);  // 32-48 MiB: within the margin, taken
   EXPECT_EQ(evaluate_claim(cpu_claim("CPU-4"), fits).evidence.find("MISTRUSTED"), std::string::npos);
+}
+
+namespace {
+// The fixture copy `dir` with its two ISA files replaced by one cpu_isa.csv as the runner writes it
+// now: matmul f32 rates capped[i] and native[i] of repetition i, in the order they ran (capped,
+// native, capped...); `interleaved` adds the harness's interleaved=ONEDNN_MAX_CPU_ISA param of the
+// two processes that took turns (harness/src/alternate.hpp).
+void write_isa(const std::string& dir, const std::vector<double>& capped, const std::vector<double>& native,
+               bool interleaved) {
+  std::filesystem::remove(dir + "/cpu_isa_avx2.csv");
+  std::filesystem::remove(dir + "/cpu_isa_native.csv");
+  std::ofstream f(dir + "/cpu_isa.csv", std::ios::trunc);
+  f << "schema_version,run_id,benchmark,case,params,metric,value,unit,repetition,status,note\n";
+  for (size_t i = 0; i < capped.size(); ++i)
+    for (bool nat : {false, true})
+      f << "1,synthetic,isa_primitives,matmul_f32/m2048n2048k2048/t8/isa_cap_" << (nat ? "native" : "avx2")
+        << ",primitive=matmul;dtype=f32;threads=8;" << (interleaved ? "interleaved=ONEDNN_MAX_CPU_ISA;" : "")
+        << (nat ? "impl=brg:avx512_core;isa=avx512_core_bf16;isa_cap=native" : "impl=brg:avx2;isa=avx2;isa_cap=avx2")
+        << ",gflops," << (nat ? native[i] : capped[i]) << ",GFLOP/s," << i << ",ok,\n";
+}
+}  // namespace
+
+// Issue 18 item 5: the two ISA sides took turns repetition by repetition. The machine drifted
+// (capped 100 -> 60 GFLOP/s), so the ratio of the medians (95 / 80 = +18.75%) is not the gain of
+// any pair; the gain per pair is the median of 1.3, 1.111, 1.125, 1.357, 1.033 = +12.5%, its interval
+// their min and max. Without the interleaved param the same rows fall back to the old reading.
+TEST(CpuIsaReport, Cpu5TakesTheGainPerPairOfInterleavedRepetitions) {
+  const std::vector<double> capped{100, 90, 80, 70, 60}, native{130, 100, 90, 95, 62};
+  std::string dir = copy_fixture("avx512_synthetic");
+  write_isa(dir, capped, native, true);
+  const Verdict v = verdict_of(make_report(dir, quiet()), "CPU-5");
+  EXPECT_EQ(v.basis, Basis::measured);
+  EXPECT_NEAR(v.measured.value, 12.5, 1e-9) << v.reason;
+  EXPECT_NEAR(v.measured.low, 100 * (62.0 / 60 - 1), 1e-9);
+  EXPECT_NEAR(v.measured.high, 100 * (95.0 / 70 - 1), 1e-9);
+  EXPECT_EQ(v.measured.reps, 5);
+  EXPECT_NE(v.reason.find("per pair of interleaved repetitions"), std::string::npos) << v.reason;
+  EXPECT_NE(v.reason.find("over 5 pairs"), std::string::npos) << v.reason;
+  EXPECT_NE(v.evidence.find("+12.5% (median per pair of interleaved repetitions; [+3.3 to +35.7] over 5 pairs)"),
+            std::string::npos)
+      << v.evidence;
+
+  std::string apart = copy_fixture("avx512_synthetic");
+  write_isa(apart, capped, native, false);
+  const Verdict w = verdict_of(make_report(apart, quiet()), "CPU-5");
+  EXPECT_NEAR(w.measured.value, 18.75, 1e-9) << w.reason;
+  EXPECT_NEAR(w.measured.low, 100 * (62.0 / 100 - 1), 1e-9);
+  EXPECT_NEAR(w.measured.high, 100 * (130.0 / 60 - 1), 1e-9);
+  EXPECT_NE(w.reason.find("one process per ISA (not interleaved"), std::string::npos) << w.reason;
+  EXPECT_EQ(w.evidence.find("per pair"), std::string::npos) << w.evidence;
+}
+
+// Older runs (two registry entries, one process per ISA, two files) read as before.
+TEST(CpuIsaReport, Cpu5ReadsOlderRunsOfOneProcessPerIsa) {
+  const Verdict v = verdict_of(make_report(copy_fixture("avx512_synthetic"), quiet()), "CPU-5");
+  EXPECT_EQ(v.basis, Basis::measured);
+  EXPECT_NE(v.reason.find("one process per ISA"), std::string::npos) << v.reason;
+  EXPECT_EQ(v.evidence.find("per pair"), std::string::npos) << v.evidence;
 }

@@ -40,12 +40,19 @@ grep -q '^GPU-1,.*,not_measurable,' "$run/verdicts.csv" || grep -q '^gpu_count,[
   fail "GPU-1 should be not_measurable without a GPU"
 avx512=$(grep '^isa_avx512f,' "$run/inventory.csv" | cut -d, -f2)
 if [[ $avx512 == no ]]; then
-  grep -q '^cpu_isa_native,.*,skipped,' "$run/manifest.csv" || fail "cpu_isa_native should be skipped without AVX-512"
+  grep -q '^cpu_isa,.*,skipped,' "$run/manifest.csv" || fail "cpu_isa should be skipped without AVX-512"
   grep -q '^CPU-5,.*,not_measurable,' "$run/verdicts.csv" || fail "CPU-5 should be not_measurable without AVX-512"
 else
+  # Both ISA sides in one file, the capped process taking turns with the native one (alternate.hpp).
+  for cap in avx2 native; do
+    grep -q "isa_cap=$cap.*,gflops," "$run/cpu_isa.csv" || fail "cpu_isa.csv has no gflops rows with isa_cap=$cap"
+  done
+  grep -q 'interleaved=ONEDNN_MAX_CPU_ISA' "$run/cpu_isa.csv" || fail "cpu_isa.csv's rows do not say they were interleaved"
   if ! grep -qE '^CPU-5,.*,(confirmed|refuted|inconclusive),' "$run/verdicts.csv"; then
     grep -q 'result rows are mistrusted' "$run/report.md" || fail "CPU-5 has no measured verdict on an AVX-512 CPU"
     echo "note: CPU-5 not measured because rows were mistrusted (a busy machine)"
+  else
+    grep -q '^CPU-5,.*per pair of interleaved repetitions' "$run/verdicts.csv" || fail "CPU-5 did not take its gain per pair"
   fi
 fi
 # No speed without a passed check: every ok gflops row's case has a check_wrong row of 0.

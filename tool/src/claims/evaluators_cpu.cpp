@@ -417,15 +417,54 @@ std::string resnet_isa_evidence(const RunData& run) {
   return out;
 }
 
+// The AVX-512 gain of one primitive as the ratio native / capped. Where both sides' rows say the
+// same `interleaved` key (the two processes took turns repetition by repetition, harness/src/
+// alternate.hpp, so repetition i of each is one pair of neighbouring repetitions): the median of the
+// per-pair ratios, the interval their min and max, so that drift of the machine cancels within each
+// pair. Otherwise (runs before that: one process per ISA, minutes apart): the ratio of the medians,
+// the interval from the rates' min and max.
+struct IsaRatio {
+  double value = 0, low = 0, high = 0;
+  int reps = 0;
+  int pairs = 0;  // 0: not paired
+};
+IsaRatio isa_ratio(const std::vector<const ResultRow*>& capped, const std::vector<const ResultRow*>& native) {
+  std::string key;
+  const std::map<int, double> a = interleaved_reps(capped, key);
+  std::vector<double> ratios;
+  if (!a.empty())
+    for (auto& [rep, v] : interleaved_reps(native, key))
+      if (a.count(rep) && a.at(rep) > 0) ratios.push_back(v / a.at(rep));
+  IsaRatio r;
+  if (!ratios.empty()) {
+    const Summary sm = summarize(ratios);
+    r.value = sm.median, r.low = sm.min, r.high = sm.max;
+    r.reps = r.pairs = static_cast<int>(sm.n);
+    return r;
+  }
+  const Measured x = measure(capped), y = measure(native);
+  r.value = y.value / x.value, r.low = y.low / x.high, r.high = y.high / x.low;
+  r.reps = std::min(x.reps, y.reps);
+  return r;
+}
+
+// "cpu_isa: ok" for a run of one registry entry taking turns, else the two entries of older runs.
+std::string isa_manifest_status(const RunData& run) {
+  for (const ManifestRow& m : run.manifest)
+    if (m.benchmark == "cpu_isa") return manifest_status(run, "cpu_isa");
+  return manifest_status(run, "cpu_isa_avx2") + "; " + manifest_status(run, "cpu_isa_native");
+}
+
 // CPU-5: AVX-512 gives 20-30% over AVX2: geometric mean over oneDNN primitives of
-// X(native, AVX-512 dispatched) / X(ISA capped at AVX2) - 1.
+// X(native, AVX-512 dispatched) / X(ISA capped at AVX2) - 1, each primitive's ratio per pair of
+// interleaved repetitions where the sides took turns (isa_ratio).
 const bool cpu5 = register_evaluator("CPU-5", [](const Claim& c, const RunData& run) {
   Verdict v;
   if (unmet_needs(c, run, v)) return v;
   auto capped = group_by_param(run.select(names::kIsaPrimitives, names::kGflops, {{"isa_cap", "avx2"}, {"dtype", "f32"}}), "primitive");
   auto native = group_by_param(run.select(names::kIsaPrimitives, names::kGflops, {{"isa_cap", "native"}, {"dtype", "f32"}}), "primitive");
   double lr = 0, lr_lo = 0, lr_hi = 0;
-  int n = 0, reps = 1 << 30;
+  int n = 0, reps = 1 << 30, pairs = 1 << 30;
   std::string isa_seen;
   for (auto& [prim, rows_n] : native) {
     auto it = capped.find(prim);
@@ -434,21 +473,25 @@ const bool cpu5 = register_evaluator("CPU-5", [](const Claim& c, const RunData& 
     isa_seen = isa;
     if (isa.rfind("avx512", 0) != 0) continue;
     Measured a = measure(it->second), b = measure(rows_n);
-    lr += std::log(b.value / a.value);
-    lr_lo += std::log(b.low / a.high);
-    lr_hi += std::log(b.high / a.low);
-    reps = std::min({reps, a.reps, b.reps});
+    const IsaRatio q = isa_ratio(it->second, rows_n);
+    lr += std::log(q.value);
+    lr_lo += std::log(q.low);
+    lr_hi += std::log(q.high);
+    reps = std::min(reps, q.reps);
+    pairs = std::min(pairs, q.pairs);
     ++n;
-    v.evidence += fmt::format("{}{}: {} GFLOP/s capped at AVX2 ({}) vs {} GFLOP/s with {} ({}), {:+.1f}%",
+    v.evidence += fmt::format("{}{}: {} GFLOP/s capped at AVX2 ({}) vs {} GFLOP/s with {} ({}), {:+.1f}%{}",
                               v.evidence.empty() ? "" : "; ", prim, fmt_num(a.value),
                               param_value(it->second.front()->params, "impl"), fmt_num(b.value), isa,
-                              param_value(rows_n.front()->params, "impl"), 100 * (b.value / a.value - 1));
+                              param_value(rows_n.front()->params, "impl"), 100 * (q.value - 1),
+                              q.pairs > 0 ? fmt::format(" (median per pair of interleaved repetitions; [{:+.1f} to {:+.1f}] over {} pairs)", 100 * (q.low - 1),
+                                                        100 * (q.high - 1), q.pairs)
+                                          : "");
   }
   if (n == 0) {
     v.verdict = Outcome::not_measurable;
     v.reason = isa_seen.empty()
-                   ? "no isa_primitives results under both ISAs (" + manifest_status(run, "cpu_isa_avx2") + "; " +
-                         manifest_status(run, "cpu_isa_native") + ")"
+                   ? "no isa_primitives results under both ISAs (" + isa_manifest_status(run) + ")"
                    : "oneDNN dispatched " + isa_seen + " without a cap: no AVX-512 code path to compare";
     v.evidence += v.evidence.empty() ? resnet_isa_evidence(run).substr(2) : resnet_isa_evidence(run);
     return v;
@@ -463,7 +506,14 @@ const bool cpu5 = register_evaluator("CPU-5", [](const Claim& c, const RunData& 
   v.measured.reps = reps;
   v.verdict = judge(c, v.measured.low, v.measured.high);
   v.basis = Basis::measured;
-  v.reason = fmt::format("geometric mean over {} f32 primitive(s), same threads, one process per ISA", n);
+  v.reason = pairs > 0
+                 ? fmt::format("geometric mean over {} f32 primitive(s) of the gain per pair of interleaved repetitions "
+                               "(the capped and the native process took turns, one repetition each; median and min to "
+                               "max over {} pairs), same threads",
+                               n, pairs)
+                 : fmt::format("geometric mean over {} f32 primitive(s), same threads, one process per ISA (not "
+                               "interleaved: the gain from the medians, the interval spans their min and max)",
+                               n);
   v.evidence += resnet_isa_evidence(run);  // second evidence, not in the figure (evidence is not empty here)
   return v;
 });
