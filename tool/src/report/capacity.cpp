@@ -363,7 +363,9 @@ ModelCapacity user_model(const UserModel& u, const Machine& m, const StepRate& a
   mc.fit.points = 0;
   mc.estimate_b1 = mc.fit.at(1);
   limit_of(mc);
-  std::string t = fmt::format("peak = {} (LibTorch process{}) + 12 B x {:.4g} parameters + {} per sample",
+  std::string t = fmt::format("peak = {} (LibTorch process{}) + 12 B x {:.4g} parameters + {} per sample (the live "
+                              "tensors: glibc's allocator keeps freed tensors of under 32 MiB in its heap, resident "
+                              "above this; docs/performance.md \"capacity\")",
                               gib(base), std::isnan(m.baseline_rss) ? ": not measured, taken as 0" : ", measured baseline_rss_bytes",
                               u.params, fmt::format("{:.1f} MiB", u.activation_bytes_per_sample / 1048576));
   if (mc.limit_batch == 0)
