@@ -15,6 +15,7 @@ set(RIGCHECK_TOOL_SOURCES
   tool/src/report/report.cpp tool/src/report/run_data.cpp tool/src/report/integrity.cpp tool/src/report/verdict.cpp tool/src/report/vocabulary.cpp tool/src/report/renames.cpp
   tool/src/report/capacity.cpp
   tool/src/report/capacity_render.cpp
+  tool/src/report/capacity_user.cpp
   tool/src/claims/claims.cpp tool/src/claims/cache_model.cpp
   tool/src/compare/statistics.cpp tool/src/compare/load.cpp tool/src/compare/findings.cpp tool/src/compare/noise.cpp
   tool/src/compare/cross_run.cpp tool/src/compare/output.cpp tool/src/compare/compare.cpp tool/src/compare/history.cpp

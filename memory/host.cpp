@@ -5,9 +5,11 @@
 // point, free memory (MemAvailable) is checked against the estimate: a point that might push
 // the machine into swap or the OOM killer is skipped with the reason.
 //
-// Rows: the harness's timing rows (the CPU is used by the child: the harness's CPU-share rule
-// cannot see it, so they read as mistrusted and are not used), and one peak_rss_bytes row per
-// child process (derived), status ok when the child's own check passed.
+// Rows: the harness's timing rows (the child's wall time, Case::manual_time), and per child process
+// a peak_rss_bytes row (with its baseline_rss_bytes and step_time), status ok when the child's own
+// check passed, written as soon as that child ends (write_row_now): a memory_host cut short by
+// the runner's timeout keeps the peaks of every child that finished (the runner salvages the
+// .partial and marks the benchmark `timeout`, "cut short").
 #include <unistd.h>
 
 #include <algorithm>
@@ -26,16 +28,19 @@
 #include "rigcheck/harness/harness.hpp"
 #include "rigcheck/harness/names.hpp"
 #include "rigcheck/harness/process.hpp"
+#include "rigcheck/harness/write_row_now.hpp"
 
 namespace rigcheck::mem {
 namespace {
 
 struct ChildRun {
   double vmhwm = NAN, baseline = NAN, seconds = NAN, step_seconds = NAN;
+  double flops_per_sample = NAN;  // the reference MLP's training flops per sample, as the child printed them
+  double wall = NAN;              // the child process's wall time, start to exit (seconds: its own, from the model's build)
   bool ok = false;
   std::string why;
 };
-// Every child's figures, per case name, for the derived rows.
+// Every child's figures, per case name (the near-limit check chooses its batch from them).
 std::map<std::string, std::vector<ChildRun>>& child_runs() {
   static std::map<std::string, std::vector<ChildRun>> m;
   return m;
@@ -61,10 +66,6 @@ std::map<std::string, PointInfo>& point_info() {  // case name -> its point
   static std::map<std::string, PointInfo> m;
   return m;
 }
-std::map<std::string, int>& chosen_batch() {  // near-limit case -> the batch chosen when it ran
-  static std::map<std::string, int> m;
-  return m;
-}
 
 int64_t mem_total_bytes() {
   std::ifstream f("/proc/meminfo");
@@ -79,22 +80,67 @@ int64_t mem_total_bytes() {
 
 constexpr double kGiB = 1073741824.0;
 constexpr double kNearFraction = 0.6;      // of the predicted largest batch
-constexpr double kLowestFraction = 0.3;    // the least a check may be lowered to for time
-constexpr double kChildBudgetS = 120;      // seconds one child of a check may take (two run)
+constexpr double kLowestFraction = 0.2;    // the least a check may be lowered to for time
+// Seconds the check's ONE child process may take (a check point runs one child: HostStep::run_timed).
+// Five checks at most 375 s, beside the full profile's regular points (~400 s of children on 2 vCPUs):
+// memory_host full within about 12 minutes (issue 18's 60-minute full profile).
+constexpr double kChildBudgetS = 75;
 constexpr double kKeepFreeBytes = 4 * kGiB;  // left free beside the check's predicted peak
 
 zoo::MemoryEstimate estimate_of(const std::string& model, int batch, int seq);
+Params point_params(const std::string& model, int batch, int seq, int threads);
+
+// One child process's rows, written now (write_row_now): the peak, the baseline RSS before the
+// model, the last step's time. `index`: the child's number within its case (0: the check's).
+void write_child_rows(const std::string& case_name, const Params& params, int batch, int index, const ChildRun& r) {
+  ResultRow d;
+  d.benchmark = names::kHostMemoryTraining;
+  d.case_name = case_name;
+  d.params = format_params(params);
+  d.repetition = index;
+  d.status = r.ok ? Status::ok : Status::failed;
+  d.note = r.ok ? fmt::format("child process {} of this point (the first is the check); {:.1f} s ({:.1f} s from the model's build)",
+                              index + 1, r.wall, r.seconds)
+                : r.why;
+  d.metric = names::kPeakRssBytes;
+  d.value = r.ok ? r.vmhwm : NAN;
+  d.unit = "B";
+  write_row_now(d);
+  if (r.ok && r.baseline > 0) {
+    d.metric = names::kBaselineRssBytes;
+    d.value = r.baseline;
+    d.note = "the child's RSS after loading LibTorch, before building the model";
+    write_row_now(d);
+  }
+  if (r.ok && r.step_seconds > 0) {  // rigcheck capacity: the step time at this batch
+    d.metric = names::kStepTime;
+    d.value = r.step_seconds;
+    d.unit = "s";
+    d.note = "the child's last training step alone (the optimizer state already made)";
+    write_row_now(d);
+    if (r.flops_per_sample > 0) {  // the reference MLP: the rate LibTorch's training step reaches here
+      d.metric = names::kGflops;
+      d.value = r.flops_per_sample * batch / r.step_seconds / 1e9;
+      d.unit = "GFLOP/s";
+      d.note = fmt::format("the last step's {:.4g} GFLOP ({:.0f} per sample x {}, the child's shape_flops_per_sample) / "
+                           "its step_time: what rigcheck capacity estimates a dense user model's step at",
+                           r.flops_per_sample * batch / 1e9, r.flops_per_sample, batch);
+      write_row_now(d);
+    }
+  }
+}
 
 // The batch of `model`'s near-limit check: the line through its two largest measured batches
 // (what rigcheck capacity fits), the largest batch under the usable memory (total less max(10%,
 // 2 GiB), rigcheck capacity's default margin), kNearFraction of it, lowered (not under
-// kLowestFraction) when the child would take over kChildBudgetS; Skip with the reason otherwise.
+// kLowestFraction) when the child would take over kChildBudgetS (its seconds in proportion to the
+// batch from the largest point's); Skip with the reason otherwise.
 int near_limit_batch(const std::string& model, int seq, double& predicted) {
   std::map<int, std::vector<double>> peak, secs;
   for (auto& [name, info] : point_info()) {
     if (info.model != model || info.seq != seq || info.check) continue;
     for (const ChildRun& r : child_runs()[name])
-      if (r.ok) peak[info.batch].push_back(r.vmhwm), secs[info.batch].push_back(r.seconds);
+      if (r.ok) peak[info.batch].push_back(r.vmhwm), secs[info.batch].push_back(r.wall);
   }
   if (peak.size() < 2) throw Skip(fmt::format("fewer than two batches of {} measured before: no line to choose a near-limit batch from", model));
   auto med = [](std::vector<double> v) { std::sort(v.begin(), v.end()); return v[v.size() / 2]; };
@@ -110,13 +156,20 @@ int near_limit_batch(const std::string& model, int seq, double& predicted) {
   const long limit = static_cast<long>(std::floor((usable - icpt) / slope));
   if (limit < 4) throw Skip(fmt::format("predicted largest batch {}: too small for a separate near-limit check", limit));
   int batch = static_cast<int>(kNearFraction * limit);
-  const double s_per_sample = med(secs[hi->first]) / hi->first;
-  if (batch * s_per_sample > kChildBudgetS) batch = static_cast<int>(kChildBudgetS / s_per_sample);
+  // The child's seconds in proportion to the batch from the largest point's: the fixed seconds
+  // make it pessimistic at small batches, and steps grow faster than the batch beyond (BERT-base
+  // seq 64: b16 19 s, b200 267 s; the line through b8 and b16 said 163 s, this 240 s).
+  const double t_hi = med(secs[hi->first]), t_lo = med(secs[lo->first]);
+  const double per_sample = t_hi / hi->first;
+  auto secs_at = [&](double b) { return per_sample * b; };
+  if (secs_at(batch) > kChildBudgetS) batch = static_cast<int>(kChildBudgetS / per_sample);
   if (batch < kLowestFraction * limit || batch <= hi->first)
-    throw Skip(fmt::format("predicted largest batch {}; a check at {:.0f}% of it (b{}) would take about {:.0f} s per child "
-                           "process (from b{}'s {:.0f} s), over the {:.0f} s a check may take: not checked",
-                           limit, 100 * kNearFraction, static_cast<int>(kNearFraction * limit),
-                           kNearFraction * limit * s_per_sample, hi->first, med(secs[hi->first]), kChildBudgetS));
+    throw Skip(fmt::format("predicted largest batch {}; a check at {:.0f}% of it (b{}) would take about {:.0f} s (b{} took "
+                           "{:.0f} s, b{} {:.0f} s: {:.2f} s per sample), over the {:.0f} s its child process may take, "
+                           "and {:.0f}% of the limit (b{}) is the least checked: not checked",
+                           limit, 100 * kNearFraction, static_cast<int>(kNearFraction * limit), secs_at(kNearFraction * limit),
+                           lo->first, t_lo, hi->first, t_hi, per_sample, kChildBudgetS, 100 * kLowestFraction,
+                           static_cast<int>(std::ceil(kLowestFraction * limit))));
   predicted = icpt + slope * batch;
   const int64_t avail = mem_available_bytes();
   if (avail < 0 || static_cast<double>(avail) < predicted + kKeepFreeBytes)
@@ -125,10 +178,18 @@ int near_limit_batch(const std::string& model, int seq, double& predicted) {
                            batch, predicted / kGiB, kKeepFreeBytes / kGiB, avail / kGiB));
   return batch;
 }
+struct Point {
+  std::string model;
+  int batch;
+  int seq;             // transformers
+  bool check = false;  // a capacity check point (RIGCHECK_CAPACITY_CHECK, or batch 0: chosen when it runs)
+  int width = 0, depth = 0;  // model "mlp": memory_train_step's MLP outside the zoo (the reference step rate)
+};
+
 class HostStep final : public Kernel {
  public:
-  HostStep(std::string case_name, std::string model, int batch, int seq, int threads, double need_bytes)
-      : case_(std::move(case_name)), model_(std::move(model)), batch_(batch), seq_(seq), threads_(threads) {
+  HostStep(std::string case_name, const Point& pt, Params params, int threads, double need_bytes)
+      : case_(std::move(case_name)), pt_(pt), params_(std::move(params)), threads_(threads), one_child_(pt.check) {
     exe_ = self_dir() + "/memory_train_step";
     if (::access(exe_.c_str(), X_OK) != 0) {
       std::ifstream nb(exe_ + ".not-built");
@@ -136,10 +197,11 @@ class HostStep final : public Kernel {
       std::getline(nb, why);
       throw Skip("memory_train_step is not built" + (why.empty() ? std::string() : ": " + why));
     }
-    if (batch_ == 0) {  // the full profile's near-limit check: chosen now, from the points run before it
+    if (pt_.batch == 0) {  // the full profile's near-limit check: chosen now, from the points run before it
       double predicted = 0;
-      batch_ = near_limit_batch(model_, seq_, predicted);
-      chosen_batch()[case_] = batch_;
+      pt_.batch = near_limit_batch(pt_.model, pt_.seq, predicted);
+      params_ = point_params(pt_.model, pt_.batch, pt_.seq, threads_);  // its peak/step rows carry this batch
+      params_.push_back({"child_processes", "1"});
       return;  // near_limit_batch checked MemAvailable against its own prediction
     }
     const int64_t avail = mem_available_bytes();
@@ -149,21 +211,22 @@ class HostStep final : public Kernel {
                              "{:.1f} GiB: skipped rather than risk swap or the OOM killer",
                              need_bytes / 1073741824.0, static_cast<double>(avail) / 1073741824.0));
   }
-  void run() override {
-    ChildRun r = once();
-    child_runs()[case_].push_back(r);
-  }
+  void run() override { record(once()); }
   // The work runs in a child process, whose CPU time Google Benchmark's process clock does not
   // see: timed as the child's wall time (Case::manual_time), so the harness's CPU-share test,
   // which would read ~0% and mistrust every row, is not applied to it.
+  // A check point (near the limit: minutes per child) runs ONE child process, its check's: the
+  // peak RSS is deterministic to about 1 MB between children (docs/performance.md "capacity"), so
+  // its timed repetitions report that child's wall time instead of starting another
+  // (params child_processes=1).
   double run_timed() override {
+    if (one_child_ && !child_runs()[case_].empty()) return child_runs()[case_].front().wall;
     const auto t0 = std::chrono::steady_clock::now();
     run();
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   CheckResult check() override {
-    ChildRun r = once();
-    child_runs()[case_].push_back(r);
+    const ChildRun r = record(once());
     CheckResult c;
     c.checked = 1;
     c.wrong = r.ok ? 0 : 1;
@@ -176,16 +239,26 @@ class HostStep final : public Kernel {
   }
 
  private:
+  // Kept for the near-limit check's choice, and its rows written at once.
+  const ChildRun& record(const ChildRun& r) {
+    std::vector<ChildRun>& runs = child_runs()[case_];
+    runs.push_back(r);
+    write_child_rows(case_, params_, pt_.batch, static_cast<int>(runs.size()) - 1, r);
+    return runs.back();
+  }
   ChildRun once() {
     char tmpl[] = "/tmp/rigcheck-train-XXXXXX";
     const int fd = ::mkstemp(tmpl);
     if (fd >= 0) ::close(fd);
     const std::string log = tmpl;
-    std::vector<std::string> argv = {exe_, "--model", model_, "--batch", std::to_string(batch_), "--threads",
+    std::vector<std::string> argv = {exe_, "--model", pt_.model, "--batch", std::to_string(pt_.batch), "--threads",
                                      std::to_string(threads_)};
-    if (seq_ > 0) argv.insert(argv.end(), {"--seq", std::to_string(seq_)});
+    if (pt_.seq > 0) argv.insert(argv.end(), {"--seq", std::to_string(pt_.seq)});
+    if (pt_.width > 0) argv.insert(argv.end(), {"--width", std::to_string(pt_.width), "--depth", std::to_string(pt_.depth)});
+    const auto t0 = std::chrono::steady_clock::now();
     ChildResult cr = run_child(argv, {}, 3600, log, false);
     ChildRun r;
+    r.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::ifstream f(log);
     std::string line, check;
     while (std::getline(f, line)) {
@@ -196,6 +269,7 @@ class HostStep final : public Kernel {
       if (k == "baseline_rss_bytes") r.baseline = std::atof(v.c_str());
       if (k == "seconds") r.seconds = std::atof(v.c_str());
       if (k == "step_seconds") r.step_seconds = std::atof(v.c_str());
+      if (k == "shape_flops_per_sample") r.flops_per_sample = std::atof(v.c_str());
       if (k == "check") check = v;
     }
     ::unlink(log.c_str());
@@ -205,17 +279,14 @@ class HostStep final : public Kernel {
                           cr.output_tail.substr(cr.output_tail.size() > 300 ? cr.output_tail.size() - 300 : 0));
     return r;
   }
-  std::string case_, model_;
-  int batch_, seq_, threads_;
+  std::string case_;
+  Point pt_;
+  Params params_;
+  int threads_;
+  bool one_child_;
   std::string exe_;
 };
 
-struct Point {
-  std::string model;
-  int batch;
-  int seq;             // transformers
-  bool check = false;  // a capacity check point (RIGCHECK_CAPACITY_CHECK, or batch 0: chosen when it runs)
-};
 
 // RIGCHECK_CAPACITY_CHECK="model:batch[:seq],...": extra points near the limit `rigcheck capacity`
 // predicted, chosen by the caller with a safety margin (docs/performance.md). Each is still checked
@@ -240,6 +311,13 @@ std::vector<Point> capacity_check_points() {
   return v;
 }
 
+// A plain MLP outside the zoo (memory_train_step --model mlp): its step's achieved GFLOP/s (a
+// gflops row) is the rate rigcheck capacity estimates a dense user model's step at, measured in
+// the same run, since LibTorch's training step does not reach the best GEMM's rate (the 2048 x 8
+// MLP at b4096 ran at about a seventh of it: docs/performance.md "capacity"). 9.4 M parameters,
+// 87 GFLOP per step: a child of a few seconds.
+const Point kReferenceMlp{"mlp", 1536, 0, false, 1536, 4};
+
 std::vector<Point> points(Profile p) {
   switch (p) {
     case Profile::tiny: return {{"light_cnn", 2, 0}};
@@ -250,18 +328,25 @@ std::vector<Point> points(Profile p) {
     // under the line larger batches follow: gpt2 at seq 64 grows 84 MB/sample from b2 to b8, 55 from
     // b8 to b16); light_cnn b32 is a 15 s child, bert_base and gpt2 b16 at seq 64 19-28 s
     // (docs/performance.md "capacity").
+    // Then the reference MLP (kReferenceMlp): the GFLOP/s LibTorch's training step reaches here.
     case Profile::quick:
-      return {{"light_cnn", 8, 0}, {"light_cnn", 32, 0}, {"resnet50", 4, 0}, {"resnet50", 8, 0},
-              {"bert_base", 8, 64}, {"bert_base", 16, 64}, {"gpt2", 8, 64}, {"gpt2", 16, 64}};
+      return {{"light_cnn", 8, 0},   {"light_cnn", 32, 0}, {"resnet50", 4, 0}, {"resnet50", 8, 0},
+              {"bert_base", 8, 64},  {"bert_base", 16, 64}, {"gpt2", 8, 64},   {"gpt2", 16, 64},
+              kReferenceMlp};
     case Profile::full: break;
   }
+  // Full: two batches per model, a factor 4 apart, at seq 128 for the transformers, then a near-limit
+  // check per model (one child, kChildBudgetS). Budgeted for issue 18's 60-minute full profile on 2
+  // vCPUs: the old 16/32/64, 8/16/32 (BERT-large to b32: 723 s of its 1312 s), 2/4/8 sets took
+  // 1312 s; these take about 400 s of children there (two each), the checks at most 5 x 75 s.
   std::vector<Point> v;
-  for (int b : {16, 32, 64}) v.push_back({"light_cnn", b, 0});
-  for (int b : {8, 16, 32}) v.push_back({"resnet50", b, 0});
-  for (int b : {8, 16, 32}) v.push_back({"bert_base", b, 128});
-  for (int b : {8, 16, 32}) v.push_back({"bert_large", b, 128});
-  for (int b : {2, 4, 8}) v.push_back({"gpt2", b, 128});
+  for (int b : {8, 32}) v.push_back({"light_cnn", b, 0});
+  for (int b : {4, 16}) v.push_back({"resnet50", b, 0});
+  for (int b : {4, 16}) v.push_back({"bert_base", b, 128});
+  for (int b : {2, 8}) v.push_back({"bert_large", b, 128});
+  for (int b : {2, 8}) v.push_back({"gpt2", b, 128});
   v.push_back({"gpt2_xl", 1, 128});
+  v.push_back(kReferenceMlp);
   // A near-limit check per model, its batch chosen when it runs from the points above (batch 0).
   for (const char* m : {"light_cnn", "resnet50"}) v.push_back({m, 0, 0, true});
   for (const char* m : {"bert_base", "bert_large", "gpt2"}) v.push_back({m, 0, 128, true});
@@ -276,7 +361,7 @@ zoo::MemoryEstimate estimate_of(const std::string& model, int batch, int seq) {
 }
 
 // A point's params: batch "auto" (a near-limit check not yet run) leaves out the guide's formula
-// and the estimate, which the derived rows fill in at the batch chosen (MEM-1 reads them).
+// and the estimate, which each child's rows (write_child_rows) carry at the batch chosen (MEM-1 reads them).
 Params point_params(const std::string& model, int batch, int seq, int threads) {
   const zoo::ParamCounts pc = zoo::count_parameters(zoo::config_by_name(model));
   Params p = {{"model", model},
@@ -302,6 +387,25 @@ Params point_params(const std::string& model, int batch, int seq, int threads) {
   return p;
 }
 
+// The reference MLP's case: not a zoo model (no guide formula, no analytic estimate: MEM-1 leaves it
+// out); its parameters, activations and flops are the child's own shape_* lines.
+Case mlp_case(const Point& pt, int threads) {
+  Case c;
+  c.name = fmt::format("mlp/w{}/d{}/b{}", pt.width, pt.depth, pt.batch);
+  c.params = {{"model", "mlp"}, {"width", std::to_string(pt.width)}, {"depth", std::to_string(pt.depth)},
+              {"batch", std::to_string(pt.batch)}, {"seq", "0"}, {"dtype", "f32"}, {"optimizer", "sgd_momentum"},
+              {"steps", "2"}, {"threads", std::to_string(threads)}};
+  c.threads = 1;
+  c.manual_time = true;
+  const double need = 2 * 1073741824.0;  // 0.2 GB of parameters, momentum and activations, and LibTorch
+  const std::string name = c.name;
+  const Params params = c.params;
+  c.make = [name, pt, params, threads, need]() -> std::unique_ptr<Kernel> {
+    return std::make_unique<HostStep>(name, pt, params, threads, need);
+  };
+  return c;
+}
+
 const bool host = register_benchmark(
     {names::kHostMemoryTraining,
      "peak RSS of CPU training steps (SGD momentum, fp32) of zoo models, one process per point (MEM-1)",
@@ -311,6 +415,10 @@ const bool host = register_benchmark(
        std::vector<Point> pts = points(o.profile);
        for (const Point& p : capacity_check_points()) pts.push_back(p);
        for (const Point& pt : pts) {
+         if (pt.width > 0) {
+           cs.push_back(mlp_case(pt, threads));
+           continue;
+         }
          const zoo::MemoryEstimate est = estimate_of(pt.model, pt.batch, pt.seq);
          Case c;
          const std::string b = pt.batch ? fmt::format("b{}", pt.batch) : std::string("near-limit");
@@ -318,63 +426,19 @@ const bool host = register_benchmark(
          if (pt.check) c.name += "/check";
          point_info()[c.name] = {pt.model, pt.seq, pt.batch, pt.check};
          c.params = point_params(pt.model, pt.batch, pt.seq, threads);
+         if (pt.check) c.params.push_back({"child_processes", "1"});
          c.threads = 1;  // the harness process waits; the child runs the threads
          c.manual_time = true;  // HostStep::run_timed: the child's wall time
          const double need = pt.check ? 1.1 * est.total() + 2 * 1073741824.0 : 1.5 * est.total() + 1.5 * 1073741824.0;
-         const std::string name = c.name, model = pt.model;
-         const int batch = pt.batch, seq = pt.seq;
-         c.make = [name, model, batch, seq, threads, need]() -> std::unique_ptr<Kernel> {
-           return std::make_unique<HostStep>(name, model, batch, seq, threads, need);
+         const std::string name = c.name;
+         const Params params = c.params;
+         c.make = [name, pt, params, threads, need]() -> std::unique_ptr<Kernel> {
+           return std::make_unique<HostStep>(name, pt, params, threads, need);
          };
          cs.push_back(std::move(c));
        }
        return cs;
      }});
-
-// peak_rss_bytes (and the child's baseline RSS before the model) for every child process.
-const bool host_rows = register_derived_rows(names::kHostMemoryTraining, [](const std::vector<ResultRow>& rows) {
-  std::vector<ResultRow> out;
-  std::map<std::string, const ResultRow*> first;
-  for (const ResultRow& r : rows)
-    if (!first.count(r.case_name)) first[r.case_name] = &r;
-  for (auto& [name, runs] : child_runs()) {
-    auto it = first.find(name);
-    if (it == first.end()) continue;
-    for (size_t i = 0; i < runs.size(); ++i) {
-      ResultRow d = *it->second;
-      d.repetition = static_cast<int>(i);
-      d.status = runs[i].ok ? Status::ok : Status::failed;
-      d.note = runs[i].ok ? fmt::format("child process {} of {} (the first is the check); {:.1f} s", i + 1,
-                                        runs.size(), runs[i].seconds)
-                          : runs[i].why;
-      if (chosen_batch().count(name)) {  // the near-limit check's batch, chosen when it ran
-        const PointInfo& pi = point_info()[name];
-        Params p = point_params(pi.model, chosen_batch()[name], pi.seq, std::atoi(param_value(d.params, "threads").c_str()));
-        for (const auto& kv : parse_params(d.params))  // facts the harness added, kept
-          if (std::none_of(p.begin(), p.end(), [&](const auto& q) { return q.first == kv.first; })) p.push_back(kv);
-        d.params = format_params(p);
-      }
-      d.metric = names::kPeakRssBytes;
-      d.value = runs[i].ok ? runs[i].vmhwm : NAN;
-      d.unit = "B";
-      out.push_back(d);
-      if (runs[i].ok && runs[i].baseline > 0) {
-        d.metric = names::kBaselineRssBytes;
-        d.value = runs[i].baseline;
-        d.note = "the child's RSS after loading LibTorch, before building the model";
-        out.push_back(d);
-      }
-      if (runs[i].ok && runs[i].step_seconds > 0) {  // rigcheck capacity: the step time at this batch
-        d.metric = names::kStepTime;
-        d.value = runs[i].step_seconds;
-        d.unit = "s";
-        d.note = "the child's last training step alone (the optimizer state already made)";
-        out.push_back(d);
-      }
-    }
-  }
-  return out;
-});
 
 }  // namespace
 }  // namespace rigcheck::mem

@@ -1,6 +1,7 @@
 #include "rigcheck/harness/harness.hpp"
 #include "rigcheck/harness/repetitions.hpp"
 #include "alternate.hpp"
+#include "rigcheck/harness/write_row_now.hpp"
 
 #include <omp.h>
 #include <signal.h>
@@ -268,6 +269,15 @@ bool register_derived_rows(const std::string& benchmark, DeriveRows derive) {
   return true;
 }
 
+namespace {
+Session* g_running = nullptr;  // harness_main's session while its cases run (write_row_now)
+}  // namespace
+
+void write_row_now(ResultRow r) {
+  if (!g_running) throw std::logic_error("write_row_now outside a running harness_main: no result file is open");
+  g_running->row(std::move(r));
+}
+
 bool register_repetition_defaults(const std::array<int, 3>& reps, const std::array<double, 3>& min_time_s) {
   for (int p = 0; p < 3; ++p) {
     if (reps[p] < 1 || !(min_time_s[p] > 0)) throw std::invalid_argument("repetition defaults: reps >= 1, min_time > 0");
@@ -515,6 +525,10 @@ int harness_main(int argc, char** argv) {
                adaptive.target > 0 ? fmt::format(" (up to {} while the spread is above {:g}%)", adaptive.cap, 100 * adaptive.target).c_str() : "",
                to_string(opt.profile), session.results_path().c_str());
   CsvReporter reporter(h);
+  g_running = &session;
+  struct Unset {
+    ~Unset() { g_running = nullptr; }
+  } unset;
   return session.run([&] {
     run_cases(h, opt, adaptive, reporter);
     benchmark::Shutdown();

@@ -14,7 +14,9 @@ if [ ! -x "$exe" ]; then
 fi
 avail_kb=$(awk '/^MemAvailable:/{print $2}' /proc/meminfo)
 if [ "${avail_kb:-0}" -lt 2000000 ]; then echo "MemAvailable ${avail_kb} kB < 2 GB: skipped"; exit 77; fi
-width=2048 depth=8 batch=4096  # 0.4 GB of parameters x 3, 0.3 GB of activations (a smaller 1024 x 8 at b2048 measured +64%: docs/performance.md)
+width=2048 depth=8 batch=4096  # 0.4 GB of parameters x 3, 0.3 GB of activations. Not a 1024-wide MLP: its 8 MB
+# tensors stay under glibc's dynamic mmap threshold and freed ones stay resident in the heap (+64-70%
+# over the live tensors; with MALLOC_MMAP_THRESHOLD_ fixed, +9%: docs/performance.md "capacity")
 out=$("$exe" --model mlp --width $width --depth $depth --batch $batch --threads 2) || { echo "$out"; echo "FAIL: memory_train_step failed"; exit 1; }
 echo "$out"
 get() { echo "$out" | awk -F= -v k="$1" '$1==k{print $2}'; }

@@ -306,6 +306,66 @@ TEST(Capacity, UserModelByShapeIsAModelBasedEstimate) {
   EXPECT_NE(capacity_md(a).find("| wide_mlp | model-based estimate |"), std::string::npos);
 }
 
+// memory_host cut short by the runner's timeout: the points it finished are used, and the answer
+// says the run of memory_host was cut short (the manifest's status), naming the rows kept.
+TEST(Capacity, MemoryHostCutShortIsSaid) {
+  SyntheticRun s = machine_run();
+  RunData run = read_run(s.write());
+  EXPECT_EQ(capacity_of(run).memory_text.find("cut short"), std::string::npos);
+  ManifestRow m;
+  m.benchmark = "memory_host";
+  m.status = "timeout";
+  m.reason = "killed after the 600 s timeout; cut short: kept the 9 rows it had written";
+  run.manifest.push_back(m);
+  const CapacityAnswer a = capacity_of(run);
+  EXPECT_NE(a.memory_text.find("memory_host was cut short (memory_host: timeout (killed after the 600 s timeout; cut "
+                               "short: kept the 9 rows it had written))"),
+            std::string::npos)
+      << a.memory_text;
+  EXPECT_EQ(model_of(a, "light_cnn").basis, "measured fit");  // what it kept is still used
+  EXPECT_NE(capacity_md(a).find("memory_host was cut short"), std::string::npos);
+}
+
+// The step of a user model is estimated at the rate a LibTorch training step of its kind reached
+// in the run: dense at memory_host's reference MLP (gflops rows, model=mlp), conv at ResNet-50's
+// measured step, transformer at BERT-base's; the rate used is named. Synthetic figures.
+TEST(Capacity, UserModelStepAtTheMeasuredRateOfItsKind) {
+  SyntheticRun s = machine_run();
+  for (int r = 0; r < 2; ++r)  // the reference MLP at 50 and 70 GFLOP/s: median 60
+    s.row("memory_host.csv", "host_memory_training", "mlp/w1536/d4/b1536",
+          "model=mlp;width=1536;depth=4;batch=1536;seq=0;threads=2", "gflops", r ? 70 : 50, "GFLOP/s", r);
+  s.row("cpu_gemm.csv", "gemm_sgemm_onednn", "m2048/t2", "dtype=f32;threads=2", "gflops", 400, "GFLOP/s");
+  const std::string dir = s.write();
+  const std::string csv = dir + "/../kinds-" + std::to_string(getpid()) + ".txt";
+  std::ofstream(csv) << "name,params,activation_bytes_per_sample,flops_per_sample,kind\n"
+                        "d,1e8,1e8,1e9,dense\nc,1e8,1e8,1e9,conv\nt,1e8,1e8,1e9,transformer\ne,1e8,1e8,1e9,\n";
+  CapacityOptions o;
+  o.model_csv = csv;
+  const RunData run = read_run(dir);
+  CapacityAnswer a = capacity_of(run, o);
+  const ModelCapacity& d = model_of(a, "d");
+  EXPECT_NEAR(d.step_s, d.limit_batch * 1e9 / 60e9, 1e-9);  // not at the GEMM's 400
+  EXPECT_NE(d.step_basis.find("the measured dense step rate: 60.00 GFLOP/s, the training step of memory_host's reference "
+                              "MLP (width 1536, depth 4, batch 1536; median of 2 child process(es))"),
+            std::string::npos)
+      << d.step_basis;
+  EXPECT_NEAR(model_of(a, "e").step_s, d.step_s, 1e-12);  // an empty kind is dense
+  // conv: ResNet-50's step at its largest measured batch (b4 in 1.0 s).
+  const double rn = zoo::training_flops_per_step(zoo::resnet50(), 4) / 1.0;
+  const ModelCapacity& c = model_of(a, "c");
+  EXPECT_NEAR(c.step_s, c.limit_batch * 1e9 / rn, 1e-9);
+  EXPECT_NE(c.step_basis.find("the measured conv step rate"), std::string::npos) << c.step_basis;
+  EXPECT_NE(c.step_basis.find("resnet50's measured training step at batch 4"), std::string::npos) << c.step_basis;
+  // transformer: no BERT-base step in this run: the GEMM, labelled an upper bound, saying what is missing.
+  const ModelCapacity& t = model_of(a, "t");
+  EXPECT_NEAR(t.step_s, t.limit_batch * 1e9 / 400e9, 1e-9);
+  EXPECT_NE(t.step_basis.find("upper bound"), std::string::npos) << t.step_basis;
+  EXPECT_NE(t.step_basis.find("no bert_base step in this run"), std::string::npos) << t.step_basis;
+  EXPECT_TRUE(std::isnan(achieved_rate(run, "transformer", 2).gflops));
+  EXPECT_NEAR(achieved_rate(run, "dense", 1).gflops, 60, 1e-12);  // at other threads: said so
+  EXPECT_NE(achieved_rate(run, "dense", 1).text.find("measured at 2 threads, not at the step's 1"), std::string::npos);
+}
+
 TEST(Capacity, BadModelCsvNamesFileAndLine) {
   const std::string csv = ::testing::TempDir() + "/bad-models-" + std::to_string(getpid()) + ".csv";
   std::ofstream(csv) << "name,params,activation_bytes_per_sample,flops_per_sample\nok,1e6,1e6,1e6\nbad,-5,1e6,1e6\n";
@@ -319,6 +379,14 @@ TEST(Capacity, BadModelCsvNamesFileAndLine) {
   }
   std::ofstream(csv) << "name,params,flops_per_sample\nx,1,1\n";  // a column missing
   EXPECT_THROW(read_user_models(csv), InputError);
+  std::ofstream(csv) << "name,params,activation_bytes_per_sample,flops_per_sample,kind\nx,1,1,1,dense\ny,1,1,1,rnn\n";
+  try {
+    read_user_models(csv);
+    FAIL() << "an unknown kind accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.line(), 3);
+    EXPECT_NE(e.reason().find("kind must be dense, conv or transformer, got 'rnn'"), std::string::npos) << e.reason();
+  }
   std::ofstream(csv) << "name,params,activation_bytes_per_sample,flops_per_sample\nx,1,abc,1\n";
   try {
     read_user_models(csv);

@@ -297,6 +297,9 @@ const bool mem1 = register_evaluator("MEM-1", [](const Claim&, const RunData& ru
   std::vector<Pt> pts;
   for (auto& [cs, rows] : run.select(names::kHostMemoryTraining, names::kPeakRssBytes)) {
     const std::string& p = rows.front()->params;
+    // The reference MLP (model=mlp, memory_host's step rate for rigcheck capacity) is no model of
+    // the guide's: it has no formula to check.
+    if (param_value(p, "guide_formula_process_bytes").empty()) continue;
     auto num = [&](const char* k) { return std::atof(param_value(p, k).c_str()); };
     Pt pt;
     pt.name = cs;

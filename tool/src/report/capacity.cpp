@@ -9,7 +9,6 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
-#include "rigcheck/harness/fccp.hpp"
 
 #include "rigcheck/harness/csv.hpp"
 #include "rigcheck/harness/names.hpp"
@@ -349,7 +348,7 @@ ModelCapacity zoo_model(const RunData& run, const zoo::ModelConfig& cfg, const M
   return mc;
 }
 
-ModelCapacity user_model(const UserModel& u, const Machine& m, double usable, int threads) {
+ModelCapacity user_model(const UserModel& u, const Machine& m, const StepRate& achieved, double usable, int threads) {
   ModelCapacity mc;
   mc.model = u.name;
   mc.basis = "model-based estimate";
@@ -364,7 +363,9 @@ ModelCapacity user_model(const UserModel& u, const Machine& m, double usable, in
   mc.fit.points = 0;
   mc.estimate_b1 = mc.fit.at(1);
   limit_of(mc);
-  std::string t = fmt::format("peak = {} (LibTorch process{}) + 12 B x {:.4g} parameters + {} per sample",
+  std::string t = fmt::format("peak = {} (LibTorch process{}) + 12 B x {:.4g} parameters + {} per sample (the live "
+                              "tensors: glibc's allocator keeps freed tensors of under 32 MiB in its heap, resident "
+                              "above this; docs/performance.md \"capacity\")",
                               gib(base), std::isnan(m.baseline_rss) ? ": not measured, taken as 0" : ", measured baseline_rss_bytes",
                               u.params, fmt::format("{:.1f} MiB", u.activation_bytes_per_sample / 1048576));
   if (mc.limit_batch == 0)
@@ -372,22 +373,26 @@ ModelCapacity user_model(const UserModel& u, const Machine& m, double usable, in
   else if (mc.limit_batch > 0)
     t += fmt::format(". Largest batch: **{}** (model-based estimate: {} of {} usable)", mc.limit_batch,
                      gib(mc.predicted_at_limit), gib(usable));
-  // Step time at the limit: the flops at the measured rate of the best f32 GEMM at these threads,
-  // else at the f32 peak (an upper bound of the speed).
-  const double rate = !std::isnan(m.gemm) ? m.gemm : peak_at(m, threads);
+  // Step time at the limit: the flops at the rate a LibTorch training step of its kind reached in
+  // this run (achieved_rate), else at the best f32 GEMM, else at the f32 peak (upper bounds).
+  double rate = achieved.gflops;
+  std::string how = fmt::format("the measured {} step rate: {}", u.kind, achieved.text);
+  if (std::isnan(rate) && !std::isnan(m.gemm))
+    rate = m.gemm, how = fmt::format("the best f32 GEMM measured, {}: an upper bound of the speed, LibTorch's training "
+                                     "steps reach a fraction of it ({})", m.gemm_text, achieved.text);
+  else if (std::isnan(rate))
+    rate = peak_at(m, threads), how = fmt::format("the measured f32 FMA peak: an upper bound of the speed ({})", achieved.text);
   if (mc.limit_batch > 0 && !std::isnan(rate)) {
     mc.step_batch = static_cast<int>(mc.limit_batch);
     mc.step_s = mc.step_batch * u.flops_per_sample / (rate * 1e9);
     mc.samples_per_s = mc.step_batch / mc.step_s;
     mc.step_basis = fmt::format("model-based estimate: {:.4g} GFLOP per step at {} GFLOP/s ({})",
-                                mc.step_batch * u.flops_per_sample / 1e9, fmt_num(rate),
-                                !std::isnan(m.gemm) ? "the best f32 GEMM measured, " + m.gemm_text
-                                                    : "the measured f32 FMA peak: an upper bound of the speed");
+                                mc.step_batch * u.flops_per_sample / 1e9, fmt_num(rate), how);
     fill_limits(mc, m, mc.step_batch * u.flops_per_sample, 2 * mc.predicted_at_limit, mc.step_s, mc.step_batch);
   } else {
-    mc.step_basis = "no step time: " + std::string(mc.limit_batch > 0 ? "neither cpu_gemm nor cpu_peak measured at " +
-                                                                            std::to_string(threads) + " threads"
-                                                                      : "no batch fits");
+    mc.step_basis = "no step time: " + (mc.limit_batch > 0 ? fmt::format("{}, and neither cpu_gemm nor cpu_peak measured "
+                                                                         "at {} threads", achieved.text, threads)
+                                                           : std::string("no batch fits"));
     mc.bottleneck = "none can be named without a step time";
   }
   mc.text = t;
@@ -466,27 +471,6 @@ long largest_batch(const LinearFit& fit, double usable) {
   return std::max(1L, b);
 }
 
-std::vector<UserModel> read_user_models(const std::string& path) {
-  std::vector<UserModel> out;
-  for_each_csv_row<4>(path, io::ignore_extra_column,
-                      {"name", "params", "activation_bytes_per_sample", "flops_per_sample"},
-                      [&](long line, const std::array<std::string, 4>& f) {
-                        UserModel u;
-                        u.name = f[0];
-                        if (u.name.empty()) throw InputError(path, line, "name is empty");
-                        auto positive = [&](const std::string& s, const char* col, double& v) {
-                          if (!parse_double(s, v) || !(v > 0))
-                            throw InputError(path, line, fmt::format("{} must be a positive number, got '{}'", col, s));
-                        };
-                        positive(f[1], "params", u.params);
-                        positive(f[2], "activation_bytes_per_sample", u.activation_bytes_per_sample);
-                        positive(f[3], "flops_per_sample", u.flops_per_sample);
-                        out.push_back(u);
-                      });
-  if (out.empty()) throw InputError(path, 1, "no model rows (header name,params,activation_bytes_per_sample,flops_per_sample)");
-  return out;
-}
-
 CapacityAnswer capacity_of(const RunData& run, const CapacityOptions& opt) {
   CapacityAnswer a;
   a.total_bytes = fact(run, "memory_total_bytes");
@@ -505,6 +489,14 @@ CapacityAnswer capacity_of(const RunData& run, const CapacityOptions& opt) {
                                    "every limit below accordingly",
                                    gib(a.available_bytes));
   }
+  // A memory_host cut short (the runner's timeout, a kill) kept the points whose child processes
+  // ended (each child's rows are written when it ends): the answer says the rest is missing.
+  for (const ManifestRow& mr : run.manifest)
+    if (mr.benchmark == "memory_host" && (mr.status == "timeout" || mr.status == "interrupted"))
+      a.memory_text += fmt::format("; memory_host was cut short ({}): the points whose child processes ended are "
+                                   "kept, the later ones are missing (a model without two batches falls back to the "
+                                   "analytic estimate below)",
+                                   manifest_status(run, "memory_host"));
   int threads = 0;
   for (auto& [c, rows] : run.select(names::kHostMemoryTraining, names::kPeakRssBytes))
     threads = std::max(threads, std::atoi(param_value(rows.front()->params, "threads").c_str()));
@@ -513,7 +505,8 @@ CapacityAnswer capacity_of(const RunData& run, const CapacityOptions& opt) {
   const Machine m = machine_of(run, threads);
   for (const zoo::ModelConfig& cfg : zoo::published_models()) a.models.push_back(zoo_model(run, cfg, m, a.usable_bytes, opt));
   if (!opt.model_csv.empty())
-    for (const UserModel& u : read_user_models(opt.model_csv)) a.models.push_back(user_model(u, m, a.usable_bytes, threads));
+    for (const UserModel& u : read_user_models(opt.model_csv))
+      a.models.push_back(user_model(u, m, achieved_rate(run, u.kind, threads), a.usable_bytes, threads));
   a.gpu_text = gpu_answer(run);
   return a;
 }

@@ -100,13 +100,28 @@ struct CapacityAnswer {
 };
 
 // A user's model by shape: one CSV row each. Columns name, params, activation_bytes_per_sample,
-// flops_per_sample (training: forward + backward, per sample). Strict: throws InputError naming
-// file and line (a missing column, an empty name, a number that is not positive and finite).
+// flops_per_sample (training: forward + backward, per sample), and optionally kind: dense
+// (default, also when empty), conv or transformer: which measured step rate its step time is
+// estimated at (achieved_rate). Strict: throws InputError naming file and line (a missing column,
+// an empty name, a number that is not positive and finite, an unknown kind).
 struct UserModel {
   std::string name;
   double params = 0, activation_bytes_per_sample = 0, flops_per_sample = 0;
+  std::string kind = "dense";
 };
 std::vector<UserModel> read_user_models(const std::string& path);
+
+// The GFLOP/s a LibTorch CPU training step of `kind` reached in this run (at `threads` where
+// measured there, else at any thread count, said so): dense: memory_host's reference MLP (its
+// gflops rows, model=mlp); conv: ResNet-50's step, transformer: BERT-base's (the zoo's training
+// flops per step / step_time, at the largest batch measured). A user model's step is estimated at
+// it: LibTorch's steps run far below the best GEMM (the 2048 x 8 MLP at about a seventh).
+// gflops NaN, with what is missing in text, when the run has no such step.
+struct StepRate {
+  double gflops = kNaN;
+  std::string text;  // the figure and where it comes from
+};
+StepRate achieved_rate(const RunData& run, const std::string& kind, int threads);
 
 CapacityAnswer capacity_of(const RunData& run, const CapacityOptions& opt = {});
 // Markdown: the section report.md shows, and what `rigcheck capacity` prints.
