@@ -198,7 +198,10 @@ Walk walk_transformer(const ModelConfig& c, int64_t b, int seq) {
     w.params += 2 * d;  // final LayerNorm
     w.act += tok * d;   // its input
     w.flops += 2.0 * tok * d * V;  // LM head, tied to the token embedding (no parameters)
-    w.act += tok * d + 2.0 * tok * V;  // head input, logits and log-softmax output
+    // Head input, logits and log-softmax output; at the start of the backward pass the loss's two
+    // gradients of that size (nll_loss's and log_softmax's) are live beside them: the peak. GPT-2
+    // at seq 64 measured 109 MB per sample from b16 to b150 (docs/performance.md, capacity).
+    w.act += tok * d + 4.0 * tok * V;
   }
   return w;
 }

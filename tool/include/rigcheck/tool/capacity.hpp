@@ -74,7 +74,9 @@ struct ModelCapacity {
   double params = 0;  // parameters the step updates
   std::vector<MemoryPoint> points;  // measured, by batch
   bool has_fit = false;
-  bool slope_analytic = false;  // the slope is the zoo's analytic activations (below the measured one)
+  bool slope_analytic = false;  // the slope is the zoo's analytic activations (not the measured one)
+  double measured_slope = kNaN;  // bytes per sample between the two largest regular batches
+  bool refined_by_check = false; // the limit is drawn from the line through the largest batch and the check
   LinearFit fit;
   double usable_bytes = kNaN;
   long limit_batch = -1;  // predicted largest batch (0: batch 1 does not fit; -1: unknown)
