@@ -32,7 +32,6 @@
 
 #include "rigcheck/models/resnet.hpp"
 #include "rigcheck/harness/harness.hpp"
-#include "rigcheck/harness/repetitions.hpp"
 #include "rigcheck/harness/names.hpp"
 
 #ifdef RIGCHECK_HAVE_DNNL
@@ -328,11 +327,6 @@ std::string isa_cap_from_env() {
   if (aten.empty() || dnnl.empty() || aten == dnnl) return aten.empty() ? "onednn_" + dnnl : (dnnl.empty() ? "aten_" + aten : aten);
   return "aten_" + aten + "+onednn_" + dnnl;
 }
-
-// 8 repetitions in the quick profile (5 elsewhere by default): E(n) is taken per pair, and its
-// interval is the median's distribution-free confidence interval, which from 6 pairs on leaves out
-// the most disturbed pair at either end (up to 5 it is the min and max).
-const bool reps_defaults = register_repetition_defaults({3, 8, 10}, {0.01, 0.2, 0.5});
 
 const bool scaling = register_benchmark(
     {names::kResnetTrainStep, "ResNet-50 training step (batch 16, 224x224, SGD momentum) at 1..cores threads",
