@@ -192,7 +192,8 @@ TEST(Capacity, SmallBatchSlopeUnderTheAnalyticOneIsNotKept) {
   const double b16 = 3.110e9, slow = 0.5 * an;
   s.host("gpt2", 8, 64, (b16 - 8 * slow) / kGiB);
   s.host("gpt2", 16, 64, b16 / kGiB);
-  const ModelCapacity& g = model_of(capacity_of(read_run(s.write())), "gpt2");
+  const CapacityAnswer a = capacity_of(read_run(s.write()));
+  const ModelCapacity& g = model_of(a, "gpt2");
   EXPECT_TRUE(g.slope_analytic);
   EXPECT_NEAR(g.fit.slope, an, 1);
   EXPECT_NEAR(g.measured_slope, slow, 1e3);
