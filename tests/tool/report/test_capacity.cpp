@@ -393,34 +393,31 @@ TEST(Capacity, UserModelStepAtTheMeasuredRateOfItsKind) {
   EXPECT_NE(achieved_rate(run, "dense", 1).text.find("measured at 2 threads, not at the step's 1"), std::string::npos);
 }
 
+// The InputError that reading `text` as a user-model CSV at `csv` throws (fails the test if none).
+static InputError user_models_error(const std::string& csv, const std::string& text) {
+  std::ofstream(csv) << text;
+  try {
+    read_user_models(csv);
+  } catch (const InputError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "accepted: " << text;
+  return InputError(csv, 0, "");
+}
+
 TEST(Capacity, BadModelCsvNamesFileAndLine) {
   const std::string csv = ::testing::TempDir() + "/bad-models-" + std::to_string(getpid()) + ".csv";
-  std::ofstream(csv) << "name,params,activation_bytes_per_sample,flops_per_sample\nok,1e6,1e6,1e6\nbad,-5,1e6,1e6\n";
-  try {
-    read_user_models(csv);
-    FAIL() << "negative params accepted";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.file(), csv);
-    EXPECT_EQ(e.line(), 3);
-    EXPECT_NE(e.reason().find("params"), std::string::npos) << e.reason();
-  }
+  const InputError neg = user_models_error(csv, "name,params,activation_bytes_per_sample,flops_per_sample\nok,1e6,1e6,1e6\nbad,-5,1e6,1e6\n");
+  EXPECT_EQ(neg.file(), csv);
+  EXPECT_EQ(neg.line(), 3);
+  EXPECT_NE(neg.reason().find("params"), std::string::npos) << neg.reason();
   std::ofstream(csv) << "name,params,flops_per_sample\nx,1,1\n";  // a column missing
   EXPECT_THROW(read_user_models(csv), InputError);
-  std::ofstream(csv) << "name,params,activation_bytes_per_sample,flops_per_sample,kind\nx,1,1,1,dense\ny,1,1,1,rnn\n";
-  try {
-    read_user_models(csv);
-    FAIL() << "an unknown kind accepted";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.line(), 3);
-    EXPECT_NE(e.reason().find("kind must be dense, conv or transformer, got 'rnn'"), std::string::npos) << e.reason();
-  }
-  std::ofstream(csv) << "name,params,activation_bytes_per_sample,flops_per_sample\nx,1,abc,1\n";
-  try {
-    read_user_models(csv);
-    FAIL() << "a word accepted as a number";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.line(), 2);
-  }
+  const InputError kind = user_models_error(
+      csv, "name,params,activation_bytes_per_sample,flops_per_sample,kind\nx,1,1,1,dense\ny,1,1,1,rnn\n");
+  EXPECT_EQ(kind.line(), 3);
+  EXPECT_NE(kind.reason().find("kind must be dense, conv or transformer, got 'rnn'"), std::string::npos) << kind.reason();
+  EXPECT_EQ(user_models_error(csv, "name,params,activation_bytes_per_sample,flops_per_sample\nx,1,abc,1\n").line(), 2);
 }
 
 TEST(Capacity, ReportHasTheSection) {
