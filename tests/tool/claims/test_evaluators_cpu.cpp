@@ -3,7 +3,7 @@
 // and predicts E(8), CPU-2 predicts the 16 -> 32 core gain and says why it is not measured, CPU-5
 // carries the model-level second evidence, and one usable core makes CPU-1 not_measurable.
 // Issue 18: predictions judged on their interval (inconclusive (predicted) when it straddles the
-// guide's figure), E(n) per pair of interleaved repetitions, and an efficiency above 105% never
+// guide's figure), E(n) from the fastest of interleaved repetitions, and an efficiency above 105% never
 // passing silently.
 #include <gtest/gtest.h>
 
@@ -84,18 +84,20 @@ TEST(CpuResnetReport, OneUsableCoreMakesCpu1NotMeasurable) {
   EXPECT_NE(v.reason.find("one usable core"), std::string::npos) << v.reason;
 }
 
-// Drift between repetitions (the 1-thread figure moves 2.0 -> 3.0 -> 2.9): per pair of interleaved
-// repetitions E(2) is 100, 90, 100%; the ratio of the medians would say 93.1% with an interval of
-// 67 to 145%. Without the interleaved param the same rows are not paired.
-TEST(CpuResnetReport, Cpu1TakesEfficiencyPerInterleavedPair) {
+// Drift between repetitions (the 1-thread figure moves 2.0 -> 3.0 -> 2.9): interleaved, E(2) is
+// taken from each side's fastest repetition, 5.8 / (2 x 3.0) = 96.7%, the interval putting either
+// side at its second fastest: [5.4 / 6.0, 5.8 / 5.8] = [90 to 100]. The ratio of the medians would
+// say 93.1% with an interval of 67 to 145%. Without the interleaved param the same rows are not
+// taken as sampled over the same minutes: the ratio of the medians.
+TEST(CpuResnetReport, Cpu1TakesEfficiencyFromTheFastestInterleavedSteps) {
   std::string dir = copy_fixture("resnet_synthetic");
   write_resnet(dir, {2.0, 3.0, 2.9}, {4.0, 5.4, 5.8}, true);
   const Verdict v = verdict_of(make_report(dir, quiet()), "CPU-1");
-  EXPECT_DOUBLE_EQ(v.measured.value, 100);
-  EXPECT_DOUBLE_EQ(v.measured.low, 90);
-  EXPECT_DOUBLE_EQ(v.measured.high, 100);
+  EXPECT_NEAR(v.measured.value, 100 * 5.8 / 6.0, 1e-9);
+  EXPECT_NEAR(v.measured.low, 90, 1e-9);
+  EXPECT_NEAR(v.measured.high, 100, 1e-9);
   EXPECT_EQ(v.measured.reps, 3);
-  EXPECT_NE(v.evidence.find("per pair of interleaved repetitions"), std::string::npos) << v.evidence;
+  EXPECT_NE(v.evidence.find("from each side's fastest of 3 interleaved repetitions"), std::string::npos) << v.evidence;
   // E(8) predicted from [90 to 100]: about 56 to 100%, straddling 85 - 5.
   EXPECT_EQ(v.verdict, Outcome::inconclusive) << v.reason;
   EXPECT_EQ(verdict_label(v), "inconclusive (predicted)");
@@ -107,7 +109,7 @@ TEST(CpuResnetReport, Cpu1TakesEfficiencyPerInterleavedPair) {
   line = line.substr(0, line.find("\nCPU-2,"));
   EXPECT_EQ(line.find("the measured interval lies"), std::string::npos) << line;
   EXPECT_NE(line.find(",\"E(8) = "), std::string::npos) << line;
-  // CPU-2 from the same pairs: a gain of about 20 to 100%, wholly above 10 + 2.
+  // CPU-2 from the same steps: a gain of about 20 to 100%, wholly above 10 + 2.
   const Verdict v2 = verdict_of(make_report(dir, quiet()), "CPU-2");
   EXPECT_EQ(verdict_label(v2), "refuted (predicted)") << v2.reason;
 
@@ -126,29 +128,30 @@ TEST(CpuResnetReport, Cpu1TakesEfficiencyPerInterleavedPair) {
   EXPECT_EQ(uline.find("the measured interval lies"), std::string::npos) << uline;
 }
 
-// Eight pairs, one of whose 1-thread steps was disturbed (4.0 images/s against 5.0: E(2) = 116% in
-// that pair; quick run 3 of issue 18 had such pairs). E(2)'s interval is the median's
-// distribution-free confidence interval (the second smallest and largest of 8 pairs, 93.0%), so
-// the predicted E(8) stays wholly under 85 - 5: refuted (predicted). With the pairs' min and max
-// ([88 to 116]) the prediction would reach 100% and the verdict would turn inconclusive.
-TEST(CpuResnetReport, OneDisturbedPairDoesNotDecideThePredictedInterval) {
+// Quick run 2 of issue 18's stability check (2026-12-04 13:38 UTC, the 2-vCPU VM), its images/s
+// per interleaved step: one 1-thread step slowed (4.53 against 5.02-5.35) made that pair's E(2)
+// 102.3%; the median over pairs with its interval [87.3 to 102.3] turned CPU-1 inconclusive where
+// runs 1 and 3 were refuted. From the fastest steps: 9.37 / (2 x 5.35) = 87.6% [87.5 to 89.7], and
+// the slowed step plays no part: refuted (predicted). Where the figure leans on one step (quick run
+// 3, 13:46: one 1-thread step at 5.36 against 4.18-4.89), the interval says so: [88.4 to 98.4], and
+// the prediction straddles 85 - 5.
+TEST(CpuResnetReport, OneDisturbedStepDoesNotDecideThePredictedInterval) {
   std::string dir = copy_fixture("resnet_synthetic");
-  write_resnet(dir, {5.0, 5.0, 5.0, 5.0, 5.0, 5.0, 5.0, 4.0}, {9.0, 8.9, 9.1, 9.0, 8.8, 9.2, 9.0, 9.3}, true);
+  write_resnet(dir, {5.02, 5.22, 5.13, 4.53, 5.35}, {9.37, 9.35, 9.18, 9.27, 9.35}, true);
   const Verdict v = verdict_of(make_report(dir, quiet()), "CPU-1");
-  EXPECT_DOUBLE_EQ(v.measured.value, 90);
-  EXPECT_NEAR(v.measured.low, 89, 1e-9);
-  EXPECT_NEAR(v.measured.high, 92, 1e-9);
-  EXPECT_EQ(v.measured.reps, 8);
+  EXPECT_NEAR(v.measured.value, 100 * 9.37 / (2 * 5.35), 1e-9);
+  EXPECT_NEAR(v.measured.low, 100 * 9.35 / (2 * 5.35), 1e-9);
+  EXPECT_NEAR(v.measured.high, 100 * 9.37 / (2 * 5.22), 1e-9);
+  EXPECT_EQ(v.measured.reps, 5);
   EXPECT_EQ(verdict_label(v), "refuted (predicted)") << v.reason;
-  EXPECT_NE(v.evidence.find("93.0% confidence interval: the second smallest and second largest"), std::string::npos)
-      << v.evidence;
-  // Five pairs: the interval is their min and max (93.75%).
-  std::string five = copy_fixture("resnet_synthetic");
-  write_resnet(five, {5.0, 5.0, 5.0, 5.0, 4.0}, {9.0, 8.9, 9.1, 9.0, 9.3}, true);
-  const Verdict f = verdict_of(make_report(five, quiet()), "CPU-1");
-  EXPECT_NEAR(f.measured.high, 116.25, 1e-9);
+  EXPECT_NE(v.evidence.find("the interval puts either side at its second fastest"), std::string::npos) << v.evidence;
+
+  std::string leans = copy_fixture("resnet_synthetic");
+  write_resnet(leans, {4.31, 4.77, 4.89, 4.18, 5.36}, {8.24, 9.33, 8.93, 9.48, 9.62}, true);
+  const Verdict f = verdict_of(make_report(leans, quiet()), "CPU-1");
+  EXPECT_NEAR(f.measured.value, 100 * 9.62 / (2 * 5.36), 1e-9);
+  EXPECT_NEAR(f.measured.high, 100 * 9.62 / (2 * 4.89), 1e-9);
   EXPECT_EQ(f.verdict, Outcome::inconclusive) << f.reason;
-  EXPECT_NE(f.evidence.find("93.8% confidence interval: the pairs' min and max"), std::string::npos) << f.evidence;
 }
 
 // The issue's third run: E(2) = 162% accepted as ok. Above 105% neither CPU-1 nor CPU-2 passes: both
@@ -163,7 +166,7 @@ TEST(CpuResnetReport, SuperlinearEfficiencyIsNeverTrustedSilently) {
   EXPECT_GT(v.measured.value, 150);
   EXPECT_TRUE(std::isnan(v.predicted));
   EXPECT_NE(v.reason.find("above 105%"), std::string::npos) << v.reason;
-  EXPECT_NE(v.reason.find("E(2) = 163.1%"), std::string::npos) << v.reason;
+  EXPECT_NE(v.reason.find("E(2) = 157.1%"), std::string::npos) << v.reason;  // 4.40 / (2 x 1.40)
   const Verdict& v2 = verdict_of(vs, "CPU-2");
   EXPECT_EQ(v2.verdict, Outcome::inconclusive);
   EXPECT_TRUE(std::isnan(v2.predicted));
