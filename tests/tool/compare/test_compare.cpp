@@ -296,3 +296,24 @@ TEST(Compare, OldRunFoldersAreRead) {
     EXPECT_EQ(c.requested.find("isa_cap="), std::string::npos) << c.requested;
   }
 }
+
+// Runs before 2026-12-04 wrote cpu_isa_avx2.csv and cpu_isa_native.csv (the same case names in
+// each); cpu_isa.csv now holds both sides, its cases ending /isa_cap_avx2 and /isa_cap_native.
+// data/renames.csv's source renames make an old run's cases the new ones' (one case each, matched),
+// where before they were four unmatched cases; a file with no rename keeps its own name.
+TEST(Compare, OldIsaFilesAreComparedAsTheNewOne) {
+  const std::string p = "primitive=matmul;dtype=f32;threads=2";
+  LoadedRun old_run = memory_run("old", {row("cpu_isa_avx2", "isa_primitives", "matmul_f32/m2048/t2", p + ";isa_cap=avx2", "gflops", "GFLOP/s", 0, 180),
+                                         row("cpu_isa_native", "isa_primitives", "matmul_f32/m2048/t2", p + ";isa_cap=native", "gflops", "GFLOP/s", 0, 330),
+                                         row("cpu_gemm", "gemm_matmul_f32", "m2048/t2", "threads=2", "gflops", "GFLOP/s", 0, 330)});
+  LoadedRun new_run = memory_run("new", {row("cpu_isa", "isa_primitives", "matmul_f32/m2048/t2/isa_cap_avx2", p + ";isa_cap=avx2", "gflops", "GFLOP/s", 0, 181),
+                                         row("cpu_isa", "isa_primitives", "matmul_f32/m2048/t2/isa_cap_native", p + ";isa_cap=native", "gflops", "GFLOP/s", 0, 331)});
+  std::set<std::string> old_keys, new_keys;
+  for (auto& [k, c] : old_run.cases) old_keys.insert(k);
+  for (auto& [k, c] : new_run.cases) new_keys.insert(k);
+  EXPECT_EQ(old_run.cases.size(), 3u);
+  for (const std::string& k : new_keys) EXPECT_TRUE(old_keys.count(k)) << k;
+  bool gemm = false;
+  for (auto& [k, c] : old_run.cases) gemm |= c.source == "cpu_gemm" && c.case_name == "m2048/t2";
+  EXPECT_TRUE(gemm);
+}

@@ -42,7 +42,7 @@ TEST(Renames, EveryRegistryNamesBenchmarksThatExist) {
     for (const std::string& b : p.benchmarks) EXPECT_TRUE(names.count(b)) << "plots.csv " << p.id << ": " << b;
   for (const char* f : {"params.csv", "metrics.csv"})
     for (const std::string& b : first_column(f))
-      if (b != "*") EXPECT_TRUE(names.count(b)) << f << ": " << b;
+      if (b != "*") { EXPECT_TRUE(names.count(b)) << f << ": " << b; }
   const Renames r = suite_renames();
   EXPECT_FALSE(r.empty());
   for (auto& [from, to] : r.benchmark) {
@@ -86,4 +86,16 @@ TEST(Renames, BadTablesAreRefusedWithFileAndLine) {
   refused("kind,old,new,why\nbench,a,b,\n", 2, "kind 'bench'");
   refused("kind,old,new,why\nbenchmark,a,b,\nbenchmark,a,c,\n", 3, "renamed twice");
   refused("kind,old,new,why\nmetric,a,a,\n", 2, "not a rename");
+  refused("kind,old,new,case_suffix,why\nbenchmark,a,b,/x,\n", 2, "only a source gets one");
+  refused("kind,old,new,case_suffix,why\nsource,a,c,/x,\nsource,b,c,/x,\n", 3, "their cases would merge");
+  refused("kind,old,new,case_suffix,why\nsource,a,c,/x,\nsource,a,d,/y,\n", 3, "renamed twice");
+  refused("kind,old,case_suffix,why\nsource,a,/x,\n", 1, "no column 'new'");
+  // Without the optional case_suffix column, as before; a source renamed with a suffix only is one.
+  EXPECT_EQ(read_renames(temp_file("renames_ok.csv", "kind,old,new,why\nmetric,a,b,\n")).metric.at("a"), "b");
+  const Renames r = read_renames(temp_file("renames_ok2.csv", "kind,old,new,case_suffix,why\nsource,a,a,/x,\n"));
+  ResultRow row;
+  row.source = "a", row.case_name = "c";
+  EXPECT_EQ(compared_as(r, row), std::make_pair(std::string("a"), std::string("c/x")));
+  row.source = "b";
+  EXPECT_EQ(compared_as(r, row), std::make_pair(std::string("b"), std::string("c")));
 }

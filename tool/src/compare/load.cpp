@@ -15,6 +15,7 @@
 #include "rigcheck/harness/fccp.hpp"
 #include "rigcheck/harness/paths.hpp"
 #include "rigcheck/tool/compare.hpp"
+#include "rigcheck/tool/renames.hpp"
 #include "rigcheck/tool/runner.hpp"
 
 namespace rigcheck {
@@ -141,16 +142,17 @@ void build_cases(LoadedRun& r, const CaseRules& rules) {
         else requested += (requested.empty() ? "" : ";") + k + "=" + v;
       }
     }
-    const std::string key = case_key(row.source, row.benchmark, row.case_name, requested);
+    const auto [source, case_name] = compared_as(suite_renames(), row);  // older folders under today's files
+    const std::string key = case_key(source, row.benchmark, case_name, requested);
     if (row.status == Status::mistrusted) {
       ++mistrusted[{key, row.metric}];
       continue;
     }
     CaseRun& c = r.cases[key];
     if (c.benchmark.empty()) {
-      c.source = row.source;
+      c.source = source;
       c.benchmark = row.benchmark;
-      c.case_name = row.case_name;
+      c.case_name = case_name;
       c.requested = requested;
       c.observed = observed;
       c.area = get(r.area_of, row.benchmark, "other");
