@@ -130,9 +130,11 @@ StepRate achieved_rate(const RunData& run, const std::string& kind, int threads)
 // This run's cost of first touching a 4 KiB page: memory_thp's thp_alloc rows
 // first_touch_us_per_page of pages=4k (the largest buffer measured, median over its repetitions).
 // A dense user model's step pays it beside the flops: glibc returns freed blocks of 32 MiB and more
-// (mmapped) and the top of its heap to the OS, so each step faults its activations in again
-// (docs/performance.md "capacity"). us_per_page NaN, with what is missing in text, when the run has
-// no such row: never a figure from elsewhere.
+// (mmapped) and the top of its heap to the OS, so each step faults pages in again. The term counts
+// the activations' pages: a calibration (two MLPs on the 2-vCPU VM within 15% in 8 of 8 rounds),
+// not this step's faults, which measured 1.5-4.4x that count (docs/performance.md "capacity").
+// us_per_page NaN, with what is missing in text, when the run has no such row: never a figure
+// from elsewhere.
 struct FirstTouchCost {
   double us_per_page = kNaN;
   std::string text;
