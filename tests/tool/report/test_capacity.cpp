@@ -393,6 +393,88 @@ TEST(Capacity, UserModelStepAtTheMeasuredRateOfItsKind) {
   EXPECT_NE(achieved_rate(run, "dense", 1).text.find("measured at 2 threads, not at the step's 1"), std::string::npos);
 }
 
+// A run with the reference MLP at 60 GFLOP/s (children at 50 and 70) and, with `thp`, memory_thp's
+// 4 KiB first-touch rows: the 1 GiB buffer at 10, 13 and 11 us per page (median 11), a smaller
+// buffer at 100 and the 2 MiB pages at 500 (neither to be taken). Synthetic figures.
+static std::string fault_run(bool thp) {
+  SyntheticRun s = machine_run();
+  for (int r = 0; r < 2; ++r)
+    s.row("memory_host.csv", "host_memory_training", "mlp/w1536/d4/b1536",
+          "model=mlp;width=1536;depth=4;batch=1536;seq=0;threads=2", "gflops", r ? 70 : 50, "GFLOP/s", r);
+  if (thp) {
+    const double us[] = {10, 13, 11};
+    for (int r = 0; r < 3; ++r) {
+      s.row("memory_thp.csv", "thp_alloc", "4k/1073741824", "pages=4k;bytes=1073741824;threads=1",
+            "first_touch_us_per_page", us[r], "us", r);
+      s.row("memory_thp.csv", "thp_alloc", "thp/1073741824", "pages=thp;bytes=1073741824;threads=1",
+            "first_touch_us_per_page", 500, "us", r);
+    }
+    s.row("memory_thp.csv", "thp_alloc", "4k/67108864", "pages=4k;bytes=67108864;threads=1", "first_touch_us_per_page",
+          100, "us");
+  }
+  const std::string dir = s.write();
+  // 1000 pages of activations per sample, 1 GFLOP per sample: at the limit the faults are a large
+  // part of the step.
+  std::ofstream(dir + "-faults.csv") << "name,params,activation_bytes_per_sample,flops_per_sample,kind\n"
+                                        "d,1e8,4096000,1e9,dense\nc,1e8,4096000,1e9,conv\n";
+  return dir;
+}
+
+// A dense user model's step: the flops at the reference MLP's rate PLUS its activations' pages at
+// this run's 4 KiB first-touch cost, both parts named; conv: no fault term (its rate is a
+// measured zoo step), said so.
+TEST(Capacity, DenseUserStepAddsItsPageFaultsAtThisRunsFirstTouchCost) {
+  const std::string dir = fault_run(true);
+  const RunData run = read_run(dir);
+  const FirstTouchCost ft = first_touch_cost(run);
+  EXPECT_DOUBLE_EQ(ft.us_per_page, 11);
+  EXPECT_NE(ft.text.find("11.00 us per 4 KiB page first touched (1024 MiB buffer, median of 3 repetition(s), 10.00 to "
+                         "13.00)"),
+            std::string::npos)
+      << ft.text;
+  CapacityOptions o;
+  o.model_csv = dir + "-faults.csv";
+  const CapacityAnswer a = capacity_of(run, o);
+  const ModelCapacity& d = model_of(a, "d");
+  ASSERT_GT(d.limit_batch, 0);
+  const double b = static_cast<double>(d.limit_batch);
+  const double compute = b * 1e9 / 60e9, faults = b * 1000 * 11e-6;
+  EXPECT_NEAR(d.step_s, compute + faults, 1e-9 * d.step_s) << d.step_basis;
+  EXPECT_NE(d.step_basis.find(fmt::format("model-based estimate: {:.4g} s = {:.4g} s of compute", compute + faults, compute)),
+            std::string::npos)
+      << d.step_basis;
+  EXPECT_NE(d.step_basis.find(fmt::format("+ {:.4g} s of page faults ({:.4g} pages of 4 KiB per step", faults, b * 1000)),
+            std::string::npos)
+      << d.step_basis;
+  EXPECT_NE(d.step_basis.find("at memory_thp's 11.00 us per 4 KiB page"), std::string::npos) << d.step_basis;
+  const ModelCapacity& c = model_of(a, "c");
+  const double rn = zoo::training_flops_per_step(zoo::resnet50(), 4) / 1.0;
+  EXPECT_NEAR(c.step_s, c.limit_batch * 1e9 / rn, 1e-9 * c.step_s);
+  EXPECT_NE(c.step_basis.find("+ 0 s of page faults (none for kind conv: its rate is a measured training step of the zoo, "
+                              "which already pays its own page faults)"),
+            std::string::npos)
+      << c.step_basis;
+}
+
+// Without memory_thp's rows the fault term is said to be missing, with the benchmark that gives
+// it, and the step is the compute part alone: no figure from elsewhere.
+TEST(Capacity, DenseUserStepWithoutMemoryThpSaysTheFaultTermIsMissing) {
+  const std::string dir = fault_run(false);
+  const RunData run = read_run(dir);
+  EXPECT_TRUE(std::isnan(first_touch_cost(run).us_per_page));
+  CapacityOptions o;
+  o.model_csv = dir + "-faults.csv";
+  const CapacityAnswer a = capacity_of(run, o);
+  const ModelCapacity& d = model_of(a, "d");
+  ASSERT_GT(d.limit_batch, 0);
+  EXPECT_NEAR(d.step_s, d.limit_batch * 1e9 / 60e9, 1e-9 * d.step_s) << d.step_basis;
+  EXPECT_NE(d.step_basis.find("+ 0 s of page faults (MISSING, not included"), std::string::npos) << d.step_basis;
+  EXPECT_NE(d.step_basis.find("no 4 KiB first-touch figure in this run (memory_thp's thp_alloc first_touch_us_per_page "
+                              "rows, pages=4k: rigcheck run --select memory_thp)"),
+            std::string::npos)
+      << d.step_basis;
+}
+
 // The InputError that reading `text` as a user-model CSV at `csv` throws (fails the test if none).
 static InputError user_models_error(const std::string& csv, const std::string& text) {
   std::ofstream(csv) << text;

@@ -366,7 +366,30 @@ ModelCapacity zoo_model(const RunData& run, const zoo::ModelConfig& cfg, const M
   return mc;
 }
 
-ModelCapacity user_model(const UserModel& u, const Machine& m, const StepRate& achieved, double usable, int threads) {
+// The page-fault part of a user model's step at `batch` (docs/performance.md "capacity"): dense:
+// its activations first touched again each step, activation bytes x batch / 4096 pages at this
+// run's first-touch cost (0 s, saying what is missing, without it); conv and transformer: none,
+// their rate is a measured zoo step that pays its own faults. `how` says which.
+double fault_seconds(const UserModel& u, int batch, bool measured_rate, const FirstTouchCost& ft, std::string& how) {
+  if (u.kind != "dense") {
+    how = measured_rate ? fmt::format("none for kind {}: its rate is a measured training step of the zoo, which already "
+                                      "pays its own page faults", u.kind)
+                        : fmt::format("none for kind {}", u.kind);
+    return 0;
+  }
+  const double pages = u.activation_bytes_per_sample * batch / 4096;
+  if (std::isnan(ft.us_per_page)) {
+    how = fmt::format("MISSING, not included: {:.4g} pages of activations per step, {}", pages, ft.text);
+    return 0;
+  }
+  how = fmt::format("{:.4g} pages of 4 KiB per step, {} B of activations per sample x batch {} / 4096, first touched "
+                    "again each step, at {}",
+                    pages, fmt_num(u.activation_bytes_per_sample), batch, ft.text);
+  return pages * ft.us_per_page * 1e-6;
+}
+
+ModelCapacity user_model(const UserModel& u, const Machine& m, const StepRate& achieved, const FirstTouchCost& ft,
+                         double usable, int threads) {
   ModelCapacity mc;
   mc.model = u.name;
   mc.basis = "model-based estimate";
@@ -392,7 +415,8 @@ ModelCapacity user_model(const UserModel& u, const Machine& m, const StepRate& a
     t += fmt::format(". Largest batch: **{}** (model-based estimate: {} of {} usable)", mc.limit_batch,
                      gib(mc.predicted_at_limit), gib(usable));
   // Step time at the limit: the flops at the rate a LibTorch training step of its kind reached in
-  // this run (achieved_rate), else at the best f32 GEMM, else at the f32 peak (upper bounds).
+  // this run (achieved_rate), else at the best f32 GEMM, else at the f32 peak (upper bounds); plus,
+  // for a dense model, the page faults of its activations (fault_seconds).
   double rate = achieved.gflops;
   std::string how = fmt::format("the measured {} step rate: {}", u.kind, achieved.text);
   if (std::isnan(rate) && !std::isnan(m.gemm))
@@ -402,10 +426,15 @@ ModelCapacity user_model(const UserModel& u, const Machine& m, const StepRate& a
     rate = peak_at(m, threads), how = fmt::format("the measured f32 FMA peak: an upper bound of the speed ({})", achieved.text);
   if (mc.limit_batch > 0 && !std::isnan(rate)) {
     mc.step_batch = static_cast<int>(mc.limit_batch);
-    mc.step_s = mc.step_batch * u.flops_per_sample / (rate * 1e9);
+    const double compute_s = mc.step_batch * u.flops_per_sample / (rate * 1e9);
+    std::string faults;
+    const double fault_s = fault_seconds(u, mc.step_batch, !std::isnan(achieved.gflops), ft, faults);
+    mc.step_s = compute_s + fault_s;
     mc.samples_per_s = mc.step_batch / mc.step_s;
-    mc.step_basis = fmt::format("model-based estimate: {:.4g} GFLOP per step at {} GFLOP/s ({})",
-                                mc.step_batch * u.flops_per_sample / 1e9, fmt_num(rate), how);
+    mc.step_basis = fmt::format("model-based estimate: {:.4g} s = {:.4g} s of compute ({:.4g} GFLOP per step at {} "
+                                "GFLOP/s, {}) + {:.4g} s of page faults ({})",
+                                mc.step_s, compute_s, mc.step_batch * u.flops_per_sample / 1e9, fmt_num(rate), how,
+                                fault_s, faults);
     fill_limits(mc, m, mc.step_batch * u.flops_per_sample, 2 * mc.predicted_at_limit, mc.step_s, mc.step_batch);
   } else {
     mc.step_basis = "no step time: " + (mc.limit_batch > 0 ? fmt::format("{}, and neither cpu_gemm nor cpu_peak measured "
@@ -522,9 +551,11 @@ CapacityAnswer capacity_of(const RunData& run, const CapacityOptions& opt) {
     for (auto& [t, v] : machine_of(run, 0).peak) threads = std::max(threads, t);
   const Machine m = machine_of(run, threads);
   for (const zoo::ModelConfig& cfg : zoo::published_models()) a.models.push_back(zoo_model(run, cfg, m, a.usable_bytes, opt));
-  if (!opt.model_csv.empty())
+  if (!opt.model_csv.empty()) {
+    const FirstTouchCost ft = first_touch_cost(run);
     for (const UserModel& u : read_user_models(opt.model_csv))
-      a.models.push_back(user_model(u, m, achieved_rate(run, u.kind, threads), a.usable_bytes, threads));
+      a.models.push_back(user_model(u, m, achieved_rate(run, u.kind, threads), ft, a.usable_bytes, threads));
+  }
   a.gpu_text = gpu_answer(run);
   return a;
 }

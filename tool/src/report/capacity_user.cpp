@@ -102,4 +102,25 @@ StepRate achieved_rate(const RunData& run, const std::string& kind, int threads)
   return r;
 }
 
+FirstTouchCost first_touch_cost(const RunData& run) {
+  FirstTouchCost f;
+  // By buffer size: the largest (1 GiB in quick and full; tiny's 64 MiB is a smaller sample).
+  std::map<double, std::vector<const ResultRow*>> by_bytes;
+  for (auto& [c, rows] : run.select(names::kThpAlloc, names::kFirstTouchUsPerPage, {{"pages", "4k"}}))
+    for (const ResultRow* r : rows) by_bytes[std::atof(param_value(r->params, "bytes").c_str())].push_back(r);
+  if (by_bytes.empty()) {
+    f.text = fmt::format("no 4 KiB first-touch figure in this run (memory_thp's {} {} rows, pages=4k: rigcheck run "
+                         "--select memory_thp)",
+                         names::kThpAlloc, names::kFirstTouchUsPerPage);
+    return f;
+  }
+  const auto& [bytes, rows] = *by_bytes.rbegin();
+  const Measured m = measure(rows);
+  f.us_per_page = m.value;
+  f.text = fmt::format("memory_thp's {} us per 4 KiB page first touched ({} MiB buffer, median of {} repetition(s), "
+                       "{} to {})",
+                       fmt_num(m.value), fmt_num(bytes / 1048576), m.reps, fmt_num(m.low), fmt_num(m.high));
+  return f;
+}
+
 }  // namespace rigcheck

@@ -117,13 +117,29 @@ std::vector<UserModel> read_user_models(const std::string& path);
 // measured there, else at any thread count, said so): dense: memory_host's reference MLP (its
 // gflops rows, model=mlp); conv: ResNet-50's step, transformer: BERT-base's (the zoo's training
 // flops per step / step_time, at the largest batch measured). A user model's step is estimated at
-// it: LibTorch's steps run far below the best GEMM (the 2048 x 8 MLP at about a seventh).
+// it: LibTorch's steps run far below the best GEMM (the 2048 x 8 MLP at about a seventh). A dense
+// model's step adds the page faults of its activations at first_touch_cost (below); conv and
+// transformer do not: their rates are measured zoo steps that pay their own faults.
 // gflops NaN, with what is missing in text, when the run has no such step.
 struct StepRate {
   double gflops = kNaN;
   std::string text;  // the figure and where it comes from
 };
 StepRate achieved_rate(const RunData& run, const std::string& kind, int threads);
+
+// This run's cost of first touching a 4 KiB page: memory_thp's thp_alloc rows
+// first_touch_us_per_page of pages=4k (the largest buffer measured, median over its repetitions).
+// A dense user model's step pays it beside the flops: glibc returns freed blocks of 32 MiB and more
+// (mmapped) and the top of its heap to the OS, so each step faults pages in again. The term counts
+// the activations' pages: a calibration (two MLPs on the 2-vCPU VM within 15% in 8 of 8 rounds),
+// not this step's faults, which measured 1.5-4.4x that count (docs/performance.md "capacity").
+// us_per_page NaN, with what is missing in text, when the run has no such row: never a figure
+// from elsewhere.
+struct FirstTouchCost {
+  double us_per_page = kNaN;
+  std::string text;
+};
+FirstTouchCost first_touch_cost(const RunData& run);
 
 CapacityAnswer capacity_of(const RunData& run, const CapacityOptions& opt = {});
 // Markdown: the section report.md shows, and what `rigcheck capacity` prints.
