@@ -233,6 +233,15 @@ TEST(Capacity, NearLimitCheckPointIsSetAgainstTheLineOfTheLargestBatches) {
   EXPECT_NEAR(lc.fit.slope / kGiB, (3.43 - 0.98) / 84, 1e-9);
   EXPECT_EQ(lc.limit_batch, static_cast<int>((18 - (0.98 - 16 * (3.43 - 0.98) / 84)) / ((3.43 - 0.98) / 84)));
   EXPECT_NE(lc.text.find("from the line through b16 and the near-limit check b100"), std::string::npos) << lc.text;
+  // The text gives the refined line's slope and, apart, the slope the check tested (bert_large's
+  // check of 2026-12-04 read "at the zoo's analytic activations per sample ... is smaller" beside
+  // the refined slope, which it was not).
+  EXPECT_NE(lc.text.find(fmt::format("+ {:.1f} MiB per sample (the line through b16 and the near-limit check b100; "
+                                     "the line the check tested: {:.1f} MiB per sample through b16, the zoo's analytic",
+                                     lc.fit.slope / 1048576, an / 1048576)),
+            std::string::npos)
+      << lc.text;
+  EXPECT_EQ(lc.text.find("is smaller"), std::string::npos) << lc.text;
   // A least-squares line over b2, b8 and b16 would have said 0.034 GiB per sample and +12% at b100.
   LinearFit all = fit_linear({{2, 0.5}, {8, 0.74}, {16, 0.98}});
   EXPECT_GT(all.at(100) / 3.43, 1.1);

@@ -238,6 +238,7 @@ ModelCapacity zoo_model(const RunData& run, const zoo::ModelConfig& cfg, const M
   mc.seq = seq < 0 ? (cfg.arch == zoo::Arch::bert || cfg.arch == zoo::Arch::gpt2 ? cfg.seq_len : 0) : seq;
   mc.estimate_b1 = zoo_estimate(cfg, 1, mc.seq);
   std::vector<MemoryPoint> regular, checks;  // each by batch, ascending
+  double tested_slope = 0;                    // the slope of the line a near-limit check tested
   if (seq >= 0)
     for (auto& [k, v] : peaks[seq]) {
       MemoryPoint p;
@@ -282,6 +283,7 @@ ModelCapacity zoo_model(const RunData& run, const zoo::ModelConfig& cfg, const M
       // The check is the measurement nearest the limit: the largest batch is then drawn from the
       // line through it and the largest regular batch (the check's error above is against the
       // line before it, which is what it tests).
+      tested_slope = mc.fit.slope;
       if (near.batch > hi.batch) {
         mc.fit = fit_linear({{double(hi.batch), hi.peak_bytes}, {double(near.batch), near.peak_bytes}});
         mc.refined_by_check = true;
@@ -320,13 +322,20 @@ ModelCapacity zoo_model(const RunData& run, const zoo::ModelConfig& cfg, const M
   std::string t;
   if (mc.has_fit) {
     const MemoryPoint &lo = regular[regular.size() - 2], &hi = regular.back();
+    const double line_slope = mc.refined_by_check ? tested_slope : mc.fit.slope;  // the line before any check
     t = fmt::format("peak RSS = {} + {:.1f} MiB per sample{} ({}{})", gib(mc.fit.intercept), mc.fit.slope / 1048576, seq_words,
-                    mc.slope_analytic
+                    mc.refined_by_check
+                        ? fmt::format("the line through b{} and the near-limit check b{}; the line the check tested: "
+                                      "{:.1f} MiB per sample through b{}{}; the slope measured from b{}: {:.1f} MiB",
+                                      hi.batch, mc.check_batch, line_slope / 1048576, hi.batch,
+                                      mc.slope_analytic ? ", the zoo's analytic activations per sample" : "", lo.batch,
+                                      mc.measured_slope / 1048576)
+                    : mc.slope_analytic
                         ? fmt::format("through the largest measured batch, b{}, at the zoo's analytic activations per "
                                       "sample: the slope measured from b{} is {} ({:.1f} MiB), {}",
-                                      hi.batch, lo.batch, mc.measured_slope > mc.fit.slope ? "larger" : "smaller",
+                                      hi.batch, lo.batch, mc.measured_slope > line_slope ? "larger" : "smaller",
                                       mc.measured_slope / 1048576,
-                                      mc.measured_slope > mc.fit.slope
+                                      mc.measured_slope > line_slope
                                           ? "still holding fixed costs that grow at small batches"
                                           : "under what large batches cost: the allocator still reuses freed memory "
                                             "at small batches")
