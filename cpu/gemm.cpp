@@ -1,7 +1,7 @@
 // cpu_gemm: thread scaling of f32 GEMM (claim CPU-1). oneDNN matmul and inner product (a fully
 // connected layer), plus oneDNN's and OpenBLAS's sgemm so the report can name the fastest GEMM
-// this machine offers. Parallel efficiency E(n) = X(n) / (n X(1)) is derived in the report, per
-// pair of repetitions: the thread counts of one size alternate (Case::interleave).
+// this machine offers. Parallel efficiency E(n) = X(n) / (n X(1)) is derived in the report from
+// each side's fastest repetition: the thread counts of one size alternate (Case::interleave).
 #include <fmt/format.h>
 
 #include "kernels.hpp"
@@ -33,7 +33,7 @@ std::vector<Case> square_cases(const CommonOptions& o, Make make) {
       c.work.bytes = 4.0 * 3 * s * s;  // compulsory traffic: A, B read and C written once
       c.threads = static_cast<int>(t);
       c.make = [s, t, make] { return make(s, static_cast<int>(t)); };
-      c.interleave = fmt::format("m{}", s);  // thread counts alternate per repetition (E(n) per pair)
+      c.interleave = fmt::format("m{}", s);  // thread counts alternate per repetition (E(n) from the fastest of each)
       cs.push_back(std::move(c));
     }
   return cs;

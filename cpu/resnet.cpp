@@ -335,7 +335,7 @@ const bool scaling = register_benchmark(
        for (int64_t t : default_threads(o)) {
          cs.push_back(make_case(Mode::train, shape(o), static_cast<int>(t), o, isa_cap_from_env()));
          // E(n) is a ratio of two thread counts: their steps alternate t1, t2, t1, t2... in this
-         // process (Case::interleave), and the report takes E(n) per pair of neighbouring steps.
+         // process (Case::interleave), and the report takes E(n) from each side's fastest step.
          cs.back().interleave = "threads";
        }
        return cs;
