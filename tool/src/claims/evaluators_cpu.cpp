@@ -1,6 +1,4 @@
 // Verdicts of the CPU claims (docs/claims.md section 1). One function per claim id.
-#include <algorithm>
-#include <array>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -15,6 +13,7 @@
 #include "rigcheck/tool/report.hpp"
 #include "rigcheck/tool/report_util.hpp"
 #include "rigcheck/harness/stats.hpp"
+#include "interleaved.hpp"
 #include "run_facts.hpp"
 
 namespace rigcheck {
@@ -29,19 +28,6 @@ struct Scaling {
   std::string what;                    // "gemm_matmul_f32 m=n=k=2048 (impl ...)"
 };
 
-// The repetitions of `rows` by repetition index, when every row says it ran interleaved (the
-// harness's Case::interleave) with the same key; empty otherwise.
-std::map<int, double> interleaved_reps(const std::vector<const ResultRow*>& rows, std::string& key) {
-  std::map<int, double> out;
-  for (const ResultRow* r : rows) {
-    const std::string k = param_value(r->params, "interleaved");
-    if (k.empty() || (!key.empty() && k != key) || r->repetition < 0 || out.count(r->repetition)) return {};
-    key = k;
-    out[r->repetition] = r->value;
-  }
-  return out;
-}
-
 // E(n) = X(n) / (n X(1)) in percent, from s.rate (which has n = 1). Where both thread counts ran
 // interleaved in one process (1 and n threads taking turns, so both sides were sampled over the
 // same minutes), E(n) is taken from each side's FASTEST repetition: interference on a shared VM
@@ -49,7 +35,7 @@ std::map<int, double> interleaved_reps(const std::vector<const ResultRow*>& rows
 // repetition is the least disturbed one (the rule of Python's timeit: "the lowest value gives a
 // lower bound for how fast your machine can run"). The interval moves one side to its second
 // fastest repetition: [X2(n) / (n X1(1)), X1(n) / (n X2(1))], how far the figure leans on a single
-// step. Eleven runs on the 2-vCPU VM of issue 18 (docs/performance.md "CPU-1 across runs") gave the
+// step. Eleven runs on the 2-vCPU VM of issue 18 (docs/performance.md "CPU-1 from the fastest steps") gave the
 // median of pair ratios 79.2-95.6% and these fastest-step ratios 81.3-93.8%: a disturbance rarely
 // hits both steps of a pair alike (a neighbour on one vCPU slows 2-thread steps only), so pairing
 // did not cancel it. Otherwise: the ratio of the medians, the interval from the rates' min and max
@@ -57,13 +43,13 @@ std::map<int, double> interleaved_reps(const std::vector<const ResultRow*>& rows
 void fill_efficiency(Scaling& s, const std::map<int, std::vector<const ResultRow*>>& rows_by_t) {
   const Measured& x1 = s.rate[1];
   std::string key;
-  const std::map<int, double> one = rows_by_t.count(1) ? interleaved_reps(rows_by_t.at(1), key) : std::map<int, double>{};
+  const std::map<int, double> one = rows_by_t.count(1) ? interleaved::reps(rows_by_t.at(1), key) : std::map<int, double>{};
   for (auto& [t, x] : s.rate) {
     Measured e;
     std::vector<double> a, b;  // the 1-thread and t-thread rates of the pairs
     if (!one.empty() && rows_by_t.count(t)) {
       std::string k = key;
-      for (auto& [rep, v] : interleaved_reps(rows_by_t.at(t), k))
+      for (auto& [rep, v] : interleaved::reps(rows_by_t.at(t), k))
         if (one.count(rep) && one.at(rep) > 0) a.push_back(one.at(rep)), b.push_back(v);
     }
     if (!a.empty()) {
@@ -404,12 +390,7 @@ struct IsaRatio {
   int pairs = 0;  // 0: not paired
 };
 IsaRatio isa_ratio(const std::vector<const ResultRow*>& capped, const std::vector<const ResultRow*>& native) {
-  std::string key;
-  const std::map<int, double> a = interleaved_reps(capped, key);
-  std::vector<double> ratios;
-  if (!a.empty())
-    for (auto& [rep, v] : interleaved_reps(native, key))
-      if (a.count(rep) && a.at(rep) > 0) ratios.push_back(v / a.at(rep));
+  const std::vector<double> ratios = interleaved::ratios(capped, native);
   IsaRatio r;
   if (!ratios.empty()) {
     const Summary sm = summarize(ratios);

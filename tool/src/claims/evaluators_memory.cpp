@@ -10,6 +10,7 @@
 #include "rigcheck/tool/report.hpp"
 #include "rigcheck/tool/report_util.hpp"
 #include "rigcheck/harness/stats.hpp"
+#include "interleaved.hpp"
 
 namespace rigcheck {
 namespace {
@@ -42,22 +43,13 @@ Measured gain(const Measured& a, const Measured& b) {
 // sides' ok rows carry the same `interleaved` key and share repetition indices; else nothing (n 0).
 Measured paired_gain(const RunData& run, const std::string& bench, const std::string& metric, const char* a_pages,
                      const char* b_pages) {
-  auto reps_of = [&](const char* pages, std::string& key) {
-    std::map<int, double> out;
-    for (auto& [cs, rows] : run.select(bench, metric, {{"pages", pages}}))
-      for (const ResultRow* r : rows) {
-        const std::string k = param_value(r->params, "interleaved");
-        if (k.empty() || (!key.empty() && k != key) || r->repetition < 0 || out.count(r->repetition)) return std::map<int, double>{};
-        key = k;
-        out[r->repetition] = r->value;
-      }
+  auto rows_of = [&](const char* pages) {
+    std::vector<const ResultRow*> out;
+    for (auto& [cs, rows] : run.select(bench, metric, {{"pages", pages}})) out.insert(out.end(), rows.begin(), rows.end());
     return out;
   };
-  std::string key;
-  const std::map<int, double> a = reps_of(a_pages, key), b = reps_of(b_pages, key);
-  std::vector<double> g;
-  for (auto& [rep, v] : a)
-    if (b.count(rep) && b.at(rep) > 0 && std::isfinite(v)) g.push_back(100 * (v / b.at(rep) - 1));
+  std::vector<double> g = interleaved::ratios(rows_of(b_pages), rows_of(a_pages));
+  for (double& x : g) x = 100 * (x - 1);
   Measured m;
   if (g.empty()) return m;
   Summary s = summarize(g);
