@@ -16,6 +16,7 @@ set(RIGCHECK_TOOL_SOURCES
   tool/src/report/capacity.cpp
   tool/src/report/capacity_render.cpp
   tool/src/report/capacity_user.cpp
+  tool/src/report/capacity_fit.cpp
   tool/src/claims/claims.cpp tool/src/claims/cache_model.cpp
   tool/src/compare/statistics.cpp tool/src/compare/load.cpp tool/src/compare/findings.cpp tool/src/compare/noise.cpp
   tool/src/compare/cross_run.cpp tool/src/compare/output.cpp tool/src/compare/compare.cpp tool/src/compare/history.cpp

@@ -4,6 +4,7 @@
 //
 //   memory_train_step --model bert_large --batch 32 [--seq 128] [--steps 2] [--threads N]
 //   memory_train_step --model mlp --width 4096 --depth 8 --batch 256   (not a zoo model: run_mlp)
+//   memory_train_step --model bert_large --batch 40 --seq 128 --layers 2   (a depth probe: 2 of its 24 layers)
 //
 // Two steps by default: the first creates the optimizer state (SGD momentum), the second runs
 // with it, so the peak holds weights + gradients + optimizer state + activations. The step is
@@ -119,6 +120,9 @@ int main(int argc, char** argv) {
   int width = 1024, depth = 4;
   app.add_option("--width", width, "--model mlp: hidden width")->check(CLI::PositiveNumber);
   app.add_option("--depth", depth, "--model mlp: hidden layers")->check(CLI::PositiveNumber);
+  int layers = 0;
+  app.add_option("--layers", layers, "transformers: build only this many layers (0 = the model's own)")
+      ->check(CLI::NonNegativeNumber);
   CLI11_PARSE(app, argc, argv);
   // Die with the parent (memory_host killed by the runner's timeout must not leave us running).
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -127,7 +131,9 @@ int main(int argc, char** argv) {
   try {
     torch::set_num_threads(threads);
     if (model == "mlp") return run_mlp(width, depth, batch, steps);
-    const rigcheck::zoo::ModelConfig cfg = rigcheck::zoo::config_by_name(model);
+    rigcheck::zoo::ModelConfig cfg = rigcheck::zoo::config_by_name(model);
+    if (layers > 0 && cfg.layers == 0) throw std::invalid_argument("--layers: " + model + " has no transformer layers to cut");
+    if (layers > 0) cfg.layers = layers;  // a depth probe (memory_host): the same layers, fewer of them
     std::printf("baseline_rss_bytes=%lld\n", status_bytes("VmRSS"));
     auto t0 = std::chrono::steady_clock::now();
     auto m = rigcheck::zoo::build_model(cfg);

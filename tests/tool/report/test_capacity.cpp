@@ -258,6 +258,78 @@ TEST(Capacity, NearLimitCheckPointIsSetAgainstTheLineOfTheLargestBatches) {
   EXPECT_NE(html.find("<details class=\"evidence\" id=\"capacity-light_cnn\">"), std::string::npos);
 }
 
+// Depth probes (memory_host: the model cut to 1 and 2 of its layers at a batch near the limit,
+// params layers/model_layers): the line runs through the largest regular batch and the probes'
+// peak extrapolated to all the model's layers, not at the analytic slope. Figures shaped like
+// BERT-large's at seq 128 on the 2-vCPU VM (b8 6.74 GiB; b40 cut to 1 and 2 layers 1.45 and 2.18
+// GiB; b40 whole 18.16 GiB, +24% over the analytic line).
+void bert_large_probe(SyntheticRun& s, int batch, int layers, double peak_gib) {
+  const std::string params = fmt::format("model=bert_large;batch={};seq=128;layers={};model_layers=24;threads=2", batch, layers);
+  const std::string cs = fmt::format("bert_large/b{}/s128/layers{}", batch, layers);
+  s.row("memory_host.csv", "host_memory_training", cs, params, "peak_rss_bytes", peak_gib * kGiB, "B");
+  s.row("memory_host.csv", "host_memory_training", cs, params, "step_time", 999, "s");  // not the model's step
+}
+
+TEST(Capacity, DepthProbesDrawTheLineThroughTheirExtrapolatedPeak) {
+  SyntheticRun s = machine_run();
+  s.files.clear();
+  s.host("bert_large", 2, 128, 4.72);
+  s.host("bert_large", 8, 128, 6.74, 18.5);
+  bert_large_probe(s, 40, 1, 1.45);
+  bert_large_probe(s, 40, 2, 2.18);
+  const std::string dir = s.write();
+  const ModelCapacity& bl = model_of(capacity_of(read_run(dir)), "bert_large");
+  const double whole = (2.18 + 22 * 0.73) * kGiB;  // 18.24 GiB
+  ASSERT_EQ(bl.probe.batch, 40);
+  EXPECT_NEAR(bl.probe.whole, whole, 1e3);
+  EXPECT_NEAR(bl.probe.per_layer, 0.73 * kGiB, 1e3);
+  EXPECT_FALSE(bl.slope_analytic);
+  EXPECT_NEAR(bl.fit.slope, (whole - 6.74 * kGiB) / 32, 1e-3);
+  EXPECT_NEAR(bl.fit.at(8), 6.74 * kGiB, 1);
+  EXPECT_EQ(bl.limit_batch, largest_batch(bl.fit, 18 * kGiB));
+  // The probes are no points of the model's own line, and their step is not the model's.
+  EXPECT_EQ(bl.points.size(), 2u);
+  EXPECT_EQ(bl.step_batch, 8);
+  EXPECT_DOUBLE_EQ(bl.step_s, 18.5);
+  EXPECT_NE(bl.text.find("b40's peak extrapolated to all 24 layers, 18.24 GiB, from the model cut to fewer there "
+                         "(1 layer(s) 1.45 GiB, 2 layer(s) 2.18 GiB: 0.73 GiB per layer)"),
+            std::string::npos)
+      << bl.text;
+  EXPECT_NE(bl.text.find("Nothing checks the line: b40 was measured cut to fewer layers, not whole"), std::string::npos)
+      << bl.text;
+  EXPECT_NE(bl.text.find("RIGCHECK_CAPACITY_CHECK=bert_large:40:128"), std::string::npos) << bl.text;
+
+  // The whole model measured there (a near-limit check): set against the probes' line, then the
+  // line through it.
+  for (int r = 0; r < 1; ++r)
+    s.row("memory_host.csv", "host_memory_training", "bert_large/b40/s128/check", "model=bert_large;batch=40;seq=128;threads=2",
+          "peak_rss_bytes", 18.16 * kGiB, "B", r);
+  const ModelCapacity& c = model_of(capacity_of(read_run(s.write())), "bert_large");
+  EXPECT_EQ(c.check_batch, 40);
+  EXPECT_NEAR(c.check_predicted, whole, 1e3);
+  EXPECT_NE(c.text.find(fmt::format("({:+.1f}%)", 100 * (18.16 * kGiB - whole) / whole)), std::string::npos) << c.text;
+  EXPECT_TRUE(c.refined_by_check);
+  EXPECT_NE(c.text.find("the line the check tested: "), std::string::npos) << c.text;
+  EXPECT_NE(c.text.find("through b8 and b40's peak extrapolated"), std::string::npos) << c.text;
+}
+
+// Probes that cannot draw a line are left alone: one depth only, or a batch not above the largest
+// regular one; the analytic slope then stays.
+TEST(Capacity, DepthProbesOfOneDepthOrASmallBatchAreNotUsed) {
+  SyntheticRun s = machine_run();
+  s.files.clear();
+  s.host("bert_large", 2, 128, 4.72);
+  s.host("bert_large", 8, 128, 6.74);
+  bert_large_probe(s, 40, 1, 1.45);  // one depth at b40
+  bert_large_probe(s, 8, 1, 0.9);    // two depths at b8: not above the regular points
+  bert_large_probe(s, 8, 2, 1.2);
+  const ModelCapacity& bl = model_of(capacity_of(read_run(s.write())), "bert_large");
+  EXPECT_EQ(bl.probe.batch, 0);
+  EXPECT_TRUE(bl.slope_analytic);
+  EXPECT_NEAR(bl.fit.slope, analytic_per_sample(zoo::bert_large(), 128), 1);
+  EXPECT_EQ(bl.text.find("extrapolated"), std::string::npos) << bl.text;
+}
+
 TEST(Capacity, ModelThatCannotFitAtBatchOneSaysSoWithItsEstimate) {
   SyntheticRun s = machine_run();
   CapacityAnswer a = capacity_of(read_run(s.write()));

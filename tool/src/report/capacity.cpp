@@ -5,7 +5,6 @@
 #include <array>
 #include <cmath>
 #include <map>
-#include <set>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -209,6 +208,45 @@ void limit_of(ModelCapacity& mc) {
   if (mc.limit_batch > 0) mc.predicted_at_limit = mc.fit.at(static_cast<double>(mc.limit_batch));
 }
 
+// The depth probes' extrapolated point in words (mc.probe.batch > 0).
+std::string probe_words(const ModelCapacity& mc) {
+  std::string depths;
+  for (auto& [l, v] : mc.probe.peak_by_layers) depths += fmt::format("{}{} layer(s) {}", depths.empty() ? "" : ", ", l, gib(v));
+  return fmt::format("b{}'s peak extrapolated to all {} layers, {}, from the model cut to fewer there ({}: {:.2f} GiB per "
+                     "layer); the zoo's analytic activations per sample are {:.1f} MiB (live tensors: glibc's heap keeps "
+                     "freed ones of under 32 MiB resident)",
+                     mc.probe.batch, mc.probe.model_layers, gib(mc.probe.whole), depths, mc.probe.per_layer / kGiB,
+                     mc.analytic_slope / 1048576);
+}
+
+// The line in words: its figures and where its slope comes from (the line a near-limit check
+// tested, then the refined one), without the closing parenthesis.
+std::string line_words(const ModelCapacity& mc, const MemoryPoint& lo, const MemoryPoint& hi, double tested_slope,
+                       const std::string& seq_words) {
+  const double mib = 1048576;
+  std::string why;
+  if (mc.refined_by_check)
+    why = fmt::format("the line through b{} and the near-limit check b{}; the line the check tested: {:.1f} MiB per sample "
+                      "through b{}{}; the slope measured from b{}: {:.1f} MiB",
+                      hi.batch, mc.check_batch, tested_slope / mib, hi.batch,
+                      mc.probe.batch > 0 ? " and " + probe_words(mc)
+                      : mc.slope_analytic ? ", the zoo's analytic activations per sample" : "",
+                      lo.batch, mc.measured_slope / mib);
+  else if (mc.probe.batch > 0)
+    why = fmt::format("the line through b{} and {}; the slope measured from b{}: {:.1f} MiB", hi.batch, probe_words(mc),
+                      lo.batch, mc.measured_slope / mib);
+  else if (mc.slope_analytic)
+    why = fmt::format("through the largest measured batch, b{}, at the zoo's analytic activations per sample: the slope "
+                      "measured from b{} is {} ({:.1f} MiB), {}",
+                      hi.batch, lo.batch, mc.measured_slope > tested_slope ? "larger" : "smaller", mc.measured_slope / mib,
+                      mc.measured_slope > tested_slope ? "still holding fixed costs that grow at small batches"
+                                                       : "under what large batches cost: the allocator still reuses "
+                                                         "freed memory at small batches");
+  else
+    why = fmt::format("the line through the two largest measured batches, b{} and b{}", lo.batch, hi.batch);
+  return fmt::format("peak RSS = {} + {:.1f} MiB per sample{} ({}", gib(mc.fit.intercept), mc.fit.slope / mib, seq_words, why);
+}
+
 ModelCapacity zoo_model(const RunData& run, const zoo::ModelConfig& cfg, const Machine& machine_any, double usable,
                         const CapacityOptions&) {
   ModelCapacity mc;
@@ -226,11 +264,13 @@ ModelCapacity zoo_model(const RunData& run, const zoo::ModelConfig& cfg, const M
   };
   for (auto& [c, rows] : run.select(names::kHostMemoryTraining, names::kPeakRssBytes, {{"model", cfg.name}}))
     for (const ResultRow* r : rows) {
+      if (is_depth_probe(*r)) continue;  // depth_probe() reads them
       peaks[std::atoi(param_value(r->params, "seq", "0").c_str())][key(r)].push_back(r->value);
       threads = std::max(threads, std::atoi(param_value(r->params, "threads").c_str()));
     }
   for (auto& [c, rows] : run.select(names::kHostMemoryTraining, names::kStepTime, {{"model", cfg.name}}))
-    for (const ResultRow* r : rows) steps[std::atoi(param_value(r->params, "seq", "0").c_str())][key(r)].push_back(r->value);
+    for (const ResultRow* r : rows)
+      if (!is_depth_probe(*r)) steps[std::atoi(param_value(r->params, "seq", "0").c_str())][key(r)].push_back(r->value);
   mc.threads = threads;
   int seq = -1;
   for (auto& [s, by_b] : peaks)
@@ -266,11 +306,19 @@ ModelCapacity zoo_model(const RunData& run, const zoo::ModelConfig& cfg, const M
     // 62.4 from b8 to b16, analytic 44.5, within 8% at b200. Where the zoo has the model, its
     // analytic slope, the line kept through the largest measured point.
     const double analytic = zoo_estimate(cfg, 2, mc.seq) - zoo_estimate(cfg, 1, mc.seq);
+    mc.analytic_slope = analytic;
     mc.measured_slope = mc.fit.slope;
     if (analytic > 0 && std::fabs(analytic - mc.fit.slope) > 1e-9 * analytic) {
       mc.fit.slope = analytic;
       mc.fit.intercept = hi.peak_bytes - analytic * hi.batch;
       mc.slope_analytic = true;
+    }
+    // Depth probes measured near the limit: the allocator's real cost there, not the analytic one
+    // (BERT-large b40, seq 128: +24% over it, within 0.0% extrapolated from one and two layers).
+    mc.probe = depth_probe(run, cfg.name, mc.seq, cfg.layers, hi.batch);
+    if (mc.probe.batch > 0) {
+      mc.fit = fit_linear({{double(hi.batch), hi.peak_bytes}, {double(mc.probe.batch), mc.probe.whole}});
+      mc.slope_analytic = false;
     }
     mc.has_fit = true;
     mc.basis = "measured fit";
@@ -321,29 +369,12 @@ ModelCapacity zoo_model(const RunData& run, const zoo::ModelConfig& cfg, const M
   // The answer in words.
   std::string t;
   if (mc.has_fit) {
-    const MemoryPoint &lo = regular[regular.size() - 2], &hi = regular.back();
-    const double line_slope = mc.refined_by_check ? tested_slope : mc.fit.slope;  // the line before any check
-    t = fmt::format("peak RSS = {} + {:.1f} MiB per sample{} ({}{})", gib(mc.fit.intercept), mc.fit.slope / 1048576, seq_words,
-                    mc.refined_by_check
-                        ? fmt::format("the line through b{} and the near-limit check b{}; the line the check tested: "
-                                      "{:.1f} MiB per sample through b{}{}; the slope measured from b{}: {:.1f} MiB",
-                                      hi.batch, mc.check_batch, line_slope / 1048576, hi.batch,
-                                      mc.slope_analytic ? ", the zoo's analytic activations per sample" : "", lo.batch,
-                                      mc.measured_slope / 1048576)
-                    : mc.slope_analytic
-                        ? fmt::format("through the largest measured batch, b{}, at the zoo's analytic activations per "
-                                      "sample: the slope measured from b{} is {} ({:.1f} MiB), {}",
-                                      hi.batch, lo.batch, mc.measured_slope > line_slope ? "larger" : "smaller",
-                                      mc.measured_slope / 1048576,
-                                      mc.measured_slope > line_slope
-                                          ? "still holding fixed costs that grow at small batches"
-                                          : "under what large batches cost: the allocator still reuses freed memory "
-                                            "at small batches")
-                        : fmt::format("the line through the two largest measured batches, b{} and b{}", lo.batch, hi.batch),
-                    regular.size() > 2 ? fmt::format("; {} smaller batch(es) measured, left out: small batches sit "
-                                                     "below the line the larger ones follow",
-                                                     regular.size() - 2)
-                                       : "");
+    t = line_words(mc, regular[regular.size() - 2], regular.back(), mc.refined_by_check ? tested_slope : mc.fit.slope,
+                   seq_words) +
+        (regular.size() > 2 ? fmt::format("; {} smaller batch(es) measured, left out: small batches sit below the line "
+                                          "the larger ones follow)",
+                                          regular.size() - 2)
+                            : ")");
   } else {
     t = fmt::format("{} measured batch{}{}: no line can be fitted; the zoo's analytic estimate instead (weights, "
                     "gradients, momentum, activations; not measured): {} at batch 1, {} per sample",
@@ -367,6 +398,10 @@ ModelCapacity zoo_model(const RunData& run, const zoo::ModelConfig& cfg, const M
                      gib(mc.check_measured), gib(mc.check_predicted),
                      checks.empty() ? "the line of the two batches below it" : "the line",
                      100 * (mc.check_measured - mc.check_predicted) / mc.check_predicted);
+  else if (mc.has_fit && mc.probe.batch > 0)
+    t += fmt::format(". Nothing checks the line: b{} was measured cut to fewer layers, not whole (a near-limit check: "
+                     "memory_host --profile full, or RIGCHECK_CAPACITY_CHECK={}:{}{})",
+                     mc.probe.batch, mc.model, mc.probe.batch, mc.seq > 0 ? fmt::format(":{}", mc.seq) : "");
   else if (mc.has_fit)
     t += fmt::format(". Nothing checks the line: exactly two batches measured ({}) and no near-limit check point "
                      "(memory_host --profile full, or RIGCHECK_CAPACITY_CHECK)",
@@ -494,38 +529,6 @@ std::string gpu_answer(const RunData& run) {
 }
 
 }  // namespace
-
-LinearFit fit_linear(const std::vector<std::pair<double, double>>& xy) {
-  std::set<double> xs;
-  for (auto& p : xy) xs.insert(p.first);
-  if (xs.size() < 2) throw std::invalid_argument("fit_linear: fewer than two distinct x values");
-  const double n = static_cast<double>(xy.size());
-  double sx = 0, sy = 0;
-  for (auto& [x, y] : xy) sx += x, sy += y;
-  const double mx = sx / n, my = sy / n;
-  double sxx = 0, sxy = 0, syy = 0;
-  for (auto& [x, y] : xy) sxx += (x - mx) * (x - mx), sxy += (x - mx) * (y - my), syy += (y - my) * (y - my);
-  LinearFit f;
-  f.slope = sxy / sxx;
-  f.intercept = my - f.slope * mx;
-  f.points = static_cast<int>(xs.size());
-  double ssr = 0;
-  for (auto& [x, y] : xy) ssr += (y - f.at(x)) * (y - f.at(x));
-  f.r2 = syy > 0 ? 1 - ssr / syy : 1;
-  return f;
-}
-
-long largest_batch(const LinearFit& fit, double usable) {
-  if (fit.at(1) > usable) return 0;
-  if (!(fit.slope > 0)) return -1;
-  // A fit of hostile or degenerate figures (a NaN, an infinite intercept) draws no limit rather
-  // than a cast out of range.
-  const double q = std::floor((usable - fit.intercept) / fit.slope);
-  if (!std::isfinite(q)) return -1;
-  long b = static_cast<long>(std::clamp(q, 1.0, 1e12));
-  while (b > 1 && fit.at(static_cast<double>(b)) > usable) --b;  // rounding
-  return std::max(1L, b);
-}
 
 CapacityAnswer capacity_of(const RunData& run, const CapacityOptions& opt) {
   CapacityAnswer a;

@@ -7,11 +7,16 @@
 //
 // The method (docs/methodology.md "capacity"):
 //  - host RAM: the peak RSS rows of memory_host (one child process per model/batch), per model
-//    the median per batch, a least-squares line peak = a + b x batch over the measured batches
-//    (two or more; with exactly two the line passes through both and nothing checks it); the
-//    largest batch whose predicted peak fits in the usable memory: the inventory's total memory
-//    less a safety margin (10%, at least 2 GiB). The point nearest the limit is compared with the
-//    line fitted to the OTHER points (an out-of-sample check) where three or more batches exist.
+//    the median per batch, a line peak = a + b x batch through the largest measured batch (smaller
+//    ones sit under the line larger ones follow); the largest batch whose predicted peak fits in
+//    the usable memory: the inventory's total memory less a safety margin (10%, at least 2 GiB).
+//    Without a near-limit check, the largest point is compared with the line of the two below it
+//    where three or more batches exist.
+//  - the line's slope: through the largest measured batch at the zoo's analytic activations per
+//    sample; where depth probes were measured at a larger batch (transformers: the model cut to
+//    one and two of its layers, DepthProbe), through their peak extrapolated to all its layers; a
+//    near-limit check (the whole model, case .../check) is set against that line, then the line
+//    runs through it.
 //  - a model with fewer than two measured batches gets the zoo's analytic estimate instead,
 //    labelled so; a model whose batch 1 does not fit says so with its estimate.
 //  - step time: the step_time rows of memory_host (the child's last training step), at the
@@ -23,6 +28,7 @@
 //    io_dataloader's pipeline delivered; with the comm area, the all-reduce time of the model's
 //    gradient (params x 4 B) against the step time. The first bottleneck: the largest share.
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -66,6 +72,26 @@ struct MemoryPoint {
   bool check = false;        // a near-limit check point (case name .../check): not in the fit
 };
 
+// Depth probes (memory_host, the full profile or RIGCHECK_CAPACITY_PROBE): a transformer cut to a
+// few of its layers (rows with params layers and model_layers), at one batch near the limit. Its
+// whole peak there: the least-squares line of the probes' peaks (median per depth) against the
+// depth, at all its layers. glibc keeps freed tensors of under 32 MiB resident in its heap, which
+// the zoo's analytic activations (live tensors) do not count: BERT-large b40 at seq 128 measured
+// +24.1% over the analytic line, 4.4% under the line through its probes at b39 (one and two of its
+// 24 layers); BERT-base and GPT-2 at seq 64 0.8% and 5.1% under (docs/performance.md "capacity:
+// depth probes").
+struct DepthProbe {
+  int batch = 0;  // 0: no batch above the regular points was probed at two depths
+  int model_layers = 0;
+  std::map<int, double> peak_by_layers;  // layers -> median peak
+  double per_layer = kNaN;               // bytes per layer at this batch
+  double whole = kNaN;                   // the extrapolated peak of the whole model
+};
+// A peak_rss_bytes row of a depth probe (param layers > 0): not a point of the model's own line.
+bool is_depth_probe(const ResultRow& r);
+// The largest batch above `above_batch` probed at two depths or more of `model` at `seq`.
+DepthProbe depth_probe(const RunData& run, const std::string& model, int seq, int model_layers, int above_batch);
+
 struct ModelCapacity {
   std::string model;
   std::string basis;  // "measured fit", "analytic estimate (not measured)", "model-based estimate"
@@ -77,6 +103,8 @@ struct ModelCapacity {
   bool slope_analytic = false;  // the slope is the zoo's analytic activations (not the measured one)
   double measured_slope = kNaN;  // bytes per sample between the two largest regular batches
   bool refined_by_check = false; // the limit is drawn from the line through the largest batch and the check
+  DepthProbe probe;              // batch > 0: the line runs through the probes' extrapolated peak
+  double analytic_slope = kNaN;  // the zoo's activations per sample (bytes)
   LinearFit fit;
   double usable_bytes = kNaN;
   long limit_batch = -1;  // predicted largest batch (0: batch 1 does not fit; -1: unknown)
