@@ -278,7 +278,8 @@ TEST(Capacity, DepthProbesDrawTheLineThroughTheirExtrapolatedPeak) {
   bert_large_probe(s, 40, 1, 1.45);
   bert_large_probe(s, 40, 2, 2.18);
   const std::string dir = s.write();
-  const ModelCapacity& bl = model_of(capacity_of(read_run(dir)), "bert_large");
+  const CapacityAnswer a = capacity_of(read_run(dir));  // kept: model_of returns a reference into it
+  const ModelCapacity& bl = model_of(a, "bert_large");
   const double whole = (2.18 + 22 * 0.73) * kGiB;  // 18.24 GiB
   ASSERT_EQ(bl.probe.batch, 40);
   EXPECT_NEAR(bl.probe.whole, whole, 1e3);
@@ -304,7 +305,8 @@ TEST(Capacity, DepthProbesDrawTheLineThroughTheirExtrapolatedPeak) {
   for (int r = 0; r < 1; ++r)
     s.row("memory_host.csv", "host_memory_training", "bert_large/b40/s128/check", "model=bert_large;batch=40;seq=128;threads=2",
           "peak_rss_bytes", 18.16 * kGiB, "B", r);
-  const ModelCapacity& c = model_of(capacity_of(read_run(s.write())), "bert_large");
+  const CapacityAnswer checked = capacity_of(read_run(s.write()));
+  const ModelCapacity& c = model_of(checked, "bert_large");
   EXPECT_EQ(c.check_batch, 40);
   EXPECT_NEAR(c.check_predicted, whole, 1e3);
   EXPECT_NE(c.text.find(fmt::format("({:+.1f}%)", 100 * (18.16 * kGiB - whole) / whole)), std::string::npos) << c.text;
@@ -323,7 +325,8 @@ TEST(Capacity, DepthProbesOfOneDepthOrASmallBatchAreNotUsed) {
   bert_large_probe(s, 40, 1, 1.45);  // one depth at b40
   bert_large_probe(s, 8, 1, 0.9);    // two depths at b8: not above the regular points
   bert_large_probe(s, 8, 2, 1.2);
-  const ModelCapacity& bl = model_of(capacity_of(read_run(s.write())), "bert_large");
+  const CapacityAnswer a = capacity_of(read_run(s.write()));
+  const ModelCapacity& bl = model_of(a, "bert_large");
   EXPECT_EQ(bl.probe.batch, 0);
   EXPECT_TRUE(bl.slope_analytic);
   EXPECT_NEAR(bl.fit.slope, analytic_per_sample(zoo::bert_large(), 128), 1);
