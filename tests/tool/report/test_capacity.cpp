@@ -456,10 +456,12 @@ TEST(Capacity, UserModelStepAtTheMeasuredRateOfItsKind) {
   CapacityAnswer a = capacity_of(run, o);
   const ModelCapacity& d = model_of(a, "d");
   EXPECT_NEAR(d.step_s, d.limit_batch * 1e9 / 60e9, 1e-9);  // not at the GEMM's 400
-  EXPECT_NE(d.step_basis.find("the measured dense step rate: 60.00 GFLOP/s, the training step of memory_host's reference "
-                              "MLP (width 1536, depth 4, batch 1536; median of 2 child process(es))"),
+  EXPECT_NE(d.step_basis.find("at 60.00 GFLOP/s, the measured dense step rate, the training step of memory_host's "
+                              "reference MLP (width 1536, depth 4, batch 1536; median of 2 child process(es))"),
             std::string::npos)
       << d.step_basis;
+  // The rate is said once (it read "at 60.00 GFLOP/s, the measured dense step rate: 60.00 GFLOP/s").
+  EXPECT_EQ(d.step_basis.find("60.00 GFLOP/s", d.step_basis.find("60.00 GFLOP/s") + 1), std::string::npos) << d.step_basis;
   EXPECT_NEAR(model_of(a, "e").step_s, d.step_s, 1e-12);  // an empty kind is dense
   // conv: ResNet-50's step at its largest measured batch (b4 in 1.0 s).
   const double rn = zoo::training_flops_per_step(zoo::resnet50(), 4) / 1.0;

@@ -462,7 +462,7 @@ ModelCapacity user_model(const UserModel& u, const Machine& m, const StepRate& a
   // this run (achieved_rate), else at the best f32 GEMM, else at the f32 peak (upper bounds); plus,
   // for a dense model, the page faults of its activations (fault_seconds).
   double rate = achieved.gflops;
-  std::string how = fmt::format("the measured {} step rate: {}", u.kind, achieved.text);
+  std::string how = fmt::format("the measured {} step rate, {}", u.kind, achieved.source);
   if (std::isnan(rate) && !std::isnan(m.gemm))
     rate = m.gemm, how = fmt::format("the best f32 GEMM measured, {}: an upper bound of the speed, LibTorch's training "
                                      "steps reach a fraction of it ({})", m.gemm_text, achieved.text);

@@ -74,10 +74,10 @@ StepRate achieved_rate(const RunData& run, const std::string& kind, int threads)
     const Measured m = measure(use);
     const std::string& p = use.front()->params;
     r.gflops = m.value;
-    r.text = fmt::format("{} GFLOP/s, the training step of memory_host's reference MLP (width {}, depth {}, batch {}; "
-                         "median of {} child process(es){})",
-                         fmt_num(m.value), param_value(p, "width"), param_value(p, "depth"), param_value(p, "batch"),
-                         m.reps, where);
+    r.source = fmt::format("the training step of memory_host's reference MLP (width {}, depth {}, batch {}; median of {} "
+                           "child process(es){})",
+                           param_value(p, "width"), param_value(p, "depth"), param_value(p, "batch"), m.reps, where);
+    r.text = fmt::format("{} GFLOP/s, {}", fmt_num(m.value), r.source);
     return r;
   }
   const std::string model = kind == "conv" ? "resnet50" : "bert_base";
@@ -97,8 +97,9 @@ StepRate achieved_rate(const RunData& run, const std::string& kind, int threads)
   const double step = measure(largest->second).value;
   const double flops = zoo::training_flops_per_step(zoo::config_by_name(model), batch, seq);
   r.gflops = flops / step / 1e9;
-  r.text = fmt::format("{} GFLOP/s, {}'s measured training step at batch {}{} ({:.4g} GFLOP in {} s{})", fmt_num(r.gflops),
-                       model, batch, seq > 0 ? fmt::format(", seq {}", seq) : "", flops / 1e9, fmt_num(step), where);
+  r.source = fmt::format("{}'s measured training step at batch {}{} ({:.4g} GFLOP in {} s{})", model, batch,
+                         seq > 0 ? fmt::format(", seq {}", seq) : "", flops / 1e9, fmt_num(step), where);
+  r.text = fmt::format("{} GFLOP/s, {}", fmt_num(r.gflops), r.source);
   return r;
 }
 

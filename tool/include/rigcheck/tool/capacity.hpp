@@ -151,7 +151,8 @@ std::vector<UserModel> read_user_models(const std::string& path);
 // gflops NaN, with what is missing in text, when the run has no such step.
 struct StepRate {
   double gflops = kNaN;
-  std::string text;  // the figure and where it comes from
+  std::string text;    // the figure and where it comes from
+  std::string source;  // where it comes from alone (measured rates)
 };
 StepRate achieved_rate(const RunData& run, const std::string& kind, int threads);
 
