@@ -92,7 +92,7 @@ constexpr double kKeepFreeBytes = 4 * kGiB;  // left free beside the check's pre
 // The depths a transformer's probes cut it to (rigcheck capacity extrapolates the peak in depth from
 // them to all its layers): the whole model measured 0.8% under that at BERT-base b200 (seq 64),
 // 0.0% and 4.4% under at BERT-large b40 (seq 128), 5.1% under at GPT-2 b150 (seq 64), against +7.9%,
-// +24.1% and +11.1% over the analytic line (docs/performance.md "capacity: depth probes").
+// +24.1% and +11.1% over the analytic line (docs/performance.md "Depth probes").
 constexpr std::array<int, 2> kProbeLayers = {1, 2};
 
 zoo::MemoryEstimate estimate_of(const std::string& model, int batch, int seq, int layers = 0);
@@ -153,7 +153,9 @@ double med(std::vector<double> v) {
 // What rigcheck capacity draws for `model` from the points measured so far (its rule, the same
 // figures): the line through the largest regular batch at the zoo's analytic activations per
 // sample, or, once depth probes were measured at a larger batch, through that batch's peak
-// extrapolated in depth to all the model's layers. Skip with the reason when there is none.
+// extrapolated in depth to all the model's layers (through the two deepest probes: capacity's
+// least squares over the depths is the same line for kProbeLayers' two). Skip with the reason
+// when there is none.
 struct Line {
   double icpt = 0, slope = 0;
   int lo = 0, hi = 0;          // the two largest regular batches

@@ -78,8 +78,8 @@ struct MemoryPoint {
 // depth, at all its layers. glibc keeps freed tensors of under 32 MiB resident in its heap, which
 // the zoo's analytic activations (live tensors) do not count: BERT-large b40 at seq 128 measured
 // +24.1% over the analytic line, 4.4% under the line through its probes at b39 (one and two of its
-// 24 layers); BERT-base and GPT-2 at seq 64 0.8% and 5.1% under (docs/performance.md "capacity:
-// depth probes").
+// 24 layers); BERT-base and GPT-2 at seq 64 0.8% and 5.1% under (docs/performance.md "Depth
+// probes").
 struct DepthProbe {
   int batch = 0;  // 0: no batch above the regular points was probed at two depths
   int model_layers = 0;
