@@ -277,8 +277,7 @@ TEST(Capacity, DepthProbesDrawTheLineThroughTheirExtrapolatedPeak) {
   s.host("bert_large", 8, 128, 6.74, 18.5);
   bert_large_probe(s, 40, 1, 1.45);
   bert_large_probe(s, 40, 2, 2.18);
-  const std::string dir = s.write();
-  const CapacityAnswer a = capacity_of(read_run(dir));  // kept: model_of returns a reference into it
+  const CapacityAnswer a = capacity_of(read_run(s.write()));  // kept: model_of returns a reference into it
   const ModelCapacity& bl = model_of(a, "bert_large");
   const double whole = (2.18 + 22 * 0.73) * kGiB;  // 18.24 GiB
   ASSERT_EQ(bl.probe.batch, 40);
@@ -302,9 +301,8 @@ TEST(Capacity, DepthProbesDrawTheLineThroughTheirExtrapolatedPeak) {
 
   // The whole model measured there (a near-limit check): set against the probes' line, then the
   // line through it.
-  for (int r = 0; r < 1; ++r)
-    s.row("memory_host.csv", "host_memory_training", "bert_large/b40/s128/check", "model=bert_large;batch=40;seq=128;threads=2",
-          "peak_rss_bytes", 18.16 * kGiB, "B", r);
+  s.row("memory_host.csv", "host_memory_training", "bert_large/b40/s128/check", "model=bert_large;batch=40;seq=128;threads=2",
+        "peak_rss_bytes", 18.16 * kGiB, "B");
   const CapacityAnswer checked = capacity_of(read_run(s.write()));
   const ModelCapacity& c = model_of(checked, "bert_large");
   EXPECT_EQ(c.check_batch, 40);
