@@ -7,12 +7,7 @@
 # model's step is not the model's); a probe of a CNN is refused naming the variable.
 # Usage: depth_probe.sh MEMORY_HOST
 set -u
-exe=$1
-train="$(dirname "$exe")/memory_train_step"
-[ -x "$exe" ] || { echo "memory_host not built"; exit 77; }
-[ -x "$train" ] || { echo "memory_train_step not built: $(cat "$train.not-built" 2>/dev/null)"; exit 77; }
-avail_kb=$(awk '/^MemAvailable:/{print $2}' /proc/meminfo)
-if [ "${avail_kb:-0}" -lt 4000000 ]; then echo "MemAvailable ${avail_kb} kB < 4 GB: skipped"; exit 77; fi
+source "$(dirname "$0")/needs_host.sh" "$1" 4000000
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 get() { awk -F= -v k="$2" '$1==k{print $2}' "$1"; }

@@ -8,13 +8,8 @@
 # end, none was there: this fails.)
 # Usage: host_cut_short.sh MEMORY_HOST
 set -u
-exe=$1
-train="$(dirname "$exe")/memory_train_step"
-[ -x "$exe" ] || { echo "memory_host not built"; exit 77; }
-[ -x "$train" ] || { echo "memory_train_step not built: $(cat "$train.not-built" 2>/dev/null)"; exit 77; }
-avail_kb=$(awk '/^MemAvailable:/{print $2}' /proc/meminfo)
 # light_cnn b48 is skipped by memory_host unless about 4.5 GB are free; keep a margin.
-if [ "${avail_kb:-0}" -lt 6000000 ]; then echo "MemAvailable ${avail_kb} kB < 6 GB: skipped"; exit 77; fi
+source "$(dirname "$0")/needs_host.sh" "$1" 6000000
 out=$(mktemp -d)
 pid=
 trap '[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; rm -rf "$out"' EXIT

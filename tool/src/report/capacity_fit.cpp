@@ -16,14 +16,6 @@
 
 namespace rigcheck {
 
-namespace {
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-}  // namespace
-
 LinearFit fit_linear(const std::vector<std::pair<double, double>>& xy) {
   std::set<double> xs;
   for (auto& p : xy) xs.insert(p.first);
@@ -60,18 +52,18 @@ bool is_depth_probe(const ResultRow& r) { return std::atoi(param_value(r.params,
 
 DepthProbe depth_probe(const RunData& run, const std::string& model, int seq, int model_layers, int above_batch) {
   DepthProbe p;
-  std::map<int, std::map<int, std::vector<double>>> by;  // batch -> layers -> peaks
+  std::map<int, std::map<int, std::vector<const ResultRow*>>> by;  // batch -> layers -> peak rows
   for (auto& [c, rows] : run.select(names::kHostMemoryTraining, names::kPeakRssBytes, {{"model", model}}))
     for (const ResultRow* r : rows)
       if (is_depth_probe(*r) && std::atoi(param_value(r->params, "seq", "0").c_str()) == seq)
         by[std::atoi(param_value(r->params, "batch").c_str())][std::atoi(param_value(r->params, "layers").c_str())]
-            .push_back(r->value);
+            .push_back(r);
   for (auto& [b, by_layers] : by) {  // ascending: the largest batch probed at two depths or more wins
     if (b <= above_batch || by_layers.size() < 2 || model_layers < 2) continue;
     std::vector<std::pair<double, double>> xy;
     std::map<int, double> med;
-    for (auto& [l, v] : by_layers) {
-      med[l] = median(v);
+    for (auto& [l, rows] : by_layers) {
+      med[l] = measure(rows).value;
       xy.push_back({double(l), med[l]});
     }
     const LinearFit f = fit_linear(xy);
