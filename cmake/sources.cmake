@@ -1,27 +1,33 @@
-# The sources of the suite's three libraries, relative to the project root: the main build
-# (harness/, inventory/, tool/) and the standalone fuzz build (tests/fuzz) both read these lists,
-# so a source added here is compiled by both.
+# The sources of the suite's libraries under bench/, relative to the project root: the main build
+# (bench/CMakeLists.txt) and the standalone fuzz build (tests/fuzz) both read these lists, so a
+# source added here is compiled by both.
 set(RIGCHECK_HARNESS_SOURCES
-  harness/src/cli.cpp harness/src/csv.cpp harness/src/nvml.cpp harness/src/paths.cpp harness/src/process.cpp
-  harness/src/rapl.cpp harness/src/result_writer.cpp harness/src/schema.cpp harness/src/scratch_registry.cpp
-  harness/src/session.cpp harness/src/sha256.cpp harness/src/stats.cpp harness/src/topology.cpp)
+  bench/harness/src/cli.cpp bench/harness/src/csv.cpp bench/harness/src/nvml.cpp bench/harness/src/paths.cpp
+  bench/harness/src/process.cpp bench/harness/src/rapl.cpp bench/harness/src/result_writer.cpp
+  bench/harness/src/schema.cpp bench/harness/src/scratch_registry.cpp bench/harness/src/session.cpp
+  bench/harness/src/sha256.cpp bench/harness/src/stats.cpp bench/harness/src/topology.cpp)
 set(RIGCHECK_INVENTORY_SOURCES
-  inventory/src/inventory.cpp inventory/src/cpu.cpp inventory/src/memory.cpp inventory/src/system.cpp
-  inventory/src/gpu.cpp inventory/src/util.cpp)
-# The tool less its evaluators and main(): the evaluators register themselves at start-up, so
-# they are compiled as objects (a static library would drop them).
+  bench/inventory/src/inventory.cpp bench/inventory/src/cpu.cpp bench/inventory/src/memory.cpp
+  bench/inventory/src/system.cpp bench/inventory/src/gpu.cpp bench/inventory/src/util.cpp)
+# The tool's layers (bench/runfolder, claims, report, compare, rigcheck) less the evaluators and
+# main(): the evaluators register themselves at start-up, so they are compiled as objects (a static
+# library would drop them).
 set(RIGCHECK_TOOL_SOURCES
-  tool/src/run/runner.cpp tool/src/run/registry.cpp tool/src/run/needs.cpp tool/src/run/runlock.cpp tool/src/run/scratch_cleanup.cpp
-  tool/src/report/report.cpp tool/src/report/run_data.cpp tool/src/report/integrity.cpp tool/src/report/verdict.cpp tool/src/report/vocabulary.cpp tool/src/report/renames.cpp
-  tool/src/report/capacity.cpp
-  tool/src/report/capacity_render.cpp
-  tool/src/report/capacity_user.cpp
-  tool/src/report/capacity_fit.cpp
-  tool/src/claims/claims.cpp tool/src/claims/cache_model.cpp
-  tool/src/compare/statistics.cpp tool/src/compare/load.cpp tool/src/compare/findings.cpp tool/src/compare/noise.cpp
-  tool/src/compare/cross_run.cpp tool/src/compare/output.cpp tool/src/compare/compare.cpp tool/src/compare/history.cpp
-  tool/src/compare/ab.cpp
-  tool/src/html/plot_specs.cpp tool/src/html/plot_script.cpp tool/src/html/gnuplot.cpp tool/src/html/page.cpp)
+  bench/runfolder/src/run_data.cpp bench/runfolder/src/integrity.cpp bench/runfolder/src/renames.cpp
+  bench/runfolder/src/runlock.cpp bench/runfolder/src/needs.cpp
+  bench/claims/src/claims.cpp bench/claims/src/cache_model.cpp bench/claims/src/verdict.cpp
+  bench/claims/src/vocabulary.cpp
+  bench/report/src/report.cpp bench/report/src/capacity.cpp bench/report/src/capacity_render.cpp
+  bench/report/src/capacity_user.cpp bench/report/src/capacity_fit.cpp
+  bench/report/src/html/plot_specs.cpp bench/report/src/html/plot_script.cpp bench/report/src/html/gnuplot.cpp
+  bench/report/src/html/page.cpp
+  bench/compare/src/statistics.cpp bench/compare/src/load.cpp bench/compare/src/findings.cpp
+  bench/compare/src/noise.cpp bench/compare/src/cross_run.cpp bench/compare/src/output.cpp
+  bench/compare/src/compare.cpp bench/compare/src/history.cpp bench/compare/src/ab.cpp
+  bench/rigcheck/src/runner.cpp bench/rigcheck/src/registry.cpp bench/rigcheck/src/scratch_cleanup.cpp)
 set(RIGCHECK_EVALUATOR_SOURCES
-  tool/src/claims/evaluators_cpu.cpp tool/src/claims/evaluators_cpu_cache.cpp tool/src/claims/evaluators_io.cpp tool/src/claims/evaluators_comm.cpp
-  tool/src/claims/evaluators_gpu.cpp tool/src/claims/evaluators_memory.cpp)
+  bench/claims/src/evaluators_cpu.cpp bench/claims/src/evaluators_cpu_cache.cpp bench/claims/src/evaluators_io.cpp
+  bench/claims/src/evaluators_comm.cpp bench/claims/src/evaluators_gpu.cpp bench/claims/src/evaluators_memory.cpp)
+# The include folders of the tool's layers.
+set(RIGCHECK_TOOL_INCLUDE_DIRS
+  bench/runfolder/include bench/claims/include bench/report/include bench/compare/include bench/rigcheck/include)

@@ -3,7 +3,7 @@
 // oneDNN freezes the cap at first use. `rigcheck run` starts this binary once (cpu_isa in
 // data/benchmarks.csv) with --alternate-env ONEDNN_MAX_CPU_ISA=AVX2: it starts a capped second
 // process of itself and the two take turns repetition by repetition (capped, native, capped...),
-// both sides' rows in one CSV with interleaved=ONEDNN_MAX_CPU_ISA (harness/src/alternate.hpp), so
+// both sides' rows in one CSV with interleaved=ONEDNN_MAX_CPU_ISA (bench/harness/src/alternate.hpp), so
 // that CPU-5 takes its gain per pair. Every row records the cap (isa_cap, also the last part of the
 // case name, so that the two sides never share a line of a table) and the ISA oneDNN dispatched.
 #include <fmt/format.h>

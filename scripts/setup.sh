@@ -27,7 +27,7 @@ PACKAGES=(
   # libclang-rt-14-dev, which clang only recommends (and apt-get runs here without recommends)
   clang libfuzzer-14-dev libclang-rt-14-dev
 )
-# The browser test of report.html (tests/tool/html/html_chromium.sh) opens the pages in headless Chromium and
+# The browser test of report.html (tests/bench/report/html/html_chromium.sh) opens the pages in headless Chromium and
 # checks that the guide's Chinese quotes render with a CJK font: chromium and fonts-noto-cjk (16
 # packages with the libraries chromium pulls in: 172 MB to download, about 380 MB installed; on the
 # 2-core CI machine about 4 s to download and 15 s to install).

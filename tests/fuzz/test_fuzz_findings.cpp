@@ -13,8 +13,8 @@
 #include "power.hpp"
 #include "rigcheck/harness/csv.hpp"
 #include "rigcheck/inventory/inventory.hpp"
-#include "rigcheck/tool/report.hpp"
-#include "rigcheck/tool/runner.hpp"
+#include "rigcheck/report/report.hpp"
+#include "rigcheck/run/runner.hpp"
 #include "rigcheck/harness/topology.hpp"
 
 using namespace rigcheck;

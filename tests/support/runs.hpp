@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "rigcheck/harness/paths.hpp"
-#include "rigcheck/tool/compare.hpp"
-#include "rigcheck/tool/report.hpp"
+#include "rigcheck/compare/compare.hpp"
+#include "rigcheck/report/report.hpp"
 
 namespace rigcheck::testsupport {
 

@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include "fuzz.hpp"
-#include "rigcheck/tool/needs.hpp"
-#include "rigcheck/tool/runner.hpp"
+#include "rigcheck/runfolder/needs.hpp"
+#include "rigcheck/run/runner.hpp"
 
 using namespace rigcheck;
 using namespace rigcheck::fuzz;

@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "fuzz.hpp"
-#include "rigcheck/tool/report.hpp"
+#include "rigcheck/report/report.hpp"
 
 using namespace rigcheck;
 using namespace rigcheck::fuzz;

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "fuzz.hpp"
-#include "rigcheck/tool/report.hpp"
+#include "rigcheck/report/report.hpp"
 
 using namespace rigcheck;
 using namespace rigcheck::fuzz;

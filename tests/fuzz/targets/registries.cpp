@@ -14,12 +14,12 @@
 #include <cmath>
 
 #include "fuzz.hpp"
-#include "rigcheck/tool/compare.hpp"
-#include "rigcheck/tool/gpu_datasheet.hpp"
-#include "rigcheck/tool/html.hpp"
+#include "rigcheck/compare/compare.hpp"
+#include "rigcheck/claims/gpu_datasheet.hpp"
+#include "rigcheck/report/html.hpp"
 #include "rigcheck/inventory/inventory.hpp"
-#include "rigcheck/tool/renames.hpp"
-#include "rigcheck/tool/report_util.hpp"
+#include "rigcheck/runfolder/renames.hpp"
+#include "rigcheck/report/report_util.hpp"
 
 using namespace rigcheck;
 using namespace rigcheck::fuzz;

@@ -18,8 +18,8 @@
 #include <string_view>
 
 #include "fuzz.hpp"
-#include "rigcheck/tool/compare.hpp"
-#include "rigcheck/tool/report.hpp"
+#include "rigcheck/compare/compare.hpp"
+#include "rigcheck/report/report.hpp"
 
 using namespace rigcheck;
 using namespace rigcheck::fuzz;

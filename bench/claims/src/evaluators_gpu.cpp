@@ -1,0 +1,519 @@
+// Verdicts of the GPU, power and heat claims (docs/claims.md sections 2 and 6): GPU-1..GPU-5, PWR-1,
+// PWR-2, THM-1. Every judged verdict says what it rests on (Verdict::basis): datasheet figures
+// (data/datasheets.csv: GPU-2, GPU-3, GPU-5) are labelled datasheet and never shown as
+// measurements; PWR-2 (four GPUs from one) and GPU-1 on an estimate alone are predicted.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "rigcheck/harness/names.hpp"
+#include "rigcheck/harness/csv.hpp"
+#include "rigcheck/harness/paths.hpp"
+#include "rigcheck/claims/gpu_datasheet.hpp"
+#include "rigcheck/report/report.hpp"
+#include "rigcheck/report/report_util.hpp"
+
+namespace rigcheck {
+
+// ------------------------------------------------------------------ datasheet lookup
+double GpuDatasheet::num(const std::string& prop) const {
+  auto it = props.find(prop);
+  double v = kNaN;
+  if (it == props.end() || !parse_double(it->second.value, v)) return kNaN;
+  return v;
+}
+
+std::string GpuDatasheet::cite(const std::string& prop) const {
+  auto it = props.find(prop);
+  if (it == props.end()) return fmt::format("{}: no {} in the datasheet table", product, prop);
+  return fmt::format("{} {} = {} ({})", product, prop, it->second.value, it->second.source);
+}
+
+std::vector<GpuDatasheet> gpu_datasheets(const std::vector<DatasheetRow>& rows) {
+  std::vector<GpuDatasheet> out;
+  std::map<std::string, size_t> index;
+  for (const DatasheetRow& r : rows)
+    if (r.property == "name_match" && !index.count(r.product)) {
+      index[r.product] = out.size();
+      out.push_back({r.product, {}});
+    }
+  for (const DatasheetRow& r : rows) {
+    auto it = index.find(r.product);
+    if (it != index.end()) out[it->second].props[r.property] = r;
+  }
+  return out;
+}
+
+namespace {
+std::string lower(std::string s) {
+  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return s;
+}
+// Length of the longest pattern of `patterns` matching `name`, 0 if none.
+size_t match_length(const std::string& patterns, const std::string& device_name) {
+  const std::string name = lower(device_name);
+  size_t best = 0, start = 0;
+  while (start <= patterns.size()) {
+    size_t end = patterns.find('|', start);
+    if (end == std::string::npos) end = patterns.size();
+    std::string p = lower(patterns.substr(start, end - start));
+    start = end + 1;
+    if (p.empty()) continue;
+    bool anchored = p.back() == '$';
+    if (anchored) p.pop_back();
+    bool hit = anchored ? name.size() >= p.size() && name.compare(name.size() - p.size(), p.size(), p) == 0
+                        : name.find(p) != std::string::npos;
+    if (hit) best = std::max(best, p.size());
+  }
+  return best;
+}
+}  // namespace
+
+bool gpu_name_matches(const std::string& patterns, const std::string& device_name) {
+  return match_length(patterns, device_name) > 0;
+}
+
+const GpuDatasheet* find_gpu_datasheet(const std::vector<GpuDatasheet>& sheets, const std::string& device_name) {
+  const GpuDatasheet* best = nullptr;
+  size_t best_len = 0;
+  for (const GpuDatasheet& s : sheets) {
+    auto it = s.props.find("name_match");
+    if (it == s.props.end()) continue;
+    size_t n = match_length(it->second.value, device_name);
+    if (n > best_len) {
+      best = &s;
+      best_len = n;
+    }
+  }
+  return best;
+}
+
+const GpuDatasheet* find_gpu_product(const std::vector<GpuDatasheet>& sheets, const std::string& product) {
+  for (const GpuDatasheet& s : sheets)
+    if (s.product == product) return &s;
+  return nullptr;
+}
+
+namespace {
+
+const std::vector<GpuDatasheet>& sheets() {
+  static const std::vector<GpuDatasheet> s = gpu_datasheets(read_datasheets(data_path("datasheets.csv")));
+  return s;
+}
+
+std::string fact(const RunData& run, const std::string& k) {
+  auto it = run.facts.find(k);
+  return it == run.facts.end() ? std::string() : it->second;
+}
+
+std::string gpu_name(const RunData& run) { return fact(run, "gpu0_name"); }
+
+// "this GPU: NVIDIA H200 (datasheet row NVIDIA H200 SXM)" or "... (no datasheet row)".
+const GpuDatasheet* this_gpu_sheet(const RunData& run, std::string& what) {
+  const std::string name = gpu_name(run);
+  const GpuDatasheet* s = name.empty() ? nullptr : find_gpu_datasheet(sheets(), name);
+  what = fmt::format("this GPU: {} ({})", name.empty() ? "unknown" : name,
+                     s ? "datasheet row " + s->product : "no datasheet row for it in data/datasheets.csv");
+  return s;
+}
+
+// Median TFLOP/s of gemm_tc per dtype at the largest size measured.
+struct GemmFigure {
+  Measured tflops;
+  std::string size;
+};
+std::map<std::string, GemmFigure> gemm_by_dtype(const RunData& run) {
+  std::map<std::string, GemmFigure> out;
+  auto by_dtype = group_by_param(run.select(names::kGpuGemm, names::kGflops), "dtype");
+  for (auto& [dtype, rows] : by_dtype) {
+    std::map<double, std::vector<const ResultRow*>> by_size;
+    for (const ResultRow* r : rows) by_size[std::atof(param_value(r->params, "m").c_str())].push_back(r);
+    if (by_size.empty()) continue;
+    auto& [size, largest] = *by_size.rbegin();
+    Measured m = measure(largest);
+    m.value /= 1000;
+    m.low /= 1000;
+    m.high /= 1000;
+    out[dtype] = {m, fmt_num(size)};
+  }
+  return out;
+}
+
+// The largest value of one observed metric (rows with repetition -1) over a benchmark's cases.
+Measured observed_max(const RunData& run, const std::string& bench, const std::string& metric, std::string* note = nullptr) {
+  Measured m;
+  for (auto& [cs, rows] : run.select(bench, metric))
+    for (const ResultRow* r : rows)
+      if (std::isnan(m.value) || r->value > m.value) {
+        m.value = m.low = m.high = r->value;
+        m.reps = 1;
+        if (note) *note = r->note;
+      }
+  return m;
+}
+
+// The datasheet comparison of GPU-3: dense FP16 tensor TFLOPS (FP32 accumulate), Ampere / Turing,
+// for pairs of the same market tier, and one cross-tier pair for context.
+struct Ratio {
+  std::string text;
+  double value = kNaN;
+};
+std::vector<Ratio> ampere_turing_ratios(bool like_for_like) {
+  static const std::pair<const char*, const char*> tier[] = {
+      {"NVIDIA GeForce RTX 3080", "NVIDIA GeForce RTX 2080 Ti"},
+      {"NVIDIA GeForce RTX 3090", "NVIDIA GeForce RTX 2080 Ti"},
+      {"NVIDIA A10", "NVIDIA Tesla T4"},
+  };
+  static const std::pair<const char*, const char*> cross[] = {{"NVIDIA A100 SXM4 80GB", "NVIDIA Tesla T4"}};
+  std::vector<Ratio> out;
+  auto add = [&](const char* a, const char* b) {
+    const GpuDatasheet* x = find_gpu_product(sheets(), a);
+    const GpuDatasheet* y = find_gpu_product(sheets(), b);
+    if (!x || !y) return;
+    double r = x->num("f16_tflops") / y->num("f16_tflops");
+    if (std::isnan(r)) return;
+    out.push_back({fmt::format("{} {} / {} {} = {:.2f}x", a, fmt_num(x->num("f16_tflops")), b,
+                               fmt_num(y->num("f16_tflops")), r),
+                   r});
+  };
+  if (like_for_like)
+    for (auto& [a, b] : tier) add(a, b);
+  else
+    for (auto& [a, b] : cross) add(a, b);
+  return out;
+}
+
+std::string join(const std::vector<Ratio>& rs) {
+  std::string s;
+  for (const Ratio& r : rs) s += (s.empty() ? "" : "; ") + r.text;
+  return s;
+}
+
+// ------------------------------------------------------------------ GPU-1
+// Training memory at batch 16 vs the guide's 2 / 8 / 12 / 24 GB. Per model, the strongest
+// evidence decides: the fp32 step's peak reserved (measured); else a real out-of-memory failure at
+// batch 16 (oom_lower_bound_bytes, either precision: the guide names none), a measured lower bound
+// that refutes the guide's figure once it lies above it plus 25%; else the zoo's estimate of a
+// model skipped without trying (estimate_bytes of a skipped case), a prediction.
+const std::pair<const char*, double> kGuideTrainingGb[] = {{"light_cnn", 2}, {"resnet50", 8}, {"bert_base", 12}, {"gpt2_xl", 24}};
+constexpr double kGpu1Tolerance = 0.25;
+
+// The largest value of a metric over the skipped rows of one model's model_memory cases.
+double skipped_max(const RunData& run, const std::string& model, const std::string& metric, std::string* precision = nullptr) {
+  double best = kNaN;
+  for (const ResultRow& r : run.results)
+    if (r.benchmark == names::kModelMemory && r.status == Status::skipped && r.metric == metric &&
+        param_value(r.params, "model") == model && std::isfinite(r.value) && !(r.value <= best)) {
+      best = r.value;
+      if (precision) *precision = param_value(r.params, "precision");
+    }
+  return best;
+}
+
+const bool gpu1 = register_evaluator("GPU-1", [](const Claim& c, const RunData& run) {
+  Verdict v;
+  if (unmet_needs(c, run, v)) return v;
+  bool any_rows = false;
+  for (const ResultRow& r : run.results) any_rows = any_rows || r.benchmark == names::kModelMemory;
+  if (!any_rows) {
+    v.verdict = Outcome::not_measurable;
+    v.reason = "no model_memory results in this run (" + manifest_status(run, "gpu_model_memory") + ")";
+    return v;
+  }
+  int confirmed = 0, refuted_measured = 0, refuted_predicted = 0, open = 0, judged = 0;
+  std::string missing;
+  for (auto& [model, guide_gb] : kGuideTrainingGb) {
+    const double hi = (1 + kGpu1Tolerance) * guide_gb, lo = (1 - kGpu1Tolerance) * guide_gb;
+    auto rows = group_by_param(run.select(names::kModelMemory, names::kPeakReservedBytes, {{"model", model}}), "precision");
+    std::string parts;
+    double fp32_gb = kNaN;
+    for (auto& [prec, rs] : rows) {
+      Measured m = measure(rs);
+      double gb = m.value / 1e9;
+      parts += fmt::format("{}{} {} GB", parts.empty() ? "" : ", ", prec, fmt_num(gb));
+      auto alloc = run.select(names::kModelMemory, names::kPeakAllocatedBytes, {{"model", model}, {"precision", prec}});
+      auto nvml = run.select(names::kModelMemory, names::kDeviceUsedBytes, {{"model", model}, {"precision", prec}});
+      std::vector<const ResultRow*> a, n;
+      for (auto& [k, r] : alloc) a.insert(a.end(), r.begin(), r.end());
+      for (auto& [k, r] : nvml) n.insert(n.end(), r.begin(), r.end());
+      if (!a.empty()) parts += fmt::format(" (allocated {} GB", fmt_num(measure(a).value / 1e9));
+      if (!n.empty()) parts += fmt::format(", device in use {} GB", fmt_num(measure(n).value / 1e9));
+      if (!a.empty()) parts += ")";
+      if (prec == "fp32") fp32_gb = gb;
+    }
+    std::string oom_prec, est_prec;
+    const double oom_gb = skipped_max(run, model, "oom_lower_bound_bytes", &oom_prec) / 1e9;
+    const double est_gb = skipped_max(run, model, "estimate_bytes", &est_prec) / 1e9;
+    const double dev_gb = skipped_max(run, model, "device_memory_bytes") / 1e9;
+    std::string line = fmt::format("{}: guide {} GB", model, fmt_num(guide_gb));
+    if (!parts.empty()) line += ", peak reserved " + parts;
+    if (std::isfinite(oom_gb))
+      line += fmt::format(", out of memory at batch 16 ({}) after {} GB allocated{}: needs more (measured lower bound)",
+                          oom_prec, fmt_num(oom_gb), std::isfinite(dev_gb) ? fmt::format(" of the device's {} GB", fmt_num(dev_gb)) : "");
+    else if (std::isfinite(est_gb))
+      line += fmt::format(", not tried ({}): the zoo's estimate {} GB is over 1.5x the device's {} GB (predicted)", est_prec,
+                          fmt_num(est_gb), std::isfinite(dev_gb) ? fmt_num(dev_gb) : "?");
+    v.evidence += (v.evidence.empty() ? "" : "; ") + line;
+    if (std::isfinite(fp32_gb)) {
+      ++judged;
+      (fp32_gb >= lo && fp32_gb <= hi ? confirmed : refuted_measured) += 1;
+    } else if (std::isfinite(oom_gb)) {
+      ++judged;
+      (oom_gb > hi ? refuted_measured : open) += 1;
+    } else if (std::isfinite(est_gb) && est_gb > hi) {
+      ++judged;
+      ++refuted_predicted;
+    } else {
+      missing += fmt::format("{}{} ({})", missing.empty() ? "" : ", ", model,
+                             parts.empty() ? "not measured: did not run" : "no fp32 figure");
+    }
+  }
+  if (judged == 0) {
+    v.verdict = Outcome::not_measurable;
+    v.reason = "no model of the guide was measured: " + missing;
+    return v;
+  }
+  const bool refuted = refuted_measured + refuted_predicted > 0;
+  v.verdict = refuted ? Outcome::refuted : (confirmed == judged && missing.empty() ? Outcome::confirmed : Outcome::inconclusive);
+  // Measured unless the verdict rests on the estimate alone.
+  v.basis = refuted && refuted_measured == 0 ? Basis::predicted : Basis::measured;
+  v.reason = fmt::format(
+      "batch 16, one full training step (forward, backward, optimizer step); LibTorch's CUDA caching allocator "
+      "peaks; the guide's figure counts as right when the fp32 peak reserved lies within {:.0f}% of it, and as wrong when "
+      "the peak, or a lower bound from running out of memory, lies beyond: {} of {} model(s) within, {} beyond by "
+      "measurement, {} beyond by the estimate alone (predicted), {} undecided{}",
+      100 * kGpu1Tolerance, confirmed, judged, refuted_measured, refuted_predicted, open,
+      missing.empty() ? "" : "; not judged: " + missing);
+  return v;
+});
+
+// ------------------------------------------------------------------ GPU-2
+// "T100" for light CNNs and the RTX 3080 for a 12 GB need: guide errors, from the datasheet rows.
+const bool gpu2 = register_evaluator("GPU-2", [](const Claim&, const RunData& run) {
+  Verdict v;
+  bool t100 = false;
+  std::string near;
+  for (const GpuDatasheet& s : sheets()) {
+    if (s.product.find("T100") != std::string::npos) t100 = true;
+    if (s.product.find("T4") != std::string::npos) near = s.cite("memory_gb") + "; " + s.cite("tdp_w");
+  }
+  const GpuDatasheet* rtx3080 = find_gpu_product(sheets(), "NVIDIA GeForce RTX 3080");
+  const double mem3080 = rtx3080 ? rtx3080->num("memory_gb") : kNaN;
+  v.evidence = fmt::format("datasheet table (data/datasheets.csv): {} products, none named T100{}; {}",
+                           sheets().size(), near.empty() ? "" : " (nearest by name: " + near + ")",
+                           rtx3080 ? rtx3080->cite("memory_gb") : "no RTX 3080 row");
+  std::string what;
+  this_gpu_sheet(run, what);
+  if (!gpu_name(run).empty()) v.evidence += "; " + what;
+  if (!t100 && !std::isnan(mem3080) && mem3080 < 12) {
+    v.verdict = Outcome::refuted;
+    v.basis = Basis::datasheet;
+    v.reason = fmt::format("from the datasheets, not measured: no NVIDIA T100 exists, and the RTX 3080's {} GB "
+                           "cannot hold the 12 GB the guide says BERT-base needs",
+                           fmt::format("{:g}", mem3080));
+  } else {
+    v.verdict = Outcome::not_measurable;
+    v.reason = "the datasheet table lacks the rows to judge this (an RTX 3080 memory row)";
+  }
+  return v;
+});
+
+// ------------------------------------------------------------------ GPU-3
+const bool gpu3 = register_evaluator("GPU-3", [](const Claim& c, const RunData& run) {
+  Verdict v;
+  std::vector<Ratio> tier = ampere_turing_ratios(true), cross = ampere_turing_ratios(false);
+  std::string ds = fmt::format(
+      "datasheets, dense FP16 tensor TFLOPS with FP32 accumulate, Ampere / Turing of the same tier: {}; across "
+      "tiers, for context: {}",
+      join(tier), join(cross));
+  if (unmet_needs(c, run, v)) {
+    v.evidence = ds;
+    return v;
+  }
+  std::string what;
+  const GpuDatasheet* s = this_gpu_sheet(run, what);
+  auto g = gemm_by_dtype(run);
+  v.evidence = ds + "; " + what;
+  if (g.count("f16")) {
+    v.evidence += fmt::format(": f16 GEMM n={} {} TFLOP/s measured", g["f16"].size, fmt_num(g["f16"].tflops.value));
+    if (s && !std::isnan(s->num("f16_tflops")))
+      v.evidence += fmt::format(" = {:.1f}% of its datasheet {}", 100 * g["f16"].tflops.value / s->num("f16_tflops"),
+                                fmt_num(s->num("f16_tflops")));
+  }
+  if (tier.empty()) {
+    v.verdict = Outcome::not_measurable;
+    v.reason = "needs runs on both generations (rigcheck compare) or datasheet rows of both";
+    return v;
+  }
+  double lo = tier.front().value, hi = lo;
+  for (const Ratio& r : tier) {
+    lo = std::min(lo, r.value);
+    hi = std::max(hi, r.value);
+  }
+  v.verdict = judge(c, lo, hi);
+  v.basis = Basis::datasheet;
+  v.reason = fmt::format(
+      "judged from the datasheets (not measured): same-tier Ampere/Turing dense FP16 tensor ratios lie in "
+      "[{:.2f}, {:.2f}]x against the guide's 3x; a measured comparison needs runs on both generations",
+      lo, hi);
+  return v;
+});
+
+// ------------------------------------------------------------------ GPU-4
+const bool gpu4 = register_evaluator("GPU-4", [](const Claim& c, const RunData& run) {
+  Verdict v;
+  if (unmet_needs(c, run, v)) return v;
+  std::string what;
+  const GpuDatasheet* s = this_gpu_sheet(run, what);
+  auto g = gemm_by_dtype(run);
+  std::string parts;
+  static const std::pair<const char*, const char*> prop[] = {
+      {"f32", "fp32_tflops"}, {"tf32", "tf32_tflops"}, {"f16", "f16_tflops"}, {"bf16", "bf16_tflops"}, {"fp8_e4m3", "fp8_tflops"}};
+  for (auto& [dtype, p] : prop) {
+    if (!g.count(dtype)) continue;
+    const double peak = s ? s->num(p) : kNaN;
+    parts += fmt::format("{}{} n={} {} TFLOP/s{}", parts.empty() ? "" : "; ", dtype, g[dtype].size,
+                         fmt_num(g[dtype].tflops.value),
+                         std::isnan(peak) ? "" : fmt::format(" = {:.1f}% of datasheet {}", 100 * g[dtype].tflops.value / peak, fmt_num(peak)));
+  }
+  v.evidence = what + (parts.empty() ? ": no gemm_tc results (" + manifest_status(run, "gpu_gemm") + ")" : ": " + parts);
+  v.verdict = Outcome::not_measurable;
+  v.reason = "utilisation (achieved / datasheet peak) is measured here for this GPU only; +40% is a comparison "
+             "of two generations and needs runs on both (rigcheck compare)";
+  return v;
+});
+
+// ------------------------------------------------------------------ GPU-5
+const bool gpu5 = register_evaluator("GPU-5", [](const Claim& c, const RunData& run) {
+  Verdict v;
+  const GpuDatasheet* a100 = find_gpu_product(sheets(), "NVIDIA A100 SXM4 80GB");
+  std::string ds = a100 ? fmt::format("datasheet: {}; {}", a100->cite("f16_tflops"), a100->cite("f16_tflops_sparse"))
+                        : "no A100 datasheet row";
+  if (unmet_needs(c, run, v)) {
+    v.evidence = ds;
+    return v;
+  }
+  const std::string cc = fact(run, "gpu0_compute_capability");
+  double ccv = kNaN;
+  parse_double(cc, ccv);
+  v.evidence = fmt::format("{}; this GPU: {} compute capability {}", ds, gpu_name(run), cc.empty() ? "unknown" : cc);
+  if (std::isnan(ccv)) {
+    v.verdict = Outcome::not_measurable;
+    v.reason = "the inventory has no compute capability for GPU 0";
+  } else if (ccv >= 8.0) {
+    v.verdict = Outcome::confirmed;
+    v.basis = Basis::datasheet;
+    v.reason = "judged from the compute capability (>= 8.0: Ampere or newer, 2:4 sparse tensor-core MMA) and the "
+               "datasheet's sparse figures; no sparse GEMM is measured by this suite (cuSPARSELt not used)";
+  } else {
+    v.verdict = Outcome::not_measurable;
+    v.reason = "this GPU predates Ampere (compute capability < 8.0): the claim cannot be tried on it; the datasheet "
+               "says Ampere doubles dense throughput with 2:4 sparsity";
+  }
+  return v;
+});
+
+// ------------------------------------------------------------------ power and heat
+struct PowerSeen {
+  Measured gpu_w, cpu_w, temp_c, sm_mhz, thermal;
+  std::string note, power_method;  // the temperature row's note (reasons seen), the power row's (its NVML source)
+  double tdp = kNaN;
+  std::string tdp_cite, what;
+};
+PowerSeen power_seen(const RunData& run) {
+  PowerSeen p;
+  p.gpu_w = observed_max(run, names::kGpuGemmSustained, names::kPowerMaxW, &p.power_method);
+  if (!p.gpu_w.ok()) p.gpu_w = observed_max(run, names::kGpuGemm, names::kPowerMaxW, &p.power_method);
+  p.cpu_w = observed_max(run, names::kGpuGemmSustained, names::kCpuPackagePowerMaxW);
+  p.temp_c = observed_max(run, names::kGpuGemmSustained, names::kGpuTempMaxC, &p.note);
+  p.sm_mhz = observed_max(run, names::kGpuGemmSustained, names::kSmClockMedianMhz);
+  p.thermal = observed_max(run, names::kGpuGemmSustained, names::kThermalThrottleFraction);
+  const GpuDatasheet* s = this_gpu_sheet(run, p.what);
+  if (s) {
+    p.tdp = s->num("tdp_w");
+    p.tdp_cite = s->cite("tdp_w");
+  }
+  return p;
+}
+
+// PWR-1 and PWR-2 start alike: true (v says why) where the claim's needs are unmet or the run has
+// no GPU power samples (with gpu_gemm's status); else p holds the power seen.
+bool no_gpu_power(const Claim& c, const RunData& run, Verdict& v, PowerSeen& p) {
+  if (unmet_needs(c, run, v)) return true;
+  p = power_seen(run);
+  if (p.gpu_w.ok()) return false;
+  v.verdict = Outcome::not_measurable;
+  v.reason = "no GPU power samples in this run (" + manifest_status(run, names::kGpuGemm) + "; NVML needed)";
+  return true;
+}
+
+const bool pwr1 = register_evaluator("PWR-1", [](const Claim& c, const RunData& run) {
+  Verdict v;
+  PowerSeen p;
+  if (no_gpu_power(c, run, v, p)) return v;
+  v.measured = p.gpu_w;
+  v.evidence = fmt::format("{}; peak board power under sustained GEMM {} W (NVML: {}) beside the guide's 350 W GPU "
+                           "budget{}; CPU package {}",
+                           p.what, fmt_num(p.gpu_w.value), p.power_method.empty() ? "source not recorded" : p.power_method,
+                           p.tdp_cite.empty() ? "" : " and " + p.tdp_cite,
+                           p.cpu_w.ok() ? fmt_num(p.cpu_w.value) + " W (RAPL)" : "power not readable here (no RAPL)");
+  const bool a100 = gpu_name(run).find("A100") != std::string::npos;
+  if (!a100) {
+    v.verdict = Outcome::not_measurable;
+    v.reason = "the claim is about an A100 system; this GPU is " + gpu_name(run) + ": its peak draw is reported beside the budget";
+    return v;
+  }
+  const double total = p.gpu_w.value + (p.cpu_w.ok() ? p.cpu_w.value : 0);
+  v.verdict = total > 500 ? Outcome::refuted : p.cpu_w.ok() ? Outcome::confirmed : Outcome::inconclusive;
+  v.basis = Basis::measured;
+  v.reason = fmt::format("measured GPU {} W{} against 500 W", fmt_num(p.gpu_w.value),
+                         p.cpu_w.ok() ? fmt::format(" + CPU {} W = {} W", fmt_num(p.cpu_w.value), fmt_num(total)) : " (CPU unknown)");
+  return v;
+});
+
+const bool pwr2 = register_evaluator("PWR-2", [](const Claim& c, const RunData& run) {
+  Verdict v;
+  PowerSeen p;
+  if (no_gpu_power(c, run, v, p)) return v;
+  const double cpu = p.cpu_w.ok() ? p.cpu_w.value : 0;
+  v.measured.value = v.measured.low = v.measured.high = 4 * p.gpu_w.value + cpu;
+  v.measured.reps = 1;
+  v.evidence = fmt::format("4 x this GPU's measured peak {} W{} ({}){}", fmt_num(p.gpu_w.value),
+                           p.cpu_w.ok() ? fmt::format(" + CPU package {} W", fmt_num(cpu)) : " (CPU power unreadable: not counted)",
+                           p.what, std::isnan(p.tdp) ? "" : fmt::format("; by the datasheet 4 x {} W TDP = {} W", fmt_num(p.tdp), fmt_num(4 * p.tdp)));
+  v.verdict = judge(c, v.measured.low, v.measured.high);
+  if (v.verdict == Outcome::confirmed && !p.cpu_w.ok()) v.verdict = Outcome::inconclusive;
+  // Four GPUs were not measured: one GPU's measured peak, times four, is an extrapolation.
+  v.basis = Basis::predicted;
+  v.reason = fmt::format("predicted: four of this GPU at its one measured peak{} against a 1200 W supply (no headroom counted)",
+                         p.cpu_w.ok() ? " plus the CPU" : ", CPU not counted (a lower bound)");
+  return v;
+});
+
+const bool thm1 = register_evaluator("THM-1", [](const Claim& c, const RunData& run) {
+  Verdict v;
+  if (unmet_needs(c, run, v)) {
+    v.reason += "; and the room temperature is not measurable by software in any case";
+    return v;
+  }
+  PowerSeen p = power_seen(run);
+  v.verdict = Outcome::not_measurable;
+  v.reason = "the room (inlet) temperature and the kind of cooling are not visible to software; what the GPU did "
+             "under sustained load is in the evidence";
+  if (!p.temp_c.ok()) {
+    v.evidence = "no GPU temperature samples (" + manifest_status(run, "gpu_gemm") + ")";
+    return v;
+  }
+  v.measured = p.temp_c;
+  v.unit = "C";
+  v.evidence = fmt::format("{}; sustained GEMM: GPU temperature up to {} C, SM clock median {} MHz, thermal slowdown "
+                           "in {:.0f}% of samples; {}",
+                           p.what, fmt_num(p.temp_c.value), p.sm_mhz.ok() ? fmt_num(p.sm_mhz.value) : "?",
+                           p.thermal.ok() ? 100 * p.thermal.value : 0.0, p.note);
+  return v;
+});
+
+}  // namespace
+}  // namespace rigcheck

@@ -1,0 +1,34 @@
+// Facts of a run's inventory that several evaluator files read (bench/claims/src only).
+#pragma once
+#include <cstdlib>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "rigcheck/report/report.hpp"
+
+namespace rigcheck::run_facts {
+
+inline int physical_cores(const RunData& run) {
+  auto it = run.facts.find("physical_cores");
+  return it == run.facts.end() ? 0 : std::atoi(it->second.c_str());
+}
+
+inline std::string fact(const RunData& run, const std::string& key) {
+  auto it = run.facts.find(key);
+  return it == run.facts.end() ? "unknown: not in inventory" : it->second;
+}
+
+inline std::string cpu_budget_text(const RunData& run) {
+  return fmt::format("affinity {}, cgroup CPU quota {}", fact(run, "cpu_affinity"), fact(run, "cgroup_cpu_quota"));
+}
+
+// The cores this process may use: the inventory's `usable_cores` (affinity mask and cgroup
+// quota) when the run has it, else the physical cores.
+inline int usable_cores(const RunData& run) {
+  auto it = run.facts.find("usable_cores");
+  if (it != run.facts.end() && std::atoi(it->second.c_str()) > 0) return std::atoi(it->second.c_str());
+  return physical_cores(run);
+}
+
+}  // namespace rigcheck::run_facts

@@ -1,0 +1,304 @@
+// One finding per case: the runs of two sides (or the rounds of an interleaved A/B) compared on
+// the case's headline metric by the rules of statistics.cpp, its other metrics beside it, its
+// observed params (what ran) compared as attributes. See compare.hpp.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "rigcheck/compare/compare.hpp"
+
+namespace rigcheck {
+
+namespace {
+const CaseRun* case_in(const LoadedRun* r, const std::string& key) {
+  auto it = r->cases.find(key);
+  return it == r->cases.end() ? nullptr : &it->second;
+}
+
+// The repetitions of `metric` in each run of the side that has the case with positive values.
+Runs reps_of(const std::vector<const CaseRun*>& cs, const std::string& metric, bool* had_non_positive) {
+  Runs out;
+  for (const CaseRun* c : cs) {
+    if (!c) continue;
+    auto it = c->metrics.find(metric);
+    if (it == c->metrics.end()) continue;
+    bool ok = true;
+    for (double x : it->second.reps) ok = ok && x > 0 && std::isfinite(x);
+    if (ok) out.push_back(it->second.reps);
+    else if (had_non_positive) *had_non_positive = true;
+  }
+  return out;
+}
+
+double geomean_of_medians(const Runs& r) {
+  if (r.empty()) return kNaN;
+  double s = 0;
+  for (const auto& reps : r) s += run_value(reps);
+  return std::exp(s / static_cast<double>(r.size()));
+}
+
+Measured side_measured(const Runs& r) {
+  Measured m;
+  if (r.empty()) return m;
+  std::vector<double> v = run_values(r);
+  m.value = geomean_of_medians(r);
+  m.low = std::exp(*std::min_element(v.begin(), v.end()));
+  m.high = std::exp(*std::max_element(v.begin(), v.end()));
+  m.reps = static_cast<int>(r.size());
+  return m;
+}
+
+// "impl: brg:avx512_core -> gemm:jit; isa_cap: native -> avx2" over the runs of each side.
+std::string attribute_changes(const std::vector<const CaseRun*>& a, const std::vector<const CaseRun*>& b) {
+  std::set<std::string> keys;
+  for (const auto* side : {&a, &b})
+    for (const CaseRun* c : *side)
+      if (c)
+        for (auto& [k, v] : c->observed) keys.insert(k);
+  std::string out;
+  for (const std::string& k : keys) {
+    auto values = [&](const std::vector<const CaseRun*>& side) {
+      std::set<std::string> vs;
+      for (const CaseRun* c : side)
+        if (c) {
+          auto it = c->observed.find(k);
+          vs.insert(it == c->observed.end() ? "(none)" : it->second);
+        }
+      std::string s;
+      for (const std::string& v : vs) s += (s.empty() ? "" : " | ") + v;
+      return s;
+    };
+    const std::string va = values(a), vb = values(b);
+    if (va != vb) out += fmt::format("{}{}: {} -> {}", out.empty() ? "" : "; ", k, va, vb);
+  }
+  return out;
+}
+
+bool is_implementation_param(const std::string& attrs) {
+  for (const char* k : {"impl: ", "isa: ", "onednn_impls: ", "aten_cpu_capability: ", "onednn_isa: "})
+    if (attrs.rfind(k, 0) == 0 || attrs.find(std::string("; ") + k) != std::string::npos) return true;
+  return false;
+}
+
+// Where an unmatched case's counterpart may be: the same file, benchmark and case name with other
+// requested params on the other side.
+std::string near_miss(const CaseRun& c, const Side& other) {
+  for (const LoadedRun* r : other.runs)
+    for (auto& [k, o] : r->cases)
+      if (o.source == c.source && o.benchmark == c.benchmark && o.case_name == c.case_name && o.requested != c.requested)
+        return fmt::format("the other side has this case with other requested params ({} there, {} here): if a param "
+                           "differing here is a fact found at run time, declare it observed in data/params.csv",
+                           o.requested, c.requested);
+  return "";
+}
+}  // namespace
+
+namespace {
+// One case of the comparison before it is judged: its finding so far and the runs of each side.
+struct Pending {
+  CaseFinding f;
+  std::vector<const CaseRun*> ca, cb;
+  Runs ra, rb;
+  Noise data;  // the spread within the sides (paired: of the per-round differences)
+};
+
+Pending collect(const std::string& key, const Side& a, const Side& b, const CaseRules& rules, bool paired) {
+  Pending p;
+  for (const LoadedRun* r : a.runs) p.ca.push_back(case_in(r, key));
+  for (const LoadedRun* r : b.runs) p.cb.push_back(case_in(r, key));
+  const CaseRun* any = nullptr;
+  std::map<std::string, int> have;
+  for (const auto* side : {&p.ca, &p.cb})
+    for (const CaseRun* c : *side)
+      if (c) {
+        if (!any) any = c;
+        for (auto& [m, s] : c->metrics) have[m] = s.better;
+      }
+  CaseFinding& f = p.f;
+  f.key = key;
+  f.source = any->source;
+  f.benchmark = any->benchmark;
+  f.case_name = any->case_name;
+  f.params = any->requested;
+  f.area = any->area;
+  f.base_label = a.label;
+  f.run_label = b.label;
+  f.metric = rules.headline(f.benchmark, have);
+  f.better = have[f.metric];
+  for (const auto* side : {&p.ca, &p.cb})
+    for (const CaseRun* c : *side)
+      if (c && f.unit.empty() && c->metrics.count(f.metric)) f.unit = c->metrics.at(f.metric).unit;
+  bool non_positive = false;
+  if (paired) {  // complete rounds only
+    for (size_t r = 0; r < std::min(p.ca.size(), p.cb.size()); ++r) {
+      Runs x = reps_of({p.ca[r]}, f.metric, &non_positive), y = reps_of({p.cb[r]}, f.metric, &non_positive);
+      if (x.size() == 1 && y.size() == 1) {
+        p.ra.push_back(x[0]);
+        p.rb.push_back(y[0]);
+      }
+    }
+  } else {
+    p.ra = reps_of(p.ca, f.metric, &non_positive);
+    p.rb = reps_of(p.cb, f.metric, &non_positive);
+  }
+  f.base = side_measured(p.ra);
+  f.run = side_measured(p.rb);
+  std::string disturbed;
+  for (size_t i = 0; i < p.ca.size(); ++i)
+    if (p.ca[i] && p.ca[i]->disturbed.count(f.metric)) disturbed += (disturbed.empty() ? "" : ", ") + a.runs[i]->label;
+  for (size_t i = 0; i < p.cb.size(); ++i)
+    if (p.cb[i] && p.cb[i]->disturbed.count(f.metric)) disturbed += (disturbed.empty() ? "" : ", ") + b.runs[i]->label;
+  const bool both = std::any_of(p.ca.begin(), p.ca.end(), [](const CaseRun* c) { return c; }) &&
+                    std::any_of(p.cb.begin(), p.cb.end(), [](const CaseRun* c) { return c; });
+  if (both) f.attributes = attribute_changes(p.ca, p.cb);
+  f.implementation_changed = is_implementation_param(f.attributes);
+  if (p.ra.empty() || p.rb.empty()) {
+    if (non_positive) {
+      f.flag = "cannot_judge";
+      f.note = fmt::format("a run median of {} is not a positive number: no ratio", f.metric);
+    } else {
+      f.flag = p.ra.empty() ? "only_in_run" : "only_in_base";
+      f.note = (p.ra.empty() ? "no ok rows in " + a.label : "no ok rows in " + b.label);
+      const std::string miss = near_miss(*any, p.ra.empty() ? a : b);
+      if (!miss.empty()) f.note += "; " + miss;
+    }
+    if (!disturbed.empty()) f.note += "; left out of " + disturbed + ": most repetitions there were mistrusted";
+    return p;
+  }
+  if (!disturbed.empty()) f.note = "left out of " + disturbed + ": most repetitions there were mistrusted";
+  if (paired) {
+    std::vector<double> d;
+    for (size_t r = 0; r < p.ra.size(); ++r) d.push_back(run_value(p.rb[r]) - run_value(p.ra[r]));
+    p.data = noise_of(d);
+  } else {
+    p.data = pooled_noise({run_values(p.ra), run_values(p.rb)});
+  }
+  for (auto& [m, better] : have) {
+    if (m == f.metric) continue;
+    Runs xa = reps_of(p.ca, m, nullptr), xb = reps_of(p.cb, m, nullptr);
+    OtherMetric o;
+    o.metric = m;
+    o.better = better;
+    for (const CaseRun* c : p.ca)
+      if (c && c->metrics.count(m)) o.unit = c->metrics.at(m).unit;
+    if (!xa.empty() && !xb.empty()) {
+      o.ratio = geomean_of_medians(xb) / geomean_of_medians(xa);
+      o.change_pct = 100 * ((better > 0 ? o.ratio : 1 / o.ratio) - 1);
+    }
+    f.others.push_back(o);
+  }
+  return p;
+}
+
+}  // namespace
+
+std::vector<CaseFinding> compare_sides(const Side& a, const Side& b, const NoiseProfile* profile,
+                                       const CaseRules& rules, const StatOptions& opt, bool paired) {
+  std::set<std::string> keys;
+  for (const Side* s : {&a, &b})
+    for (const LoadedRun* r : s->runs)
+      for (auto& [k, c] : r->cases) keys.insert(k);
+  std::vector<Pending> pending;
+  pending.reserve(keys.size());
+  for (const std::string& key : keys) pending.push_back(collect(key, a, b, rules, paired));
+  // The machine's typical noise, every case's moderated toward it: the profile's, or the median
+  // over the cases of the spread within the sides of these runs.
+  std::vector<Noise> spreads;
+  for (const Pending& p : pending) spreads.push_back(p.data);
+  const Noise data_prior = typical_noise(spreads);
+  std::vector<CaseFinding> out;
+  out.reserve(pending.size());
+  for (Pending& p : pending) {
+    CaseFinding& f = p.f;
+    if (p.ra.empty() || p.rb.empty()) {
+      out.push_back(std::move(f));
+      continue;
+    }
+    const uint64_t seed = seed_for(f.key + '\x1f' + f.metric, opt.seed);
+    const Noise* noise = profile && !paired ? profile->find(f.key, f.metric) : nullptr;
+    const Noise* prior = noise ? &profile->typical : &data_prior;
+    f.j = paired ? judge_paired(p.ra, p.rb, f.better, opt, seed, prior)
+                 : judge_sides(p.ra, p.rb, f.better, noise, opt, seed, prior);
+    f.flag = to_string(f.j.flag);
+    f.note = f.j.why + (f.j.why.empty() || f.note.empty() ? "" : "; ") + f.note;
+    if (profile && !noise && !paired) f.note += std::string(f.note.empty() ? "" : "; ") + "not in the noise profile";
+    if (!paired && (p.ra.size() < a.runs.size() || p.rb.size() < b.runs.size()))
+      f.note += fmt::format("{}in {} of {} and {} of {} runs", f.note.empty() ? "" : "; ", p.ra.size(), a.runs.size(),
+                            p.rb.size(), b.runs.size());
+    out.push_back(std::move(f));
+  }
+  label_findings(out);
+  return out;
+}
+
+void label_findings(std::vector<CaseFinding>& fs) {
+  std::map<std::string, std::set<std::string>> sources, params;  // "benchmark case" -> files, requested params
+  for (const CaseFinding& f : fs) {
+    const std::string base = f.benchmark + " " + f.case_name;
+    sources[base].insert(f.source);
+    params[base + '\x1f' + f.source].insert(f.params);
+  }
+  for (CaseFinding& f : fs) {
+    const std::string base = f.benchmark + " " + f.case_name;
+    f.label = base;
+    if (sources[base].size() > 1) f.label += " [" + f.source + "]";
+    if (params[base + '\x1f' + f.source].size() > 1) f.label += " {" + f.params + "}";
+  }
+}
+
+FindingCounts count_findings(const std::vector<CaseFinding>& fs, double alpha) {
+  FindingCounts c;
+  for (const CaseFinding& f : fs) {
+    ++c.cases;
+    c.regressions += f.flag == "regression";
+    c.improvements += f.flag == "improvement";
+    c.unstable += f.flag == "unstable";
+    c.cannot_judge += f.flag == "cannot_judge";
+    c.unmatched += f.flag == "only_in_base" || f.flag == "only_in_run";
+    c.judged += f.flag == "regression" || f.flag == "improvement" || f.flag == "no_change" || f.flag == "unstable";
+    c.implementation_changes += f.implementation_changed;
+  }
+  c.flagged = c.regressions + c.improvements;
+  c.expected_by_chance = c.judged * alpha;
+  return c;
+}
+
+std::vector<AreaSummary> summarize_areas(const std::vector<CaseFinding>& fs) {
+  std::map<std::pair<std::string, std::string>, AreaSummary> acc;
+  std::map<std::pair<std::string, std::string>, std::array<double, 3>> logs;
+  std::map<std::pair<std::string, std::string>, int> with_interval;
+  for (const CaseFinding& f : fs) {
+    if (!f.base.ok() || !f.run.ok()) continue;
+    auto key = std::make_pair(f.run_label, f.area);
+    AreaSummary& s = acc[key];
+    s.area = f.area;
+    s.base_label = f.base_label;
+    s.run_label = f.run_label;
+    ++s.rows;
+    auto& l = logs[key];
+    // Speed of the run relative to the base: ratio for rates, 1/ratio for times.
+    const double d = f.better < 0 ? -1 : 1;
+    l[0] += d * f.j.iv.est;
+    if (f.j.iv.method != Method::none) {
+      l[1] += d > 0 ? f.j.iv.low : -f.j.iv.high;
+      l[2] += d > 0 ? f.j.iv.high : -f.j.iv.low;
+      ++with_interval[key];
+    }
+  }
+  std::vector<AreaSummary> out;
+  for (auto& [key, s] : acc) {
+    auto& l = logs[key];
+    s.geomean = std::exp(l[0] / s.rows);
+    if (with_interval[key] == s.rows) {
+      s.low = std::exp(l[1] / s.rows);
+      s.high = std::exp(l[2] / s.rows);
+    }
+    out.push_back(s);
+  }
+  return out;
+}
+
+}  // namespace rigcheck

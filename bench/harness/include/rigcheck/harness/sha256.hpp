@@ -1,0 +1,30 @@
+// SHA-256 (FIPS 180-4), for the checksums a run's manifest records of its result files
+// (bench/runfolder/include/rigcheck/runfolder/integrity.hpp). Small and self-contained: no library the suite
+// does not already link. Checked against the FIPS 180-4 / NIST example vectors (tests).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace rigcheck {
+
+class Sha256 {
+ public:
+  Sha256();
+  void update(const void* data, size_t size);
+  void update(const std::string& s) { update(s.data(), s.size()); }
+  // The digest as 64 lowercase hex digits. Ends the computation: call once.
+  std::string hex_digest();
+
+ private:
+  void block(const unsigned char* p);
+  uint32_t h_[8];
+  unsigned char buf_[64];
+  size_t used_ = 0;
+  uint64_t bytes_ = 0;
+};
+
+// The SHA-256 of a string, as 64 lowercase hex digits.
+std::string sha256_hex(const std::string& data);
+
+}  // namespace rigcheck

@@ -1,0 +1,575 @@
+// What this machine can train (issue 23): capacity.hpp says the method.
+#include "rigcheck/report/capacity.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "rigcheck/harness/csv.hpp"
+#include "rigcheck/harness/names.hpp"
+#include "rigcheck/models/zoo.hpp"
+#include "rigcheck/report/report_util.hpp"
+
+namespace rigcheck {
+
+namespace {
+constexpr double kGiB = 1073741824.0;
+
+std::string gib(double b) { return std::isnan(b) ? "-" : fmt::format("{:.2f} GiB", b / kGiB); }
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return kNaN;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double fact(const RunData& run, const std::string& key) {
+  auto it = run.inventory.find(key);
+  double v;
+  if (it == run.inventory.end() || !parse_double(it->second, v)) return kNaN;
+  return v;
+}
+
+// ---- the machine's measured figures
+struct Machine {
+  std::map<int, double> peak;  // threads -> f32 FMA peak GFLOP/s (best ISA, median)
+  double bw = kNaN;            // GB/s
+  std::string bw_text;
+  double input = kNaN;  // samples/s the DataLoader pipeline delivered
+  std::string input_text;
+  // all-reduce: size bytes -> median seconds
+  std::map<double, double> allreduce;
+  int ranks = 0;
+  double baseline_rss = kNaN;  // LibTorch loaded, no model
+  double gemm = kNaN;          // best f32 GEMM GFLOP/s at the step's threads
+  std::string gemm_text;
+};
+
+double peak_at(const Machine& m, int threads) {
+  auto it = m.peak.find(threads);
+  return it == m.peak.end() ? kNaN : it->second;
+}
+
+Machine machine_of(const RunData& run, int threads) {
+  Machine m;
+  for (auto& [t, rows] : group_by_param(run.select(names::kFmaPeak, names::kGflops), "threads")) {
+    std::map<std::string, std::vector<const ResultRow*>> by_isa;
+    for (const ResultRow* r : rows) by_isa[param_value(r->params, "isa")].push_back(r);
+    for (auto& [isa, rs] : by_isa) m.peak[std::atoi(t.c_str())] = std::max(m.peak[std::atoi(t.c_str())], measure(rs).value);
+  }
+  for (const char* kernel : {"triad", "copy"}) {
+    double best = 0;
+    int best_t = 0;
+    for (auto& [c, rows] : run.select(names::kMemoryBandwidth, names::kGbps, {{"kernel", kernel}})) {
+      const int t = std::atoi(param_value(rows.front()->params, "threads").c_str());
+      const double v = measure(rows).value;
+      // At the step's thread count when measured there, else the best of any.
+      const bool better = (t == threads) != (best_t == threads) ? t == threads : v > best;
+      if (best == 0 || better) best = v, best_t = t;
+    }
+    if (best > 0) {
+      m.bw = best;
+      m.bw_text = fmt::format("{} GB/s (memory_bandwidth {}, {} thread{})", fmt_num(best), kernel, best_t, best_t == 1 ? "" : "s");
+      break;
+    }
+  }
+  {
+    double best = 0;
+    std::string what;
+    for (auto& [c, rows] : run.select(names::kDataloaderIoWait, "samples_per_s")) {
+      const double v = measure(rows).value;
+      if (v > best) {
+        best = v;
+        what = fmt::format("io_dataloader {}: {} B samples from {}", c, param_value(rows.front()->params, "sample_bytes", "?"),
+                           param_value(rows.front()->params, "device_class", "its disk"));
+      }
+    }
+    if (best > 0) m.input = best, m.input_text = fmt::format("{} samples/s ({})", fmt_num(best), what);
+  }
+  {
+    std::map<double, std::vector<double>> by_size;
+    for (auto& [c, rows] : run.select(names::kMpiAllreduce, names::kTimePerIter))
+      for (const ResultRow* r : rows) {
+        double s;
+        if (!parse_double(param_value(r->params, "size_bytes"), s)) continue;
+        by_size[s].push_back(r->value);
+        m.ranks = std::max(m.ranks, std::atoi(param_value(r->params, "ranks").c_str()));
+      }
+    for (auto& [s, v] : by_size) m.allreduce[s] = median_of(v);
+  }
+  {
+    std::vector<double> v;
+    for (auto& [c, rows] : run.select(names::kHostMemoryTraining, names::kBaselineRssBytes))
+      for (const ResultRow* r : rows) v.push_back(r->value);
+    m.baseline_rss = median_of(v);
+  }
+  {
+    std::map<std::pair<std::string, std::string>, std::vector<const ResultRow*>> by_case;
+    for (const ResultRow& r : run.results)
+      if ((r.benchmark == names::kGemmMatmul || r.benchmark == names::kGemmSgemmOnednn ||
+           r.benchmark == names::kGemmSgemmOpenblas) &&
+          r.metric == names::kGflops && r.status == Status::ok && r.repetition >= 0 &&
+          param_value(r.params, "dtype", "f32") == "f32" && std::atoi(param_value(r.params, "threads").c_str()) == threads)
+        by_case[{r.benchmark, r.case_name}].push_back(&r);
+    for (auto& [k, rows] : by_case) {
+      const double v = measure(rows).value;
+      if (!(v <= m.gemm)) m.gemm = v, m.gemm_text = k.first + " " + k.second;
+    }
+  }
+  return m;
+}
+
+// Seconds of one all-reduce of `bytes`: interpolated between the measured sizes around it,
+// extrapolated at the largest size's bandwidth beyond it. NaN without rows.
+double allreduce_s(const Machine& m, double bytes, std::string& how) {
+  if (m.allreduce.empty()) return kNaN;
+  auto hi = m.allreduce.lower_bound(bytes);
+  if (hi == m.allreduce.end()) {
+    auto last = std::prev(m.allreduce.end());
+    how = fmt::format("extrapolated from the largest measured size ({:.0f} B) at its bandwidth", last->first);
+    return last->second * bytes / last->first;
+  }
+  if (hi->first == bytes || hi == m.allreduce.begin()) {
+    how = fmt::format("measured at {:.0f} B", hi->first);
+    return hi->second;
+  }
+  auto lo = std::prev(hi);
+  how = fmt::format("interpolated between the measured {:.0f} B and {:.0f} B", lo->first, hi->first);
+  return lo->second + (hi->second - lo->second) * (bytes - lo->first) / (hi->first - lo->first);
+}
+
+// The figures of one step of `batch` samples that took step_s; flops and bytes of that step.
+void fill_limits(ModelCapacity& mc, const Machine& m, double flops, double bytes, double step_s, int batch) {
+  mc.limits.clear();
+  LimitFigure c{"compute", kNaN, ""};
+  const double peak = peak_at(m, mc.threads);
+  const double gflops = flops / step_s / 1e9;
+  if (std::isnan(peak))
+    c.text = fmt::format("{} GFLOP/s achieved; no cpu_peak row at {} threads to set it against", fmt_num(gflops), mc.threads);
+  else {
+    c.share = gflops / peak;
+    c.text = fmt::format("{} GFLOP/s ({:.3g} GFLOP per step / {} s) of the measured f32 peak {} GFLOP/s at {} threads",
+                         fmt_num(gflops), flops / 1e9, fmt_num(step_s), fmt_num(peak), mc.threads);
+  }
+  mc.limits.push_back(c);
+  LimitFigure b{"memory bandwidth", kNaN, ""};
+  const double gbps = bytes / step_s / 1e9;
+  if (std::isnan(m.bw))
+    b.text = fmt::format("{} GB/s needed; memory_bandwidth not measured", fmt_num(gbps));
+  else {
+    b.share = gbps / m.bw;
+    b.text = fmt::format("{} GB/s ({} per step, 2 x the training memory: a lower bound) of {}", fmt_num(gbps), gib(bytes), m.bw_text);
+  }
+  mc.limits.push_back(b);
+  LimitFigure in{"input pipeline", kNaN, ""};
+  const double consumed = batch / step_s;
+  if (std::isnan(m.input))
+    in.text = fmt::format("the step consumes {} samples/s; io_dataloader not measured", fmt_num(consumed));
+  else {
+    in.share = consumed / m.input;
+    in.text = fmt::format("the step consumes {} samples/s; the pipeline delivered {}", fmt_num(consumed), m.input_text);
+  }
+  mc.limits.push_back(in);
+  LimitFigure ar{"all-reduce", kNaN, ""};
+  std::string how;
+  const double grad = mc.params * 4;
+  const double t = allreduce_s(m, grad, how);
+  if (std::isnan(t))
+    ar.text = "comm area not run (no mpi_allreduce_f32 rows): one node, no all-reduce per step";
+  else {
+    ar.share = t / step_s;
+    ar.text = fmt::format("{} s per step to all-reduce the {} gradient over {} ranks ({}), against the {} s step",
+                          fmt_num(t), gib(grad), m.ranks, how, fmt_num(step_s));
+  }
+  mc.limits.push_back(ar);
+  const LimitFigure* first = nullptr;
+  for (const LimitFigure& l : mc.limits)
+    if (l.ok() && (!first || l.share > first->share)) first = &l;
+  mc.bottleneck = first ? fmt::format("{} ({:.0f}% of its ceiling): {}", first->what, 100 * first->share, first->text)
+                        : "none can be named: no ceiling was measured";
+}
+
+// Zoo analytic memory (SGD momentum, fp32, as memory_host measures).
+double zoo_estimate(const zoo::ModelConfig& cfg, int batch, int seq) {
+  zoo::MemoryOptions mo;
+  mo.optimizer = zoo::Optimizer::sgd_momentum;
+  mo.seq_len = seq;
+  return zoo::estimate_training_memory(cfg, batch, mo).total();
+}
+
+// The answer of a model whose memory line is known (measured fit or estimate): limit and words.
+void limit_of(ModelCapacity& mc) {
+  mc.limit_batch = largest_batch(mc.fit, mc.usable_bytes);
+  if (mc.limit_batch > 0) mc.predicted_at_limit = mc.fit.at(static_cast<double>(mc.limit_batch));
+}
+
+// The depth probes' extrapolated point in words (mc.probe.batch > 0).
+std::string probe_words(const ModelCapacity& mc) {
+  std::string depths;
+  for (auto& [l, v] : mc.probe.peak_by_layers) depths += fmt::format("{}{} layer(s) {}", depths.empty() ? "" : ", ", l, gib(v));
+  return fmt::format("b{}'s peak extrapolated to all {} layers, {}, from the model cut to fewer there ({}: {:.2f} GiB per "
+                     "layer); the zoo's analytic activations per sample are {:.1f} MiB (live tensors: glibc's heap keeps "
+                     "freed ones of under 32 MiB resident)",
+                     mc.probe.batch, mc.probe.model_layers, gib(mc.probe.whole), depths, mc.probe.per_layer / kGiB,
+                     mc.analytic_slope / 1048576);
+}
+
+// The line in words: its figures and where its slope comes from (the line a near-limit check
+// tested, then the refined one), without the closing parenthesis.
+std::string line_words(const ModelCapacity& mc, const MemoryPoint& lo, const MemoryPoint& hi, double tested_slope,
+                       const std::string& seq_words) {
+  const double mib = 1048576;
+  std::string why;
+  if (mc.refined_by_check)
+    why = fmt::format("the line through b{} and the near-limit check b{}; the line the check tested: {:.1f} MiB per sample "
+                      "through b{}{}; the slope measured from b{}: {:.1f} MiB",
+                      hi.batch, mc.check_batch, tested_slope / mib, hi.batch,
+                      mc.probe.batch > 0 ? " and " + probe_words(mc)
+                      : mc.slope_analytic ? ", the zoo's analytic activations per sample" : "",
+                      lo.batch, mc.measured_slope / mib);
+  else if (mc.probe.batch > 0)
+    why = fmt::format("the line through b{} and {}; the slope measured from b{}: {:.1f} MiB", hi.batch, probe_words(mc),
+                      lo.batch, mc.measured_slope / mib);
+  else if (mc.slope_analytic)
+    why = fmt::format("through the largest measured batch, b{}, at the zoo's analytic activations per sample: the slope "
+                      "measured from b{} is {} ({:.1f} MiB), {}",
+                      hi.batch, lo.batch, mc.measured_slope > tested_slope ? "larger" : "smaller", mc.measured_slope / mib,
+                      mc.measured_slope > tested_slope ? "still holding fixed costs that grow at small batches"
+                                                       : "under what large batches cost: the allocator still reuses "
+                                                         "freed memory at small batches");
+  else
+    why = fmt::format("the line through the two largest measured batches, b{} and b{}", lo.batch, hi.batch);
+  return fmt::format("peak RSS = {} + {:.1f} MiB per sample{} ({}", gib(mc.fit.intercept), mc.fit.slope / mib, seq_words, why);
+}
+
+ModelCapacity zoo_model(const RunData& run, const zoo::ModelConfig& cfg, const Machine& machine_any, double usable,
+                        const CapacityOptions&) {
+  ModelCapacity mc;
+  mc.model = cfg.name;
+  mc.usable_bytes = usable;
+  mc.params = static_cast<double>(zoo::count_parameters(cfg).total());
+  // The measured points, grouped by sequence length: the group with the most batches. A case
+  // named .../check is a near-limit check point (memory_host): kept out of the line, set against it.
+  using ByBatch = std::map<std::pair<int, bool>, std::vector<double>>;  // (batch, check) -> values
+  std::map<int, ByBatch> peaks, steps;                                  // seq -> ...
+  int threads = 0;
+  auto key = [](const ResultRow* r) {
+    return std::make_pair(std::atoi(param_value(r->params, "batch").c_str()),
+                          r->case_name.find("/check") != std::string::npos);
+  };
+  for (auto& [c, rows] : run.select(names::kHostMemoryTraining, names::kPeakRssBytes, {{"model", cfg.name}}))
+    for (const ResultRow* r : rows) {
+      if (is_depth_probe(*r)) continue;  // depth_probe() reads them
+      peaks[std::atoi(param_value(r->params, "seq", "0").c_str())][key(r)].push_back(r->value);
+      threads = std::max(threads, std::atoi(param_value(r->params, "threads").c_str()));
+    }
+  for (auto& [c, rows] : run.select(names::kHostMemoryTraining, names::kStepTime, {{"model", cfg.name}}))
+    for (const ResultRow* r : rows)
+      if (!is_depth_probe(*r)) steps[std::atoi(param_value(r->params, "seq", "0").c_str())][key(r)].push_back(r->value);
+  mc.threads = threads;
+  int seq = -1;
+  for (auto& [s, by_b] : peaks)
+    if (seq < 0 || by_b.size() >= peaks[seq].size()) seq = s;
+  mc.seq = seq < 0 ? (cfg.arch == zoo::Arch::bert || cfg.arch == zoo::Arch::gpt2 ? cfg.seq_len : 0) : seq;
+  mc.estimate_b1 = zoo_estimate(cfg, 1, mc.seq);
+  std::vector<MemoryPoint> regular, checks;  // each by batch, ascending
+  double tested_slope = 0;                    // the slope of the line a near-limit check tested
+  if (seq >= 0)
+    for (auto& [k, v] : peaks[seq]) {
+      MemoryPoint p;
+      p.batch = k.first;
+      p.check = k.second;
+      p.peak_bytes = median_of(v);
+      p.reps = static_cast<int>(v.size());
+      if (steps[seq].count(k)) p.step_s = median_of(steps[seq][k]);
+      mc.points.push_back(p);
+      (p.check ? checks : regular).push_back(p);
+    }
+  std::sort(mc.points.begin(), mc.points.end(), [](const MemoryPoint& a, const MemoryPoint& b) { return a.batch < b.batch; });
+  const std::string seq_words = mc.seq > 0 ? fmt::format(" at sequence length {}", mc.seq) : "";
+  if (regular.size() >= 2) {
+    // The line through the two LARGEST measured batches: below a few samples the peak sits under
+    // the line the larger batches follow (light_cnn b2 was 0.1 GiB under the b8-b326 line, so a
+    // b2-b8 line overstated the per-sample cost by 45%; docs/performance.md "capacity").
+    const MemoryPoint &lo = regular[regular.size() - 2], &hi = regular.back();
+    mc.fit = fit_linear({{double(lo.batch), lo.peak_bytes}, {double(hi.batch), hi.peak_bytes}});
+    // Even there the slope between small batches is not the one large batches follow, in either
+    // direction, while the activations autograd keeps per sample (zoo analytic, with the loss's
+    // gradients at the start of the backward pass) are: ResNet-50 118 MB/sample from b4 to b8,
+    // 86.5 from b8 to b112, analytic 85.9; light_cnn 34.2 from b32 to b326, analytic 33.7; GPT-2
+    // (seq 64) 57.9 from b8 to b16 but 109 from b16 to b150, analytic 96.1; BERT-base (seq 64)
+    // 62.4 from b8 to b16, analytic 44.5, within 8% at b200. Where the zoo has the model, its
+    // analytic slope, the line kept through the largest measured point.
+    const double analytic = zoo_estimate(cfg, 2, mc.seq) - zoo_estimate(cfg, 1, mc.seq);
+    mc.analytic_slope = analytic;
+    mc.measured_slope = mc.fit.slope;
+    if (analytic > 0 && std::fabs(analytic - mc.fit.slope) > 1e-9 * analytic) {
+      mc.fit.slope = analytic;
+      mc.fit.intercept = hi.peak_bytes - analytic * hi.batch;
+      mc.slope_analytic = true;
+    }
+    // Depth probes measured near the limit: the allocator's real cost there, not the analytic one
+    // (BERT-large b40, seq 128: +24% over it, within 0.0% extrapolated from one and two layers).
+    mc.probe = depth_probe(run, cfg.name, mc.seq, cfg.layers, hi.batch);
+    if (mc.probe.batch > 0) {
+      mc.fit = fit_linear({{double(hi.batch), hi.peak_bytes}, {double(mc.probe.batch), mc.probe.whole}});
+      mc.slope_analytic = false;
+    }
+    mc.has_fit = true;
+    mc.basis = "measured fit";
+    limit_of(mc);
+    if (!checks.empty()) {  // the near-limit check: measured there, against the line
+      const MemoryPoint& near = checks.back();
+      mc.check_batch = near.batch;
+      mc.check_measured = near.peak_bytes;
+      mc.check_predicted = mc.fit.at(near.batch);
+      // The check is the measurement nearest the limit: the largest batch is then drawn from the
+      // line through it and the largest regular batch (the check's error above is against the
+      // line before it, which is what it tests).
+      tested_slope = mc.fit.slope;
+      if (near.batch > hi.batch) {
+        mc.fit = fit_linear({{double(hi.batch), hi.peak_bytes}, {double(near.batch), near.peak_bytes}});
+        mc.refined_by_check = true;
+        limit_of(mc);
+      }
+    } else if (regular.size() >= 3) {  // the largest point against the line of the two below it
+      const MemoryPoint &a = regular[regular.size() - 3], &b = regular[regular.size() - 2];
+      LinearFit f = fit_linear({{double(a.batch), a.peak_bytes}, {double(b.batch), b.peak_bytes}});
+      mc.check_batch = hi.batch;
+      mc.check_measured = hi.peak_bytes;
+      mc.check_predicted = f.at(hi.batch);
+    }
+  } else {
+    // No line from measurements: the zoo's analytic estimate, labelled.
+    mc.basis = "analytic estimate (not measured)";
+    mc.fit = fit_linear({{1.0, zoo_estimate(cfg, 1, mc.seq)}, {2.0, zoo_estimate(cfg, 2, mc.seq)}});
+    limit_of(mc);
+  }
+  // Step time: at the limit when measured there, else at the largest measured batch.
+  for (const MemoryPoint& p : mc.points)  // by batch, ascending: the largest timed one wins
+    if (!std::isnan(p.step_s) && mc.step_batch != mc.limit_batch) mc.step_s = p.step_s, mc.step_batch = p.batch;
+  if (mc.step_batch > 0) {
+    mc.step_basis = mc.step_batch == mc.limit_batch
+                        ? "measured at that batch"
+                        : fmt::format("measured at batch {} (the largest measured), not at the limit", mc.step_batch);
+    mc.samples_per_s = mc.step_batch / mc.step_s;
+    Machine m = machine_any;
+    const double flops = zoo::training_flops_per_step(cfg, mc.step_batch, mc.seq);
+    fill_limits(mc, m, flops, 2 * zoo_estimate(cfg, mc.step_batch, mc.seq), mc.step_s, mc.step_batch);
+  } else {
+    mc.step_basis = "no step time measured (memory_host's step_time rows)";
+    mc.bottleneck = "none can be named: no step of this model was timed";
+  }
+
+  // The answer in words.
+  std::string t;
+  if (mc.has_fit) {
+    t = line_words(mc, regular[regular.size() - 2], regular.back(), mc.refined_by_check ? tested_slope : mc.fit.slope,
+                   seq_words) +
+        (regular.size() > 2 ? fmt::format("; {} smaller batch(es) measured, left out: small batches sit below the line "
+                                          "the larger ones follow)",
+                                          regular.size() - 2)
+                            : ")");
+  } else {
+    t = fmt::format("{} measured batch{}{}: no line can be fitted; the zoo's analytic estimate instead (weights, "
+                    "gradients, momentum, activations; not measured): {} at batch 1, {} per sample",
+                    regular.size(), regular.size() == 1 ? "" : "es", seq_words, gib(mc.estimate_b1),
+                    fmt::format("{:.1f} MiB", mc.fit.slope / 1048576));
+  }
+  if (mc.limit_batch == 0)
+    t += fmt::format(". **Cannot fit at batch 1**: {} predicted{} against {} usable (analytic estimate at batch 1: {})",
+                     gib(mc.fit.at(1)), mc.has_fit ? "" : " (estimate)", gib(usable), gib(mc.estimate_b1));
+  else if (mc.limit_batch < 0)
+    t += ". The memory does not grow with the batch in these points: no limit can be drawn";
+  else
+    t += fmt::format(". Largest batch: **{}** ({}: {} of {} usable{})", mc.limit_batch,
+                     mc.has_fit ? "predicted" : "estimated, not measured", gib(mc.predicted_at_limit), gib(usable),
+                     mc.refined_by_check ? fmt::format("; from the line through b{} and the near-limit check b{}",
+                                                       regular.back().batch, mc.check_batch)
+                                         : "");
+  if (mc.has_fit && mc.check_batch > 0)
+    t += fmt::format(". {}: batch {}, {} measured against {} predicted by {} ({:+.1f}%)",
+                     checks.empty() ? "The largest measured point" : "Near-limit check", mc.check_batch,
+                     gib(mc.check_measured), gib(mc.check_predicted),
+                     checks.empty() ? "the line of the two batches below it" : "the line",
+                     100 * (mc.check_measured - mc.check_predicted) / mc.check_predicted);
+  else if (mc.has_fit && mc.probe.batch > 0)
+    t += fmt::format(". Nothing checks the line: b{} was measured cut to fewer layers, not whole (a near-limit check: "
+                     "memory_host --profile full, or RIGCHECK_CAPACITY_CHECK={}:{}{})",
+                     mc.probe.batch, mc.model, mc.probe.batch, mc.seq > 0 ? fmt::format(":{}", mc.seq) : "");
+  else if (mc.has_fit)
+    t += fmt::format(". Nothing checks the line: exactly two batches measured ({}) and no near-limit check point "
+                     "(memory_host --profile full, or RIGCHECK_CAPACITY_CHECK)",
+                     mc.slope_analytic ? "it passes through the larger" : "it passes through both");
+  mc.text = t;
+  return mc;
+}
+
+// The page-fault part of a user model's step at `batch` (docs/performance.md "capacity"): dense:
+// its activations first touched again each step, activation bytes x batch / 4096 pages at this
+// run's first-touch cost (0 s, saying what is missing, without it); conv and transformer: none,
+// their rate is a measured zoo step that pays its own faults. `how` says which.
+double fault_seconds(const UserModel& u, int batch, bool measured_rate, const FirstTouchCost& ft, std::string& how) {
+  if (u.kind != "dense") {
+    how = measured_rate ? fmt::format("none for kind {}: its rate is a measured training step of the zoo, which already "
+                                      "pays its own page faults", u.kind)
+                        : fmt::format("none for kind {}", u.kind);
+    return 0;
+  }
+  const double pages = u.activation_bytes_per_sample * batch / 4096;
+  if (std::isnan(ft.us_per_page)) {
+    how = fmt::format("MISSING, not included: {:.4g} pages of activations per step, {}", pages, ft.text);
+    return 0;
+  }
+  how = fmt::format("{:.4g} pages of 4 KiB per step, {} B of activations per sample x batch {} / 4096, first touched "
+                    "again each step, at {}",
+                    pages, fmt_num(u.activation_bytes_per_sample), batch, ft.text);
+  return pages * ft.us_per_page * 1e-6;
+}
+
+ModelCapacity user_model(const UserModel& u, const Machine& m, const StepRate& achieved, const FirstTouchCost& ft,
+                         double usable, int threads) {
+  ModelCapacity mc;
+  mc.model = u.name;
+  mc.basis = "model-based estimate";
+  mc.usable_bytes = usable;
+  mc.params = u.params;
+  mc.threads = threads;
+  // SGD momentum in fp32 as memory_host measures: weights, gradients and momentum, 12 B per
+  // parameter; the activations per sample; the process's own RSS with LibTorch loaded.
+  const double base = std::isnan(m.baseline_rss) ? 0 : m.baseline_rss;
+  mc.fit.intercept = base + 12 * u.params;
+  mc.fit.slope = u.activation_bytes_per_sample;
+  mc.fit.points = 0;
+  mc.estimate_b1 = mc.fit.at(1);
+  limit_of(mc);
+  std::string t = fmt::format("peak = {} (LibTorch process{}) + 12 B x {:.4g} parameters + {} per sample (the live "
+                              "tensors: glibc's allocator keeps freed tensors of under 32 MiB in its heap, resident "
+                              "above this; docs/performance.md \"capacity\")",
+                              gib(base), std::isnan(m.baseline_rss) ? ": not measured, taken as 0" : ", measured baseline_rss_bytes",
+                              u.params, fmt::format("{:.1f} MiB", u.activation_bytes_per_sample / 1048576));
+  if (mc.limit_batch == 0)
+    t += fmt::format(". **Cannot fit at batch 1**: {} against {} usable", gib(mc.estimate_b1), gib(usable));
+  else if (mc.limit_batch > 0)
+    t += fmt::format(". Largest batch: **{}** (model-based estimate: {} of {} usable)", mc.limit_batch,
+                     gib(mc.predicted_at_limit), gib(usable));
+  // Step time at the limit: the flops at the rate a LibTorch training step of its kind reached in
+  // this run (achieved_rate), else at the best f32 GEMM, else at the f32 peak (upper bounds); plus,
+  // for a dense model, the page faults of its activations (fault_seconds).
+  double rate = achieved.gflops;
+  std::string how = fmt::format("the measured {} step rate, {}", u.kind, achieved.source);
+  if (std::isnan(rate) && !std::isnan(m.gemm))
+    rate = m.gemm, how = fmt::format("the best f32 GEMM measured, {}: an upper bound of the speed, LibTorch's training "
+                                     "steps reach a fraction of it ({})", m.gemm_text, achieved.text);
+  else if (std::isnan(rate))
+    rate = peak_at(m, threads), how = fmt::format("the measured f32 FMA peak: an upper bound of the speed ({})", achieved.text);
+  if (mc.limit_batch > 0 && !std::isnan(rate)) {
+    mc.step_batch = static_cast<int>(mc.limit_batch);
+    const double compute_s = mc.step_batch * u.flops_per_sample / (rate * 1e9);
+    std::string faults;
+    const double fault_s = fault_seconds(u, mc.step_batch, !std::isnan(achieved.gflops), ft, faults);
+    mc.step_s = compute_s + fault_s;
+    mc.samples_per_s = mc.step_batch / mc.step_s;
+    mc.step_basis = fmt::format("model-based estimate: {:.4g} s = {:.4g} s of compute ({:.4g} GFLOP per step at {} "
+                                "GFLOP/s, {}) + {:.4g} s of page faults ({})",
+                                mc.step_s, compute_s, mc.step_batch * u.flops_per_sample / 1e9, fmt_num(rate), how,
+                                fault_s, faults);
+    fill_limits(mc, m, mc.step_batch * u.flops_per_sample, 2 * mc.predicted_at_limit, mc.step_s, mc.step_batch);
+  } else {
+    mc.step_basis = "no step time: " + (mc.limit_batch > 0 ? fmt::format("{}, and neither cpu_gemm nor cpu_peak measured "
+                                                                         "at {} threads", achieved.text, threads)
+                                                           : std::string("no batch fits"));
+    mc.bottleneck = "none can be named without a step time";
+  }
+  mc.text = t;
+  return mc;
+}
+
+std::string gpu_answer(const RunData& run) {
+  auto it = run.inventory.find("gpu_count");
+  const std::string count = it == run.inventory.end() ? "" : it->second;
+  if (count.empty() || count == "0") {
+    auto note = run.inventory.find("gpu_note");
+    return fmt::format("No GPU answer: this machine has no GPU the suite could use (inventory gpu_count={}{}). "
+                       "Nothing here speaks for GPU training.",
+                       count.empty() ? "missing" : count, note == run.inventory.end() ? "" : ": " + note->second);
+  }
+  // model_memory's device peak per model and precision, by batch.
+  std::map<std::string, std::map<int, std::vector<double>>> by;
+  for (auto& [c, rows] : run.select(names::kModelMemory, names::kPeakAllocatedBytes))
+    for (const ResultRow* r : rows)
+      by[param_value(r->params, "model") + " " + param_value(r->params, "precision")]
+        [std::atoi(param_value(r->params, "batch").c_str())].push_back(r->value);
+  if (by.empty())
+    return fmt::format("No GPU answer: {} GPU(s) present but no model_memory rows measured ({}): the gpu area was "
+                       "not run, or its training steps failed.",
+                       count, manifest_status(run, "gpu_model_memory"));
+  const double mem = fact(run, "gpu0_memory_bytes");
+  std::string s = fmt::format("GPU 0 ({} of device memory, 10% kept free): ", gib(mem));
+  for (auto& [k, bs] : by) {
+    s += "\n- " + k + ": ";
+    std::vector<std::pair<double, double>> xy;
+    for (auto& [b, v] : bs) xy.push_back({double(b), median_of(v)});
+    if (xy.size() < 2 || std::isnan(mem)) {
+      s += fmt::format("measured at batch {} only ({}): one batch, no line, no limit predicted", xy.front().first,
+                       gib(xy.front().second));
+      continue;
+    }
+    LinearFit f = fit_linear(xy);
+    const long lb = largest_batch(f, 0.9 * mem);
+    s += lb > 0 ? fmt::format("largest batch {} (predicted from {} measured batches)", lb, f.points)
+                : lb == 0 ? "cannot fit at batch 1 (predicted)" : "no limit: memory does not grow with the batch";
+  }
+  return s;
+}
+
+}  // namespace
+
+CapacityAnswer capacity_of(const RunData& run, const CapacityOptions& opt) {
+  CapacityAnswer a;
+  a.total_bytes = fact(run, "memory_total_bytes");
+  a.available_bytes = fact(run, "memory_available_bytes");
+  if (std::isnan(a.total_bytes)) {
+    a.memory_text = "the inventory has no memory_total_bytes: no limit can be drawn";
+  } else {
+    const double margin = std::max(opt.margin_fraction * a.total_bytes, opt.margin_min_bytes);
+    a.usable_bytes = a.total_bytes - margin;
+    a.memory_text = fmt::format("usable host memory {} = the inventory's total {} less a safety margin of {} "
+                                "({:.0f}% of it, at least {}: the OS, the page cache, other processes)",
+                                gib(a.usable_bytes), gib(a.total_bytes), gib(margin), 100 * opt.margin_fraction,
+                                gib(opt.margin_min_bytes));
+    if (!std::isnan(a.available_bytes) && a.available_bytes < a.usable_bytes)
+      a.memory_text += fmt::format("; when the run started only {} was free (MemAvailable): others' use lowers "
+                                   "every limit below accordingly",
+                                   gib(a.available_bytes));
+  }
+  // A memory_host cut short (the runner's timeout, a kill) kept the points whose child processes
+  // ended (each child's rows are written when it ends): the answer says the rest is missing.
+  for (const ManifestRow& mr : run.manifest)
+    if (mr.benchmark == "memory_host" && (mr.status == "timeout" || mr.status == "interrupted"))
+      a.memory_text += fmt::format("; memory_host was cut short ({}): the points whose child processes ended are "
+                                   "kept, the later ones are missing (a model without two batches falls back to the "
+                                   "analytic estimate below)",
+                                   manifest_status(run, "memory_host"));
+  int threads = 0;
+  for (auto& [c, rows] : run.select(names::kHostMemoryTraining, names::kPeakRssBytes))
+    threads = std::max(threads, std::atoi(param_value(rows.front()->params, "threads").c_str()));
+  if (threads == 0)
+    for (auto& [t, v] : machine_of(run, 0).peak) threads = std::max(threads, t);
+  const Machine m = machine_of(run, threads);
+  for (const zoo::ModelConfig& cfg : zoo::published_models()) a.models.push_back(zoo_model(run, cfg, m, a.usable_bytes, opt));
+  if (!opt.model_csv.empty()) {
+    const FirstTouchCost ft = first_touch_cost(run);
+    for (const UserModel& u : read_user_models(opt.model_csv))
+      a.models.push_back(user_model(u, m, achieved_rate(run, u.kind, threads), ft, a.usable_bytes, threads));
+  }
+  a.gpu_text = gpu_answer(run);
+  return a;
+}
+
+}  // namespace rigcheck

@@ -1,0 +1,47 @@
+// data/benchmarks.csv: what `rigcheck run` starts (name, area, binary, args, env, needs, the
+// timeout of each profile, what it measures), and `rigcheck list`, which prints it.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "rigcheck/harness/csv.hpp"
+#include "rigcheck/harness/fccp.hpp"
+#include "rigcheck/runfolder/needs.hpp"
+#include "rigcheck/run/runner.hpp"
+
+namespace rigcheck {
+
+std::vector<BenchmarkEntry> read_benchmark_registry(const std::string& path) {
+  std::vector<BenchmarkEntry> out;
+  for_each_csv_row<10>(
+      path, io::ignore_no_column,
+      {"name", "area", "binary", "args", "env", "needs", "timeout_tiny_s", "timeout_quick_s", "timeout_full_s",
+       "description"},
+      [&](long line, const std::array<std::string, 10>& f) {
+        BenchmarkEntry e{f[0], f[1], f[2], f[3], f[4], f[5], 0, 0, 0, f[9]};
+        if (!parse_double(f[6], e.timeout_tiny_s) || !parse_double(f[7], e.timeout_quick_s) ||
+            !parse_double(f[8], e.timeout_full_s))
+          throw InputError(path, line, "timeouts must be numbers of seconds");
+        if (std::string why = needs_syntax_error(e.needs); !why.empty()) throw InputError(path, line, "needs: " + why);
+        for (const BenchmarkEntry& o : out)
+          if (o.name == e.name) throw InputError(path, line, fmt::format("benchmark {} appears twice", e.name));
+        out.push_back(e);
+      });
+  return out;
+}
+
+std::string format_benchmark_list(const std::vector<BenchmarkEntry>& entries) {
+  auto t = [](double s) { return s > 0 ? fmt::format("{:.0f}", s) : std::string("-"); };
+  size_t w = 4;
+  for (const BenchmarkEntry& b : entries) w = std::max(w, b.name.size());
+  std::string out = fmt::format("{:<{}}  {:<6}  {:>5} {:>5} {:>5}  {}\n", "name", w, "area", "tiny", "quick", "full",
+                                "what it measures (timeouts in s; -: not in that profile)");
+  for (const BenchmarkEntry& b : entries)
+    out += fmt::format("{:<{}}  {:<6}  {:>5} {:>5} {:>5}  {}\n", b.name, w, b.area, t(b.timeout_tiny_s),
+                       t(b.timeout_quick_s), t(b.timeout_full_s), b.description);
+  return out;
+}
+
+}  // namespace rigcheck

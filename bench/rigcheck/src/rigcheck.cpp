@@ -1,0 +1,247 @@
+// rigcheck: the suite's command. `rigcheck run`, `rigcheck report RUN_DIR`, `rigcheck inventory`,
+// `rigcheck schema` (the result CSV schema as Markdown, for docs/csv-schema.md),
+// `rigcheck capacity RUN_DIR [--model-csv F]` (what this machine can train, bench/report/src/capacity.cpp),
+// `rigcheck compare RUN...`, `rigcheck history RUN...`, `rigcheck noise RUN...` and `rigcheck ab`
+// (bench/compare/src/).
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "rigcheck/report/capacity.hpp"
+#include "rigcheck/compare/compare.hpp"
+#include "rigcheck/harness/csv.hpp"
+#include "rigcheck/inventory/inventory.hpp"
+#include "rigcheck/report/report.hpp"
+#include "rigcheck/run/runner.hpp"
+#include "rigcheck/harness/schema.hpp"
+#include "rigcheck/harness/repetitions.hpp"
+#include "rigcheck/harness/paths.hpp"
+#include "rigcheck/harness/split.hpp"
+#include "rigcheck/harness/topology.hpp"
+
+using namespace rigcheck;
+
+namespace {
+std::vector<std::string> split_commas(const std::string& s) { return split_fields(s, ','); }
+
+// `rigcheck run --repeat N`: N runs back to back into one new folder, then its noise profile.
+int run_repeated(RunOptions run, int n) {
+  const std::string parent = create_run_dir(run.results_root, "noise-" + host_name(), utc_timestamp_compact());
+  run.results_root = parent;
+  std::vector<std::string> dirs;
+  int rc = 0;
+  for (int i = 1; i <= n; ++i) {
+    std::fprintf(stderr, "rigcheck run --repeat %d: run %d of %d\n", n, i, n);
+    std::string dir;
+    const int r = run_suite(run, &dir);
+    if (!dir.empty()) dirs.push_back(dir);
+    if (r == 130 || r == 2) return r;  // interrupted, or bad options: no profile of a part
+    rc = std::max(rc, r);
+  }
+  CompareOptions co;
+  co.exclude_broken = true;
+  run_noise(dirs, parent + "/noise.csv", co);
+  std::printf("Runs: %s/*/ (%d); noise profile: %s/noise.csv\n", parent.c_str(), n, parent.c_str());
+  return rc;
+}
+
+// compare, history, noise and ab: their options and how each is run (bench/compare/src/).
+struct ComparingCommands {
+  std::vector<std::string> compare_dirs, history_dirs, noise_dirs;
+  CompareOptions co, ho, no;
+  std::string noise_out = "noise.csv";
+  AbOptions ab;
+  std::string ab_only, ab_select, ab_analyze;
+  CLI::App *compare_cmd = nullptr, *history_cmd = nullptr, *noise_cmd = nullptr, *ab_cmd = nullptr;
+
+  static void add_common(CLI::App* c, CompareOptions& o, bool with_out = true) {
+    c->add_option("--threshold", o.stat.threshold_pct, "flag only changes of at least this many percent")->capture_default_str();
+    c->add_option("--alpha", o.stat.alpha, "two-sided level of the intervals and tests")->capture_default_str();
+    c->add_option("--noise-k", o.stat.noise_k, "flag only changes of at least K x the case's run-to-run noise")
+        ->capture_default_str();
+    c->add_option("--noise", o.noise_path, "noise profile of this machine (noise.csv from rigcheck run --repeat N or rigcheck noise)");
+    c->add_option("--seed", o.stat.seed, "seed of the bootstrap (the output is the same for the same seed)")->capture_default_str();
+    c->add_option("--fail-on-regression", o.fail_pct, "exit 1 when a flagged regression exceeds PCT percent");
+    if (!with_out) return;
+    c->add_option("--out", o.out_dir, "folder for the .md, .csv and .html (files there are never overwritten); "
+                                      "without it the Markdown goes to stdout");
+    c->add_flag("--exclude-broken", o.exclude_broken, "leave out broken or incompatible runs, saying why, instead of stopping");
+    c->add_option("--confounders", o.confounders_path, "confounders CSV (default: data/confounders.csv)");
+    c->add_option("--plots", o.plots_path, "plot descriptions CSV (default: data/plots.csv)");
+  }
+
+  void add(CLI::App& app) {
+    compare_cmd = app.add_subcommand("compare", "runs side by side (vendors, machines): the first run is the baseline");
+    compare_cmd->add_option("runs", compare_dirs, "two or more run folders, baseline first (or --a and --b)")->expected(0, 1000);
+    compare_cmd->add_option("--a", co.side_a, "the runs of side A (the baseline): two or more make the comparison judge run-to-run noise")
+        ->expected(1, 1000);
+    compare_cmd->add_option("--b", co.side_b, "the runs of side B")->expected(1, 1000);
+    compare_cmd->add_option("--prices", co.prices_path, "CSV run,price,power_w (run: folder name or hostname): "
+                                                        "adds performance per price and per watt");
+    compare_cmd->add_option("--claims", co.claims_path, "claims registry CSV (default: data/claims.csv)");
+    compare_cmd->add_flag("--fail-on-verdict-flip", co.fail_on_verdict_flip,
+                          "exit 1 when any claim's verdict differs between the runs (each judged by itself)");
+    add_common(compare_cmd, co);
+    history_cmd = app.add_subcommand("history", "one machine's runs in time order: change points and what changed there");
+    history_cmd->add_option("runs", history_dirs, "two or more run folders of one machine, any order")->required()->expected(2, 1000);
+    ho.stat.alpha = 0.001;  // Apache Otava's default for change points: a history tests many points
+    add_common(history_cmd, ho);
+    noise_cmd = app.add_subcommand("noise", "noise profile of this machine from runs of it: noise.csv (run-to-run spread per case)");
+    noise_cmd->add_option("runs", noise_dirs, "two or more run folders of one machine (three or more is better)")->required()->expected(2, 1000);
+    noise_cmd->add_option("--out", noise_out, "the file to write (never overwritten)")->capture_default_str();
+    noise_cmd->add_flag("--exclude-broken", no.exclude_broken, "leave out broken or incompatible runs, saying why");
+    ab_cmd = app.add_subcommand("ab", "interleaved A/B on this machine: A and B alternated in random order for N rounds");
+    ab_cmd->add_option("--a", ab.a, "side A: KEY=VALUE words (its environment) and/or a prefix folder (lib/, bin/rigcheck)");
+    ab_cmd->add_option("--b", ab.b, "side B: the same");
+    ab_cmd->add_option("--rounds", ab.rounds, "rounds (each runs A and B once)")->capture_default_str();
+    ab_cmd->add_option("--only", ab_only, "areas, e.g. cpu");
+    ab_cmd->add_option("--select", ab_select, "benchmarks of data/benchmarks.csv, comma-separated, to keep a round short");
+    ab_cmd->add_option("--filter", ab.filter, "only cases whose benchmark/case matches this regex");
+    ab_cmd->add_option("--profile", ab.profile, "tiny | quick | full")->capture_default_str();
+    ab_cmd->add_option("--out", ab.out_root, "folder that receives the ab folder")->capture_default_str();
+    ab_cmd->add_option("--analyze", ab_analyze, "analyse an ab folder again (order.csv and its runs) instead of running");
+    add_common(ab_cmd, ab.compare, false);
+  }
+
+  bool chosen() const { return *compare_cmd || *history_cmd || *noise_cmd || *ab_cmd; }
+
+  int run() {
+    if (*compare_cmd) return run_compare(compare_dirs, co);
+    if (*history_cmd) return run_history(history_dirs, ho);
+    if (*noise_cmd) return run_noise(noise_dirs, noise_out, no);
+    if (!ab_analyze.empty()) return analyze_ab(ab_analyze, ab.compare);
+    ab.only = split_commas(ab_only);
+    ab.select = split_commas(ab_select);
+    ab.rigcheck_path = executable_dir() + "/rigcheck";
+    return run_ab(ab);
+  }
+};
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"rigcheck: checks a hardware buying guide's performance claims on this machine"};
+  app.require_subcommand(1);
+
+  RunOptions run;
+  std::string only, select;
+  int repeat = 1;
+  auto* run_cmd = app.add_subcommand("run", "inventory, every benchmark, then the report, in results/<host>-<UTC time>/");
+  run_cmd->add_option("--profile", run.profile, "tiny | quick | full")->capture_default_str();
+  run_cmd->add_option("--only", only, "areas to run, e.g. cpu,memory");
+  run_cmd->add_option("--out", run.results_root, "folder that receives the run folder")->capture_default_str();
+  run_cmd->add_option("--bin-dir", run.bin_dir, "where the benchmark binaries are (default: beside rigcheck)");
+  run_cmd->add_option("--benchmarks", run.registry_path, "benchmark registry CSV (default: data/benchmarks.csv)");
+  run_cmd->add_option("--claims", run.claims_path, "claims registry CSV (default: data/claims.csv)");
+  run_cmd->add_option("--timeout-scale", run.timeout_scale, "multiply every benchmark's timeout");
+  run_cmd->add_option("--launcher", run.launcher,
+                      "command that starts the comm benchmarks, one process per rank, e.g. \"mpirun -np 8 --hostfile hosts\" "
+                      "or \"srun -N 2 --ntasks-per-node 4\" (default: " + default_launcher() + ")");
+  run_cmd->add_option("--step-budget", run.step_budget_s,
+                      "NET-1: seconds of each training step the gradient all-reduce may take (default 1)");
+  run_cmd->add_option("--memory-limit", run.memory_limit_gib,
+                      "GiB of address space each benchmark may take (RLIMIT_AS; not the gpu area, whose CUDA reserves far more than it uses): one that needs more fails with the cause named, and the run goes on (default: no limit)")
+      ->check(CLI::NonNegativeNumber);
+  run_cmd->add_option("--select", select, "only these benchmarks (names of data/benchmarks.csv, comma-separated)");
+  run_cmd->add_option("--case-filter", run.case_filter,
+                      "only cases whose benchmark/case matches this ECMAScript regex (given to every benchmark as --filter)");
+  run_cmd->add_option("--repeat", repeat,
+                      "run the profile N times back to back, each into its own folder, in a new folder "
+                      "<out>/noise-<host>-<time>/ that also receives noise.csv: the run-to-run noise of every case")
+      ->check(CLI::Range(1, 1000));
+
+  std::string report_dir;
+  ReportOptions ro;
+  auto* report_cmd = app.add_subcommand("report", "judge every claim from a run folder: report.md, verdicts.csv");
+  report_cmd->add_option("run_dir", report_dir, "results/<run-id>")->required();
+  report_cmd->add_option("--claims", ro.claims_path, "claims registry CSV (default: data/claims.csv)");
+  report_cmd->add_flag("--quiet", ro.quiet, "do not print the table");
+  report_cmd->add_flag("--exclude-broken", ro.exclude_broken,
+                       "judge without the result files that fail their manifest checksums (cut, edited, missing, "
+                       "added), listing them with the reason, instead of refusing the folder");
+  report_cmd->add_option("--step-budget", ro.step_budget_s,
+                         "NET-1: seconds of each training step the gradient all-reduce may take (default 1)");
+
+  std::string capacity_dir;
+  CapacityOptions cap;
+  auto* capacity_cmd = app.add_subcommand(
+      "capacity", "what this machine can train: per zoo model the largest batch that fits in memory (fitted to the "
+                  "measured peaks), the step time and samples/s there, and what limits the step");
+  capacity_cmd->add_option("run_dir", capacity_dir, "results/<run-id>")->required();
+  capacity_cmd->add_option("--model-csv", cap.model_csv,
+                           "your own models by shape: CSV name,params,activation_bytes_per_sample,flops_per_sample "
+                           "(training flops, forward + backward, per sample): a model-based estimate from the "
+                           "measured machine figures");
+  capacity_cmd->add_option("--margin", cap.margin_fraction, "fraction of the total memory kept free")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 0.9));
+
+  std::string inv_out = "inventory.csv";
+  auto* inv_cmd = app.add_subcommand("inventory", "write this machine's inventory");
+  inv_cmd->add_option("--out", inv_out, "file to write (never overwritten)")->capture_default_str();
+
+  auto* schema_cmd = app.add_subcommand("schema", "print the result CSV schema as Markdown");
+
+  std::string list_registry;
+  auto* list_cmd = app.add_subcommand("list", "the benchmarks of the registry: name (what --select takes), area, "
+                                              "timeout per profile, what each measures");
+  list_cmd->add_option("--benchmarks", list_registry, "benchmark registry CSV (default: data/benchmarks.csv)");
+
+  ComparingCommands comparing;
+  comparing.add(app);
+
+  CLI11_PARSE(app, argc, argv);
+  try {
+    if (*run_cmd) {
+      run.only = split_commas(only);
+      run.select = split_commas(select);
+      return repeat > 1 ? run_repeated(run, repeat) : run_suite(run);
+    }
+    if (*report_cmd) {
+      make_report(report_dir, ro);
+      std::printf("\nReport: %s/report.md\nVerdicts: %s/verdicts.csv\n", report_dir.c_str(), report_dir.c_str());
+      return 0;
+    }
+    if (*capacity_cmd) {
+      std::fputs(("# What this machine can train\n\n" + capacity_md(capacity_of(read_run(capacity_dir), cap))).c_str(), stdout);
+      return 0;
+    }
+    if (*inv_cmd) {
+      if (FILE* f = std::fopen(inv_out.c_str(), "r")) {
+        std::fclose(f);
+        std::fprintf(stderr, "rigcheck inventory: %s exists; not overwritten\n", inv_out.c_str());
+        return 2;
+      }
+      Inventory inv = collect_inventory();
+      write_inventory_csv(inv, inv_out);
+      for (auto& [k, v] : inv) std::printf("%s = %s\n", k.c_str(), v.c_str());
+      return 0;
+    }
+    if (comparing.chosen()) return comparing.run();
+    if (*list_cmd) {
+      std::fputs(format_benchmark_list(read_benchmark_registry(
+                     list_registry.empty() ? data_dir() + "/benchmarks.csv" : list_registry)).c_str(),
+                 stdout);
+      return 0;
+    }
+    if (*schema_cmd) {
+      std::printf("| column | type | unit | meaning |\n|---|---|---|---|\n");
+      for (const Column& c : kResultColumns) std::printf("| `%s` | %s | %s | %s |\n", c.name, c.type, c.unit, c.meaning);
+      std::printf("\nRows with repetition -1 that adaptive repetitions add to every timed case (off in the tiny profile; "
+                  "docs/methodology.md, Timing and noise):\n\n| metric | unit | meaning |\n|---|---|---|\n");
+      for (const auto& m : kAdaptiveRepsRows) std::printf("| `%s` | %s | %s |\n", m[0], m[1], m[2]);
+      std::printf("\nschema_version: %d\n", kSchemaVersion);
+      return 0;
+    }
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "rigcheck: %s\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rigcheck: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

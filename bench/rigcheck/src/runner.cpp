@@ -1,0 +1,575 @@
+#include "rigcheck/run/runner.hpp"
+#include "rigcheck/harness/paths.hpp"
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include "rigcheck/harness/fccp.hpp"
+
+#include "rigcheck/harness/cli.hpp"
+#include "rigcheck/harness/csv.hpp"
+#include "rigcheck/inventory/inventory.hpp"
+#include "rigcheck/runfolder/integrity.hpp"
+#include "rigcheck/runfolder/needs.hpp"
+#include "rigcheck/harness/process.hpp"
+#include "rigcheck/harness/scratch_registry.hpp"
+#include "rigcheck/report/report.hpp"
+#include "rigcheck/runfolder/runlock.hpp"
+#include "rigcheck/harness/topology.hpp"
+
+namespace rigcheck {
+
+namespace {
+volatile sig_atomic_t g_interrupted = 0;
+int g_signal = 0;
+
+void on_signal(int sig) {
+  g_interrupted = 1;
+  g_signal = sig;
+  stop_children();
+}
+
+bool is_file(const std::string& p) {
+  struct stat sb;
+  return ::stat(p.c_str(), &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+std::string shell_quote(const std::string& s) {
+  if (s.find_first_of(" \t'\"\\$;&|<>*?()") == std::string::npos && !s.empty()) return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::vector<std::string> split_ws(const std::string& s) {
+  std::istringstream in(s);
+  std::vector<std::string> out;
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+// The reason a child gave: its "SKIP: ..." line, or its "FAILED: ..." lines, or its last line.
+std::string reason_from_output(const std::string& tail, const char* prefix) {
+  std::istringstream in(tail);
+  std::string line, found, last;
+  while (std::getline(in, line)) {
+    if (!line.empty()) last = line;
+    if (line.rfind(prefix, 0) == 0) found += (found.empty() ? "" : " | ") + line.substr(std::strlen(prefix));
+  }
+  return found.empty() ? last : found;
+}
+
+// Why a launched benchmark failed: its own FAILED lines, else the launcher's last words (mpirun
+// missing, a host it cannot reach, a rank that died), with the launcher named.
+std::string launcher_failure(const std::string& launcher, int exit_code, const std::string& tail) {
+  if (tail.find("FAILED: ") != std::string::npos) return reason_from_output(tail, "FAILED: ");
+  std::istringstream in(tail);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);)
+    if (line.find_first_not_of(" \t-=*") != std::string::npos) lines.push_back(line);
+  std::string said;
+  for (size_t i = lines.size() > 3 ? lines.size() - 3 : 0; i < lines.size(); ++i) said += (said.empty() ? "" : " | ") + lines[i];
+  // A node that died: mpirun names the rank and the host ("mpirun noticed that process rank 1 with
+  // PID 123 on node n2 exited on signal 9"), which leads the reason wherever it was in the tail.
+  std::string dead;
+  for (const std::string& l : lines)
+    if (l.find("noticed that process rank") != std::string::npos && l.find(" on node ") != std::string::npos &&
+        dead.find(l) == std::string::npos)
+      dead += (dead.empty() ? "" : " | ") + l.substr(l.find_first_not_of(" \t"));
+  if (!dead.empty())
+    return fmt::format("a rank died: {} (launcher '{}' exited {}; its last words: {})", dead, launcher, exit_code, said);
+  return fmt::format("launcher '{}' exited {}: {}", launcher, exit_code, said.empty() ? "(no output)" : said);
+}
+
+// The output file's rows and SHA-256 in its manifest row, once the benchmark has ended and its
+// file is final (integrity.hpp: what report, compare and history verify).
+void record_checksum(const std::string& dir, ManifestRow& m) {
+  m.rows = -1;
+  m.sha256.clear();
+  if (m.output.empty()) return;
+  FileDigest d = digest_file(dir + "/" + m.output);
+  if (!d.exists) return;
+  m.rows = d.rows;
+  m.sha256 = d.sha256;
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+// The words of a manifest command line (shell_quote's quoting undone, well enough for paths).
+std::vector<std::string> command_words(const std::string& command) {
+  std::vector<std::string> out = split_ws(command);
+  for (std::string& w : out)
+    if (w.size() >= 2 && w.front() == '\'' && w.back() == '\'') w = w.substr(1, w.size() - 2);
+  return out;
+}
+
+}  // namespace
+
+std::string default_launcher() {
+  std::string l = "mpirun -np 2";
+  if (::geteuid() == 0) l += " --allow-run-as-root";  // Open MPI refuses to start as root without it
+  if (hardware_thread_count() < 2) l += " --oversubscribe";
+  return l;
+}
+
+std::string create_run_dir(const std::string& root, const std::string& host, const std::string& stamp) {
+  // mkdir -p root
+  std::string acc;
+  for (size_t i = 0; i <= root.size(); ++i) {
+    if (i == root.size() || root[i] == '/') {
+      if (!acc.empty()) ::mkdir(acc.c_str(), 0755);
+    }
+    if (i < root.size()) acc += root[i];
+  }
+  for (int n = 1; n < 1000; ++n) {
+    std::string dir = fmt::format("{}/{}-{}{}", root, host, stamp, n == 1 ? "" : fmt::format("-{}", n));
+    if (::mkdir(dir.c_str(), 0755) == 0) return dir;  // atomic: an existing folder is never reused
+    if (errno != EEXIST) throw std::runtime_error(fmt::format("{}: cannot create: {}", dir, std::strerror(errno)));
+  }
+  throw std::runtime_error(fmt::format("{}: too many runs with the same timestamp", root));
+}
+
+long salvage_partial(const std::string& csv_path) {
+  // In place: the .partial is cut at its last full line and linked to the final name, so that a
+  // full disk, which could not take a copy, still gets its rows kept. An existing <stem>.csv is
+  // never replaced.
+  const std::string partial = csv_path + ".partial";
+  if (!is_file(partial) || is_file(csv_path)) return -1;
+  std::ifstream in(partial, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string s = ss.str();
+  size_t last = s.rfind('\n');
+  if (last == std::string::npos) return -1;
+  const long rows = static_cast<long>(std::count(s.begin(), s.begin() + static_cast<long>(last) + 1, '\n')) - 1;
+  if (rows <= 0) {  // a header and nothing measured: nothing to keep
+    ::unlink(partial.c_str());
+    return -1;
+  }
+  if (last + 1 < s.size() && ::truncate(partial.c_str(), static_cast<off_t>(last + 1)) != 0) return -1;
+  if (::link(partial.c_str(), csv_path.c_str()) != 0) return -1;
+  ::unlink(partial.c_str());
+  return rows;
+}
+
+std::string recover_dead_run(const std::string& dir) {
+  const std::string path = dir + "/manifest.csv";
+  if (!is_file(path)) return "";
+  std::vector<ManifestRow> rows = read_manifest(path);
+  bool open = false;
+  for (const ManifestRow& m : rows) open = open || m.status == "running" || m.status == "pending";
+  if (!open) return "";
+  if (runner_state(dir) == RunnerState::alive)
+    return "the run is still in progress (its runner holds .runner.lock): benchmarks marked running or pending have "
+           "not finished yet";
+  std::string said;
+  for (ManifestRow& m : rows) {
+    if (m.status == "running") {
+      const std::string csv = dir + "/" + m.benchmark + ".csv";
+      long kept = salvage_partial(csv);
+      m.status = "interrupted";
+      m.exit_code = 137;
+      m.reason = fmt::format("the runner died while this benchmark ran (SIGKILL, a crash or a power cut; "
+                             "found by rigcheck report){}",
+                             kept >= 0 ? fmt::format("; cut short: kept the {} rows it had written", kept)
+                                       : is_file(csv) ? "" : "; it had written no complete row");
+      m.output = is_file(csv) ? m.benchmark + ".csv" : "";
+      record_checksum(dir, m);
+      // Its scratch entries are named, not removed: found later, a pid-named entry may be another
+      // process's by now (the runner itself removes them when it sees the benchmark end).
+      ScratchCleanup sc = remove_registered_scratch(dir + "/logs/" + m.benchmark + ".scratch",
+                                                    scratch_roots_of(command_words(m.command)), false);
+      if (!sc.kept.empty())
+        m.reason += "; scratch entries it registered are still there (not removed: remove them by hand): " + join(sc.kept);
+      said = fmt::format("{} was cut short by the runner's death", m.benchmark);
+    } else if (m.status == "pending") {
+      m.status = "not_run";
+      m.reason = "the runner died before this benchmark";
+      m.output.clear();
+    }
+  }
+  write_file_atomic(path, format_manifest(rows));
+  return "the runner of this folder died before the end: " + (said.empty() ? "between benchmarks" : said) +
+         "; the manifest now says so (what was written is kept)";
+}
+
+namespace {
+// The other runs on this machine while this one ran: seen at each benchmark's start and end and
+// every second while it runs; written to concurrent_runs.csv as they come, warned about once each.
+struct Competitors {
+  const RunLock* lock = nullptr;
+  std::string file;
+  std::vector<ConcurrentRun> seen;
+  void check(const std::string& during) {
+    if (!lock) return;
+    bool changed = false;
+    for (const OtherRun& o : lock->others()) {
+      auto it = std::find_if(seen.begin(), seen.end(), [&](const ConcurrentRun& c) { return c.pid == o.pid; });
+      if (it == seen.end()) {
+        std::fprintf(stderr, "\nrigcheck run: warning: another rigcheck run is going on on this machine (pid %d, "
+                             "writing %s): it competes for the CPU, memory and disk, and this run's measurements from "
+                             "%s on may be disturbed\n",
+                     o.pid, o.run_dir.c_str(), during.c_str());
+        seen.push_back({o.pid, o.run_dir, during, during});
+        changed = true;
+      } else if (it->last_seen != during) {
+        it->last_seen = during;
+        changed = true;
+      }
+    }
+    if (changed) {
+      try {
+        write_file_atomic(file, format_concurrent_runs(seen));
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "rigcheck run: %s\n", e.what());
+      }
+    }
+  }
+};
+
+struct Tick {
+  std::string label;
+  bool tty;
+  Competitors* competitors;
+  std::string benchmark;
+};
+
+void on_tick(double elapsed, void* ctx) {
+  auto* t = static_cast<Tick*>(ctx);
+  if (t->tty) std::fprintf(stderr, "\r%s %.0fs", t->label.c_str(), elapsed);
+  t->competitors->check(t->benchmark);
+}
+}  // namespace
+
+std::string both_filters(const std::string& a, const std::string& b) {
+  return "^(?=[\\s\\S]*?(?:" + a + "))(?=[\\s\\S]*?(?:" + b + "))";
+}
+
+namespace {
+// The registry's entries that --only and --select keep, in the registry's order; 2 (a usage error,
+// said on stderr) for an unknown area or benchmark or a selection that leaves nothing.
+int select_benchmarks(const RunOptions& opt, std::vector<BenchmarkEntry>* todo) {
+  const std::string data = data_dir();
+  std::vector<BenchmarkEntry> all = read_benchmark_registry(opt.registry_path.empty() ? data + "/benchmarks.csv"
+                                                                                    : opt.registry_path);
+  std::set<std::string> areas;
+  for (const auto& b : all) areas.insert(b.area);
+  for (const std::string& a : opt.only)
+    if (!areas.count(a)) {
+      std::string known;
+      for (const auto& x : areas) known += (known.empty() ? "" : ", ") + x;
+      std::fprintf(stderr, "rigcheck run: unknown area '%s' (known: %s)\n", a.c_str(), known.c_str());
+      return 2;
+    }
+  for (const std::string& n : opt.select)
+    if (std::none_of(all.begin(), all.end(), [&](const BenchmarkEntry& b) { return b.name == n; })) {
+      std::fprintf(stderr, "rigcheck run: unknown benchmark '%s' (--select takes names of data/benchmarks.csv)\n", n.c_str());
+      return 2;
+    }
+  for (const auto& b : all)
+    if ((opt.only.empty() || std::find(opt.only.begin(), opt.only.end(), b.area) != opt.only.end()) &&
+        (opt.select.empty() || std::find(opt.select.begin(), opt.select.end(), b.name) != opt.select.end()))
+      todo->push_back(b);
+  if (todo->empty()) {
+    std::fprintf(stderr, "rigcheck run: --only and --select leave no benchmark to run\n");
+    return 2;
+  }
+  return 0;
+}
+
+// How the runner starts one benchmark: its command line (the registry's args, the requested case
+// filter ANDed with the entry's own, the launcher where the args hold @launcher), its environment
+// (the registry's, the child tag, the scratch registry) and the command as the manifest records it.
+struct Invocation {
+  std::vector<std::string> argv, env;
+  bool launched = false;
+  std::string command;
+};
+Invocation invocation_of(const BenchmarkEntry& b, const RunOptions& opt, const std::string& exe,
+                         const std::string& dir, const std::string& run_id, const std::string& launcher,
+                         const std::string& tag, const std::string& scratch_list) {
+  Invocation inv;
+  inv.argv = {exe, "--profile", opt.profile, "--out", dir, "--stem", b.name, "--run-id", run_id};
+  // Args holding the token @launcher: the benchmark runs one process per rank, started by the
+  // launcher (mpirun, srun), never by a launcher of ours.
+  bool filtered = false;
+  for (auto& a : split_ws(b.args)) {
+    if (a == "@launcher") {
+      inv.launched = true;
+    } else if (filtered && !opt.case_filter.empty()) {  // the entry's own filter AND the requested one
+      inv.argv.push_back(both_filters(a, opt.case_filter));
+      filtered = false;
+    } else {
+      inv.argv.push_back(a);
+      filtered = a == "--filter";
+    }
+  }
+  if (!opt.case_filter.empty() && std::find(inv.argv.begin(), inv.argv.end(), "--filter") == inv.argv.end()) {
+    inv.argv.push_back("--filter");
+    inv.argv.push_back(opt.case_filter);
+  }
+  if (inv.launched) {
+    std::vector<std::string> l = split_ws(launcher);
+    inv.argv.insert(inv.argv.begin(), l.begin(), l.end());
+  }
+  inv.env = split_ws(b.env);
+  for (const auto& e : inv.env) inv.command += e + " ";
+  for (size_t i = 0; i < inv.argv.size(); ++i) inv.command += (i ? " " : "") + shell_quote(inv.argv[i]);
+  inv.env.push_back("RIGCHECK_CHILD_TAG=" + tag);
+  // Scratch entries outside the run folder are registered here (io's files), so that what a
+  // benchmark killed outright leaves behind is removed when it ends (scratch_cleanup.cpp).
+  inv.env.push_back(std::string(kScratchRegistryEnv) + "=" + scratch_list);
+  return inv;
+}
+
+// The manifest's status and reason for a benchmark whose process has ended: ok, skipped (exit 77
+// with its SKIP line), interrupted, timeout or failed (the cause in words, then what it said).
+// `launcher` is empty unless a launcher started it. False where the run counts it as a failure.
+bool record_child_end(const ChildResult& r, double timeout, unsigned long long address_space_bytes,
+                      const std::string& launcher, const std::string& kept_note, ManifestRow& m) {
+  bool ok = true;
+  const std::string cause = describe_child_end(r, address_space_bytes);
+  if (r.interrupted) {
+    m.status = "interrupted";
+    m.reason = fmt::format("stopped by signal {}{}", g_signal, kept_note);
+    ok = false;
+  } else if (r.timed_out) {
+    m.status = "timeout";
+    m.reason = fmt::format("killed after the {:.0f} s timeout{}{}", timeout,
+                           r.needed_sigkill ? " (it ignored SIGTERM and got SIGKILL 5 s later)" : "", kept_note);
+    ok = false;
+  } else if (r.exit_code == 0) {
+    m.status = "ok";
+  } else if (r.exit_code == 77 && r.term_signal == 0) {
+    m.status = "skipped";
+    m.reason = reason_from_output(r.output_tail, "SKIP: ");
+  } else {
+    m.status = "failed";
+    std::string said = !launcher.empty() ? launcher_failure(launcher, r.exit_code, r.output_tail)
+                                : reason_from_output(r.output_tail, "FAILED: ");
+    // Killed by a signal, its last line is whatever it printed before, not a reason: only FAILED lines count.
+    if (r.term_signal != 0 && r.output_tail.find("FAILED: ") == std::string::npos) said.clear();
+    // The cause in words first (a signal, memory), then what the benchmark itself said.
+    m.reason = cause.rfind("exited with status", 0) == 0 ? said : cause + (said.empty() ? "" : ": " + said);
+    m.reason += kept_note;
+    ok = false;
+  }
+  return ok;
+}
+
+// Where a benchmark is not started (its binary not built, kept out of this profile, a need the
+// machine lacks), the manifest row says so and this returns true.
+bool not_started_because(const BenchmarkEntry& b, const std::string& exe, const std::string& bin_dir,
+                         const std::string& profile_name, double profile_timeout,
+                         const std::map<std::string, std::string>& facts, ManifestRow& m) {
+  NeedsResult needs = evaluate_needs(b.needs, facts);
+  if (!is_file(exe)) {
+    m.status = "not_built";
+    std::ifstream why(exe + ".not-built");
+    std::string text((std::istreambuf_iterator<char>(why)), std::istreambuf_iterator<char>());
+    m.reason = fmt::format("{} was not built: {}", b.binary,
+                           text.empty() ? "it is missing from " + bin_dir + " (see the configure summary)" : text);
+  } else if (profile_timeout <= 0) {
+    // A timeout of 0 in the registry keeps a benchmark out of that profile (too slow for it).
+    m.status = "skipped";
+    m.reason = fmt::format("not part of the {} profile (its registry timeout is 0): run it with --profile full",
+                           profile_name);
+  } else if (!needs.met) {
+    m.status = "skipped";
+    m.reason = "needs " + needs.missing;
+  } else {
+    return false;
+  }
+  m.output.clear();
+  return true;
+}
+
+std::vector<ManifestRow> pending_manifest(const std::vector<BenchmarkEntry>& todo) {
+  std::vector<ManifestRow> manifest;
+  for (const BenchmarkEntry& b : todo) {
+    ManifestRow m;
+    m.benchmark = b.name;
+    m.area = b.area;
+    m.status = "pending";
+    m.reason = "not started yet";
+    manifest.push_back(m);
+  }
+  return manifest;
+}
+
+// SIGINT and SIGTERM set g_interrupted: the benchmark running is stopped, the rest become not_run,
+// and the report is still written.
+void stop_on_interrupt() {
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+}  // namespace
+
+int run_suite(const RunOptions& opt, std::string* run_dir) {
+  Profile profile;
+  try {
+    profile = profile_from_string(opt.profile);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rigcheck run: %s\n", e.what());
+    return 2;
+  }
+  std::vector<BenchmarkEntry> todo;
+  if (int rc = select_benchmarks(opt, &todo)) return rc;
+
+  // A file-size limit (ulimit -f) makes write(2) fail with EFBIG, which is reported with the
+  // file's name, rather than kill with SIGXFSZ; the benchmarks inherit the setting.
+  ::signal(SIGXFSZ, SIG_IGN);
+  const std::string dir = create_run_dir(opt.results_root, host_name(), utc_timestamp_compact());
+  if (run_dir) *run_dir = dir;
+  std::string run_id = dir.substr(dir.rfind('/') + 1);
+  ::mkdir((dir + "/logs").c_str(), 0755);
+  std::fprintf(stderr, "rigcheck run: profile %s, %zu benchmarks -> %s\n", opt.profile.c_str(), todo.size(), dir.c_str());
+
+  // Every process this run starts carries the tag; the watcher kills what is left of them when the
+  // runner ends, however it ends. It starts first, before any thread (the inventory starts some).
+  const std::string tag = fmt::format("{}.{}", run_id, ::getpid());
+  ChildWatcher watcher(tag);
+  std::unique_ptr<RunLock> lock;
+  try {
+    lock = std::make_unique<RunLock>(dir);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rigcheck run: %s\n", e.what());
+    return 1;
+  }
+  Competitors competitors;
+  competitors.lock = lock.get();
+  competitors.file = dir + "/concurrent_runs.csv";
+
+  stop_on_interrupt();
+
+  // The manifest comes first, every benchmark pending: a runner killed at any moment leaves a
+  // folder that says what ran, what was running and what never started.
+  std::vector<ManifestRow> manifest = pending_manifest(todo);
+  std::string write_error;
+  auto save_manifest = [&]() {
+    try {
+      write_file_atomic(dir + "/manifest.csv", format_manifest(manifest));
+      return true;
+    } catch (const std::exception& e) {
+      write_error = e.what();
+      return false;
+    }
+  };
+  auto stop_for_write_error = [&]() {
+    std::fprintf(stderr,
+                 "rigcheck run: %s\nrigcheck run: the run stops: nothing more can be recorded (a full disk or a "
+                 "file-size limit?); what was written before is kept in %s\n",
+                 write_error.c_str(), dir.c_str());
+    return 1;
+  };
+  if (!save_manifest()) return stop_for_write_error();
+  competitors.check("the start");
+
+  Inventory invent = collect_inventory();
+  try {
+    write_inventory_csv(invent, dir + "/inventory.csv");
+  } catch (const std::exception& e) {
+    write_error = e.what();
+    return stop_for_write_error();
+  }
+  std::map<std::string, std::string> facts(invent.begin(), invent.end());
+
+  const std::string bin_dir = opt.bin_dir.empty() ? executable_dir() : opt.bin_dir;
+  const std::string launcher = opt.launcher.empty() ? default_launcher() : opt.launcher;
+  bool failed = false;
+  const bool tty = isatty(STDERR_FILENO);
+  for (size_t k = 0; k < todo.size(); ++k) {
+    const BenchmarkEntry& b = todo[k];
+    ManifestRow& m = manifest[k];
+    m.status.clear();
+    m.reason.clear();
+    m.output = b.name + ".csv";
+    const std::string label = fmt::format("[{}/{}] {}", k + 1, todo.size(), b.name);
+    if (g_interrupted) {
+      m.status = "not_run";
+      m.reason = "run cut short before this benchmark";
+      m.output.clear();
+      continue;
+    }
+    const std::string exe = bin_dir + "/" + b.binary;
+    const std::string scratch_list = dir + "/logs/" + b.name + ".scratch";
+    Invocation inv = invocation_of(b, opt, exe, dir, run_id, launcher, tag, scratch_list);
+    const std::vector<std::string>& argv = inv.argv;
+    const std::vector<std::string>& env = inv.env;
+    const bool launched = inv.launched;
+    m.command = inv.command;
+
+    const double profile_timeout = b.timeout_s(profile);
+    if (!not_started_because(b, exe, bin_dir, opt.profile, profile_timeout, facts, m)) {
+      double timeout = profile_timeout * opt.timeout_scale;
+      m.status = "running";
+      m.reason = "started; a run folder left like this had its runner die (rigcheck report finishes it)";
+      if (!save_manifest()) return stop_for_write_error();
+      competitors.check(b.name);
+      ChildLimits limits;
+      if (opt.memory_limit_gib > 0 && b.area != "gpu")
+        limits.address_space_bytes = static_cast<unsigned long long>(opt.memory_limit_gib * (1ull << 30));
+      Tick tick{label, tty, &competitors, b.name};
+      ChildResult r = run_child(argv, env, timeout, dir + "/logs/" + b.name + ".log", false, on_tick, &tick, limits);
+      m.exit_code = r.exit_code;
+      m.duration_s = r.seconds;
+      m.reason.clear();
+      const std::string csv = dir + "/" + b.name + ".csv";
+      long kept = salvage_partial(csv);
+      std::string kept_note = kept > 0 ? fmt::format("; cut short: kept the {} rows it had written", kept) : "";
+      if (!record_child_end(r, timeout, limits.address_space_bytes, launched ? launcher : "", kept_note, m))
+        failed = true;
+      // What it left of its registered scratch (a SIGKILL, the OOM killer: no handler of its ran).
+      ScratchCleanup sc = remove_registered_scratch(scratch_list, scratch_roots_of(argv));
+      if (!sc.removed.empty()) m.reason += "; the runner removed the scratch it left: " + join(sc.removed);
+      if (!sc.kept.empty()) m.reason += "; scratch left in place: " + join(sc.kept);
+      if (m.reason.rfind("; ", 0) == 0) m.reason.erase(0, 2);
+      if (!is_file(csv)) m.output.clear();
+      record_checksum(dir, m);
+      competitors.check(b.name);
+    }
+    if (tty) std::fprintf(stderr, "\r");
+    std::fprintf(stderr, "%s ... %s (%.1f s)%s%s\n", label.c_str(), m.status.c_str(), m.duration_s,
+                 m.reason.empty() ? "" : ": ", m.reason.c_str());
+    if (!save_manifest()) return stop_for_write_error();
+  }
+  if (!save_manifest()) return stop_for_write_error();
+
+  int rc = g_interrupted ? 130 : failed ? 1 : 0;
+  try {
+    ReportOptions ro;
+    ro.claims_path = opt.claims_path;
+    ro.step_budget_s = opt.step_budget_s;
+    make_report(dir, ro);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rigcheck run: the report failed: %s\n", e.what());
+    rc = rc ? rc : 1;
+  }
+  std::printf("\nReport: %s/report.md\nVerdicts: %s/verdicts.csv\n", dir.c_str(), dir.c_str());
+  if (g_interrupted) std::printf("The run was cut short (signal %d); what was measured is kept.\n", g_signal);
+  if (!competitors.seen.empty())
+    std::printf("Another rigcheck run competed with this one (concurrent_runs.csv): see the report's warnings.\n");
+  return rc;
+}
+
+}  // namespace rigcheck

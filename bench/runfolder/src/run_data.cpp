@@ -1,0 +1,147 @@
+// Reading a run folder (read_run: results, inventory, manifest, with the renames of data/renames.csv
+// applied) and the helpers every evaluator shares (measure, group_by_param, number formatting).
+// Writing the report is report.cpp's job.
+#include "rigcheck/report/report.hpp"
+#include "rigcheck/runfolder/renames.hpp"
+#include "rigcheck/harness/paths.hpp"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+#include <fmt/format.h>
+#include "rigcheck/harness/fccp.hpp"
+
+#include "rigcheck/harness/csv.hpp"
+#include "rigcheck/report/report_util.hpp"
+#include "rigcheck/run/runner.hpp"
+#include "rigcheck/harness/stats.hpp"
+
+namespace rigcheck {
+
+// ------------------------------------------------------------------ helpers
+Measured measure(const std::vector<const ResultRow*>& rows) {
+  Measured m;
+  std::vector<double> v;
+  for (const ResultRow* r : rows) v.push_back(r->value);
+  if (v.empty()) return m;
+  Summary s = summarize(v);
+  m.value = s.median;
+  m.low = s.min;
+  m.high = s.max;
+  m.reps = static_cast<int>(s.n);
+  return m;
+}
+
+std::map<std::string, std::vector<const ResultRow*>> group_by_param(
+    const std::map<std::string, std::vector<const ResultRow*>>& by_case, const std::string& key) {
+  std::map<std::string, std::vector<const ResultRow*>> out;
+  for (auto& [name, rows] : by_case)
+    for (const ResultRow* r : rows) out[param_value(r->params, key)].push_back(r);
+  return out;
+}
+
+std::string fmt_num(double v) {
+  if (std::isnan(v)) return "-";
+  double a = std::fabs(v);
+  if (a >= 1000 || a == 0) return fmt::format("{:.0f}", v);
+  if (a >= 100) return fmt::format("{:.1f}", v);
+  if (a >= 10) return fmt::format("{:.2f}", v);
+  return fmt::format("{:.3g}", v);
+}
+
+std::string format_measured(const Measured& m, const std::string& unit) {
+  if (!m.ok()) return "-";
+  std::string u = unit.empty() ? "" : " " + unit;
+  if (m.reps == 1 || m.low == m.high) return fmt::format("{}{} (n={})", fmt_num(m.value), u, m.reps);
+  return fmt::format("{}{} [{} to {}], n={}", fmt_num(m.value), u, fmt_num(m.low), fmt_num(m.high), m.reps);
+}
+
+std::string manifest_status(const RunData& run, const std::string& benchmark) {
+  for (const ManifestRow& r : run.manifest)
+    if (r.benchmark == benchmark)
+      return fmt::format("{}: {}{}", benchmark, r.status, r.reason.empty() ? "" : " (" + r.reason + ")");
+  return fmt::format("{}: not in this run's manifest", benchmark);
+}
+
+std::vector<DatasheetRow> read_datasheets(const std::string& path) {
+  std::vector<DatasheetRow> out;
+  for_each_csv_row<4>(path, io::ignore_no_column, {"product", "property", "value", "source"},
+                      [&](long, const std::array<std::string, 4>& f) { out.push_back({f[0], f[1], f[2], f[3]}); });
+  return out;
+}
+
+// ------------------------------------------------------------------ reading a run
+std::map<std::string, std::vector<const ResultRow*>> RunData::select(
+    const std::string& benchmark, const std::string& metric, const std::map<std::string, std::string>& where) const {
+  std::map<std::string, std::vector<const ResultRow*>> out;
+  for (const ResultRow& r : results) {
+    if (r.benchmark != benchmark || r.metric != metric || r.status != Status::ok) continue;
+    bool match = true;
+    for (auto& [k, v] : where) match = match && param_value(r.params, k) == v;
+    if (match) out[r.case_name].push_back(&r);
+  }
+  return out;
+}
+
+static bool exists(const std::string& p) {
+  struct stat sb;
+  return ::stat(p.c_str(), &sb) == 0;
+}
+
+RunData read_run(const std::string& dir, const ReadRunOptions& opt) {
+  RunData run;
+  run.dir = dir;
+  struct stat sb;
+  if (::stat(dir.c_str(), &sb) != 0 || !S_ISDIR(sb.st_mode)) throw InputError(dir, 0, "not a run folder");
+  const std::string inv = dir + "/inventory.csv";
+  if (!exists(inv)) throw InputError(inv, 0, "missing: every run folder has its inventory");
+  for (auto& [k, v] : read_key_value_csv(inv, "key", "value")) run.inventory[k] = v;
+  if (exists(dir + "/manifest.csv")) run.manifest = read_manifest(dir + "/manifest.csv");
+  if (exists(dir + "/concurrent_runs.csv")) run.concurrent = read_concurrent_runs(dir + "/concurrent_runs.csv");
+
+  // Whole before read: a file cut, edited, deleted or slipped in after the run is refused (or left
+  // out, with the reason) before any of its rows counts.
+  run.integrity = verify_run_folder(dir);
+  std::set<std::string> broken;
+  std::string also;
+  const FileIntegrity* first = nullptr;
+  for (const FileIntegrity& f : run.integrity.files) {
+    if (f.state != FileState::broken) continue;
+    broken.insert(f.file);
+    run.excluded.push_back(f.file + ": " + f.why);
+    if (!first) first = &f;
+    else also += (also.empty() ? "" : "; ") + f.file + ": " + f.why;
+  }
+  if (first && !opt.exclude_broken)
+    throw InputError(dir + "/" + first->file, 0,
+                     first->why + (also.empty() ? "" : "; also broken: " + also) +
+                         " (--exclude-broken leaves broken files out, and says so)");
+
+  for (const std::string& f : result_file_names(dir)) {
+    if (broken.count(f)) continue;
+    auto rows = read_results(dir + "/" + f);
+    for (ResultRow& r : rows) r.source = f.substr(0, f.size() - 4);
+    apply_renames(suite_renames(), rows);  // rows of older folders under today's names
+    run.results.insert(run.results.end(), rows.begin(), rows.end());
+    run.result_files.push_back(f);
+  }
+
+  run.facts = run.inventory;
+  // Facts about the run rather than the machine: one node and one machine unless a multi-node
+  // launcher says otherwise; MPI available when the inventory found mpirun.
+  run.facts.emplace("nodes", "1");
+  run.facts.emplace("machines", "1");
+  run.facts.emplace("mpi_available", run.inventory.count("mpi_version") &&
+                                             run.inventory["mpi_version"].rfind("unknown", 0) != 0
+                                         ? "yes"
+                                         : "no");
+  return run;
+}
+
+}  // namespace rigcheck

@@ -1,0 +1,18 @@
+// bench/harness/src/csv.cpp: quoting (RFC 4180) and strict number parsing.
+#include <gtest/gtest.h>
+
+#include "rigcheck/harness/csv.hpp"
+
+using namespace rigcheck;
+
+TEST(Csv, QuotingFollowsRfc4180) {
+  EXPECT_EQ(csv_field("plain"), "plain");
+  EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
+  EXPECT_EQ(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+  double v;
+  EXPECT_TRUE(parse_double("1e3", v));
+  EXPECT_EQ(v, 1000);
+  EXPECT_FALSE(parse_double("12abc", v));
+  EXPECT_FALSE(parse_double("", v));
+  EXPECT_FALSE(parse_double("nan", v));
+}

@@ -1,0 +1,241 @@
+// bench/harness/src/harness.cpp through the test benchmark (fake_bench): checks before speeds, skips,
+// refusing to overwrite a result file, refusing a bad command line.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "rigcheck/harness/process.hpp"
+#include "rigcheck/harness/repetitions.hpp"
+#include "rigcheck/harness/schema.hpp"
+#include "support/files.hpp"
+
+namespace fs = std::filesystem;
+using namespace rigcheck;
+using namespace rigcheck::testsupport;
+
+namespace {
+ChildResult run_fake(const std::string& dir, std::vector<std::string> env = {}) {
+  return run_child({RIGCHECK_FAKE_BENCH, "--profile", "tiny", "--out", dir, "--reps", "3"}, env, 60, dir + "/log", false);
+}
+}  // namespace
+
+TEST(Harness, CorrectKernelIsCheckedThenTimed) {
+  std::string dir = fresh_dir("fake-ok");
+  ChildResult r = run_fake(dir);
+  ASSERT_EQ(r.exit_code, 0) << r.output_tail;
+  auto rows = read_results(dir + "/fake_bench.csv");
+  int checks = 0, rates = 0, skipped = 0;
+  for (const ResultRow& row : rows) {
+    if (row.case_name == "n4096" && row.metric == "check_wrong") {
+      ++checks;
+      EXPECT_EQ(row.value, 0);
+      EXPECT_EQ(row.repetition, -1);
+    }
+    if (row.case_name == "n4096" && row.metric == "gflops") {
+      ++rates;
+      EXPECT_GT(row.value, 0);
+      EXPECT_EQ(row.unit, "GFLOP/s");
+    }
+    if (row.case_name == "skipped") {
+      ++skipped;
+      EXPECT_EQ(row.status, Status::skipped);
+      EXPECT_EQ(row.note, "test: this case needs a unicorn");
+    }
+  }
+  EXPECT_EQ(checks, 1);
+  EXPECT_EQ(rates, 3);
+  EXPECT_EQ(skipped, 1);
+  EXPECT_FALSE(fs::exists(dir + "/fake_bench.csv.partial"));
+}
+
+// Case::interleave: both kernels made and checked once, before any timing; then repetitions
+// alternate a0 b0 a1 b1 a2 b2, the rows say `interleaved=pair`; a case outside the group runs its
+// repetitions together as before.
+TEST(Harness, InterleavedCasesAlternateRepetitions) {
+  std::string dir = fresh_dir("fake-interleave");
+  ChildResult r = run_fake(dir, {"RIGCHECK_TEST_INTERLEAVE=1"});
+  ASSERT_EQ(r.exit_code, 0) << r.output_tail;
+  std::string order;
+  int checks_a = 0, checks_b = 0;
+  for (const ResultRow& row : read_results(dir + "/fake_bench.csv")) {
+    const bool pair = row.case_name == "pair_a" || row.case_name == "pair_b";
+    if (row.metric == "check_wrong" && row.case_name == "pair_a") ++checks_a;
+    if (row.metric == "check_wrong" && row.case_name == "pair_b") ++checks_b;
+    if (pair) {
+      EXPECT_NE(row.params.find("interleaved=pair"), std::string::npos) << row.params;
+    } else {
+      EXPECT_EQ(row.params.find("interleaved="), std::string::npos) << row.case_name << ": " << row.params;
+    }
+    if (row.metric == "check_wrong" && pair) order += row.case_name.substr(5) + "c ";
+    if (row.metric == "time_per_iter" && (pair || row.case_name == "alone"))
+      order += (pair ? row.case_name.substr(5) : std::string("x")) + std::to_string(row.repetition) + " ";
+  }
+  EXPECT_EQ(checks_a, 1);
+  EXPECT_EQ(checks_b, 1);
+  EXPECT_EQ(order, "ac bc a0 b0 a1 b1 a2 b2 x0 x1 x2 ");
+}
+
+// --alternate-env: a second process with RIGCHECK_TEST_SIDE=b in its environment takes turns with
+// the first one repetition by repetition (it first), its rows relayed into the first one's CSV
+// under this run's id, every row saying interleaved=RIGCHECK_TEST_SIDE; its scratch folder is gone.
+TEST(Harness, AlternateEnvTakesTurnsWithASecondProcess) {
+  std::string dir = fresh_dir("fake-alternate");
+  std::string tmp = fresh_dir("fake-alternate-tmp");
+  ChildResult r = run_child({RIGCHECK_FAKE_BENCH, "--profile", "tiny", "--out", dir, "--reps", "3", "--run-id", "alt1",
+                             "--alternate-env", "RIGCHECK_TEST_SIDE=b"},
+                            {"TMPDIR=" + tmp}, 60, dir + "/log", false);
+  ASSERT_EQ(r.exit_code, 0) << r.output_tail;
+  std::string order;
+  int checks = 0, skipped = 0;
+  for (const ResultRow& row : read_results(dir + "/fake_bench.csv")) {
+    EXPECT_EQ(row.run_id, "alt1");
+    EXPECT_NE(row.params.find("interleaved=RIGCHECK_TEST_SIDE"), std::string::npos) << row.params;
+    if (row.metric == "check_wrong") ++checks;
+    if (row.case_name == "skipped") ++skipped;
+    if (row.metric == "time_per_iter")
+      order += (row.case_name == "n4096_b" ? "b" : row.case_name == "n4096" ? "a" : "?") + std::to_string(row.repetition) + " ";
+  }
+  EXPECT_EQ(order, "b0 a0 b1 a1 b2 a2 ");
+  EXPECT_EQ(checks, 2);   // each side checks its own kernel
+  EXPECT_EQ(skipped, 2);  // and reports its own skip
+  EXPECT_TRUE(fs::is_empty(tmp)) << "the second side's scratch folder was left in " << tmp;
+  EXPECT_EQ(std::vector<std::string>{"fake_bench.csv"}, [&] {
+    std::vector<std::string> csv;
+    for (auto& e : fs::directory_iterator(dir))
+      if (e.path().extension() == ".csv" || e.path().extension() == ".partial") csv.push_back(e.path().filename());
+    return csv;
+  }());
+}
+
+// The second side may use the CPUs of the first, not only the core OMP_PROC_BIND bound the first
+// one's initial thread to (a child inherits that thread's mask): where the first side's 2-thread
+// case runs, the second's runs too.
+TEST(Harness, AlternateEnvSecondSideGetsEveryCpuOfTheFirst) {
+  std::string dir = fresh_dir("fake-alternate-cpus");
+  ChildResult r = run_child({RIGCHECK_FAKE_BENCH, "--profile", "tiny", "--out", dir, "--reps", "1", "--alternate-env",
+                             "RIGCHECK_TEST_SIDE=b"},
+                            {"RIGCHECK_TEST_THREADS=2", "OMP_PROC_BIND=close", "OMP_PLACES=cores"}, 60, dir + "/log", false);
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 77) << r.output_tail;
+  std::map<std::string, Status> check;
+  for (const ResultRow& row : read_results(dir + "/fake_bench.csv"))
+    if (row.repetition == -1 && (row.case_name == "n4096" || row.case_name == "n4096_b")) check[row.case_name] = row.status;
+  ASSERT_EQ(check.size(), 2u);
+  if (check["n4096"] != Status::ok) GTEST_SKIP() << "fewer than 2 usable cores here";
+  EXPECT_EQ(check["n4096_b"], Status::ok) << r.output_tail;
+}
+
+// A bad --alternate-env is refused before anything runs.
+TEST(Harness, AlternateEnvNeedsAnAssignment) {
+  std::string dir = fresh_dir("fake-alternate-bad");
+  ChildResult r = run_child({RIGCHECK_FAKE_BENCH, "--profile", "tiny", "--out", dir, "--alternate-env", "NOEQUALS"}, {}, 60,
+                            dir + "/log", false);
+  EXPECT_EQ(r.exit_code, 2) << r.output_tail;
+  EXPECT_NE(r.output_tail.find("expected VAR=VALUE"), std::string::npos) << r.output_tail;
+}
+
+TEST(Harness, WrongKernelFailsAndReportsNoSpeed) {
+  std::string dir = fresh_dir("fake-wrong");
+  ChildResult r = run_fake(dir, {"RIGCHECK_TEST_WRONG=1"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output_tail.find("FAILED: "), std::string::npos) << r.output_tail;
+  for (const ResultRow& row : read_results(dir + "/fake_bench.csv")) {
+    if (row.case_name != "n4096") continue;
+    EXPECT_EQ(row.metric, "check_wrong") << "a speed was reported for a wrong answer";
+    EXPECT_EQ(row.value, 1);
+    EXPECT_EQ(row.status, Status::failed);
+    EXPECT_NE(row.note.find("WRONG: 1 of 4096"), std::string::npos) << row.note;
+  }
+}
+
+TEST(Harness, AllCasesSkippedExits77WithReason) {
+  std::string dir = fresh_dir("fake-skip");
+  ChildResult r = run_fake(dir, {"RIGCHECK_TEST_SKIP_ALL=1"});
+  EXPECT_EQ(r.exit_code, 77);
+  EXPECT_NE(r.output_tail.find("SKIP: test: no such hardware"), std::string::npos) << r.output_tail;
+}
+
+TEST(Harness, NeverOverwritesAResultFile) {
+  std::string dir = fresh_dir("fake-exists");
+  std::ofstream(dir + "/fake_bench.csv") << "earlier results";
+  ChildResult r = run_fake(dir);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(slurp(dir + "/fake_bench.csv"), "earlier results");
+}
+
+TEST(Harness, BadCommandLineIsRefused) {
+  std::string dir = fresh_dir("fake-cli");
+  EXPECT_EQ(run_child({RIGCHECK_FAKE_BENCH, "--threads", "0", "--out", dir}, {}, 60, dir + "/log", false).exit_code, 2);
+  EXPECT_EQ(run_child({RIGCHECK_FAKE_BENCH, "--profile", "huge", "--out", dir}, {}, 60, dir + "/log", false).exit_code, 2);
+}
+
+// Adaptive repetitions (repetitions.hpp): a target no timing can meet adds repetitions up to the
+// cap, interleaved cases by whole rounds (pairs stay pairs), and each case says the cap stopped it.
+TEST(Harness, AdaptiveRepetitionsStopAtTheCapInWholeRounds) {
+  std::string dir = fresh_dir("fake-adaptive");
+  ChildResult r = run_child({RIGCHECK_FAKE_BENCH, "--profile", "tiny", "--out", dir, "--reps", "3", "--reps-target",
+                             "1e-12", "--reps-cap", "5", "--reps-budget", "1000"},
+                            {"RIGCHECK_TEST_INTERLEAVE=1"}, 60, dir + "/log", false);
+  ASSERT_EQ(r.exit_code, 0) << r.output_tail;
+  std::string order;
+  std::map<std::string, int> reps, cap_hit, spread;
+  for (const ResultRow& row : read_results(dir + "/fake_bench.csv")) {
+    const bool pair = row.case_name == "pair_a" || row.case_name == "pair_b";
+    if (row.metric == "time_per_iter") {
+      ++reps[row.case_name];
+      if (pair) order += row.case_name.substr(5) + std::to_string(row.repetition) + " ";
+    }
+    if (row.metric == kRepsCapHit) {
+      EXPECT_EQ(row.repetition, -1);
+      cap_hit[row.case_name] = static_cast<int>(row.value);
+      EXPECT_NE(row.note.find("the cap of 5 repetitions"), std::string::npos) << row.note;
+    }
+    if (row.metric == kRepsSpread) {
+      ++spread[row.case_name];
+      EXPECT_GT(row.value, 0);
+    }
+  }
+  EXPECT_EQ(order, "a0 b0 a1 b1 a2 b2 a3 b3 a4 b4 ");
+  for (const char* c : {"n4096", "pair_a", "pair_b", "alone"}) {
+    EXPECT_EQ(reps[c], 5) << c;
+    EXPECT_EQ(cap_hit[c], 1) << c;
+    EXPECT_EQ(spread[c], 1) << c;
+  }
+  EXPECT_EQ(cap_hit.count("skipped"), 0u);
+}
+
+// A target already met adds nothing and says so (reps_cap_hit 0); the tiny profile's default is
+// off (no reps_* rows); a negative target is refused.
+TEST(Harness, AdaptiveRepetitionsWithinTargetOrOff) {
+  std::string dir = fresh_dir("fake-adaptive-met");
+  ChildResult r = run_child({RIGCHECK_FAKE_BENCH, "--profile", "tiny", "--out", dir, "--reps", "3", "--reps-target", "1e9"},
+                            {}, 60, dir + "/log", false);
+  ASSERT_EQ(r.exit_code, 0) << r.output_tail;
+  int reps = 0, hits = 0;
+  for (const ResultRow& row : read_results(dir + "/fake_bench.csv")) {
+    if (row.case_name == "n4096" && row.metric == "time_per_iter") ++reps;
+    if (row.case_name == "n4096" && row.metric == kRepsCapHit) {
+      ++hits;
+      EXPECT_EQ(row.value, 0);
+    }
+  }
+  EXPECT_EQ(reps, 3);
+  EXPECT_EQ(hits, 1);
+
+  std::string off = fresh_dir("fake-adaptive-off");
+  ASSERT_EQ(run_fake(off).exit_code, 0);
+  for (const ResultRow& row : read_results(off + "/fake_bench.csv")) EXPECT_NE(row.metric, kRepsCapHit);
+
+  std::string bad = fresh_dir("fake-adaptive-bad");
+  ChildResult b = run_child({RIGCHECK_FAKE_BENCH, "--profile", "tiny", "--out", bad, "--reps-target", "-1"}, {}, 60,
+                            bad + "/log", false);
+  EXPECT_EQ(b.exit_code, 2) << b.output_tail;
+  EXPECT_NE(b.output_tail.find("--reps-target"), std::string::npos) << b.output_tail;
+}
+
+TEST(Harness, RelativeIqr) {
+  EXPECT_EQ(relative_iqr({}), 0);
+  EXPECT_EQ(relative_iqr({5}), 0);
+  EXPECT_DOUBLE_EQ(relative_iqr({1, 2, 3, 4, 5}), 2.0 / 3.0);  // q25 2, q75 4, median 3
+}

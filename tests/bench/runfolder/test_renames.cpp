@@ -1,0 +1,101 @@
+// bench/runfolder/src/renames.cpp and bench/harness/include/rigcheck/harness/names.hpp: one name per
+// benchmark; every registry names benchmarks that exist; rows of older folders read under today's
+// names (data/renames.csv).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "rigcheck/harness/csv.hpp"
+#include "rigcheck/harness/names.hpp"
+#include "rigcheck/harness/paths.hpp"
+#include "rigcheck/report/html.hpp"
+#include "rigcheck/runfolder/renames.hpp"
+#include "rigcheck/report/report.hpp"
+#include "support/files.hpp"
+#include "support/runs.hpp"
+
+using namespace rigcheck;
+using namespace rigcheck::testsupport;
+
+namespace {
+std::set<std::string> all_names() { return {std::begin(names::kAllBenchmarks), std::end(names::kAllBenchmarks)}; }
+
+// The first column of a registry CSV (no quoted first fields in these files).
+std::set<std::string> first_column(const std::string& file) {
+  std::ifstream in(data_path(file));
+  std::set<std::string> out;
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line))
+    if (!line.empty()) out.insert(line.substr(0, line.find(',')));
+  return out;
+}
+}  // namespace
+
+TEST(Renames, EveryRegistryNamesBenchmarksThatExist) {
+  const std::set<std::string> names = all_names();
+  EXPECT_EQ(names.size(), std::size(names::kAllBenchmarks)) << "a benchmark name is used twice";
+  for (const PlotSpec& p : read_plot_specs(data_path("plots.csv")))
+    for (const std::string& b : p.benchmarks) EXPECT_TRUE(names.count(b)) << "plots.csv " << p.id << ": " << b;
+  for (const char* f : {"params.csv", "metrics.csv"})
+    for (const std::string& b : first_column(f))
+      if (b != "*") { EXPECT_TRUE(names.count(b)) << f << ": " << b; }
+  const Renames r = suite_renames();
+  EXPECT_FALSE(r.empty());
+  for (auto& [from, to] : r.benchmark) {
+    EXPECT_TRUE(names.count(to)) << "renamed to " << to << ", which no benchmark writes";
+    EXPECT_FALSE(names.count(from)) << from << " is renamed but still written";
+  }
+}
+
+TEST(Renames, OldRowsAreReadUnderTodaysNames) {
+  std::vector<ResultRow> rows(3);
+  rows[0].benchmark = "gemm_tc";
+  rows[0].metric = "gflops";
+  rows[1].benchmark = "stream_bandwidth";
+  rows[2].benchmark = names::kGemmMatmul;
+  EXPECT_EQ(apply_renames(suite_renames(), rows), 2u);
+  EXPECT_EQ(rows[0].benchmark, names::kGpuGemm);
+  EXPECT_EQ(rows[1].benchmark, names::kMemoryBandwidth);
+  EXPECT_EQ(rows[2].benchmark, names::kGemmMatmul);
+  // A fixture written before the renames (gemm_tc, gemm_sustained) is judged as before.
+  RunData run = read_run(copy_fixture("gpu_h200_synthetic"));
+  size_t gemm = 0, old = 0;
+  for (const ResultRow& r : run.results) {
+    gemm += r.benchmark == names::kGpuGemm;
+    old += r.benchmark == "gemm_tc" || r.benchmark == "gemm_sustained";
+  }
+  EXPECT_GT(gemm, 0u);
+  EXPECT_EQ(old, 0u);
+}
+
+TEST(Renames, BadTablesAreRefusedWithFileAndLine) {
+  auto refused = [](const std::string& text, long line, const std::string& what) {
+    const std::string p = temp_file("renames_bad.csv", text);
+    try {
+      read_renames(p);
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.line(), line) << e.what();
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  refused("kind,old,new,why\nbench,a,b,\n", 2, "kind 'bench'");
+  refused("kind,old,new,why\nbenchmark,a,b,\nbenchmark,a,c,\n", 3, "renamed twice");
+  refused("kind,old,new,why\nmetric,a,a,\n", 2, "not a rename");
+  refused("kind,old,new,case_suffix,why\nbenchmark,a,b,/x,\n", 2, "only a source gets one");
+  refused("kind,old,new,case_suffix,why\nsource,a,c,/x,\nsource,b,c,/x,\n", 3, "their cases would merge");
+  refused("kind,old,new,case_suffix,why\nsource,a,c,/x,\nsource,a,d,/y,\n", 3, "renamed twice");
+  refused("kind,old,case_suffix,why\nsource,a,/x,\n", 1, "no column 'new'");
+  // Without the optional case_suffix column, as before; a source renamed with a suffix only is one.
+  EXPECT_EQ(read_renames(temp_file("renames_ok.csv", "kind,old,new,why\nmetric,a,b,\n")).metric.at("a"), "b");
+  const Renames r = read_renames(temp_file("renames_ok2.csv", "kind,old,new,case_suffix,why\nsource,a,a,/x,\n"));
+  ResultRow row;
+  row.source = "a", row.case_name = "c";
+  EXPECT_EQ(compared_as(r, row), std::make_pair(std::string("a"), std::string("c/x")));
+  row.source = "b";
+  EXPECT_EQ(compared_as(r, row), std::make_pair(std::string("b"), std::string("c")));
+}
