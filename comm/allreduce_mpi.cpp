@@ -384,7 +384,7 @@ void run_case(Session& s, const Options& o, const Job& job, const Plan& p, MPI_C
                        "summed exactly in float32)",
                        count, job.nranks)
          : fmt::format("WRONG: {} of {} elements (all ranks) differ from the exact sum", wrong, count * job.nranks);
-  s.row(kBench, cname, params, "check_wrong", static_cast<double>(wrong), "count", -1, ok ? Status::ok : Status::failed,
+  s.row(kBench, cname, params, names::kCheckWrong, static_cast<double>(wrong), "count", -1, ok ? Status::ok : Status::failed,
         check_note);
   if (!ok) {
     s.case_failed(kBench, cname, check_note,
@@ -437,14 +437,14 @@ void run_case(Session& s, const Options& o, const Job& job, const Plan& p, MPI_C
       note = job.oversubscribed_note() + (note.empty() ? "" : "; " + note);
     }
     const double algbw = algbw_gbps(static_cast<double>(p.bytes), per);
-    s.row(kBench, cname, params, "time_per_iter", per, "s", rep, st, note.empty() ? "the slowest rank's time per call" : note);
-    s.row(kBench, cname, params, "algbw", algbw, "GB/s", rep, st, note.empty() ? "size / time (nccl-tests)" : note);
-    s.row(kBench, cname, params, "busbw", algbw * busbw_factor_allreduce(job.nranks), "GB/s", rep, st,
+    s.row(kBench, cname, params, names::kTimePerIter, per, "s", rep, st, note.empty() ? "the slowest rank's time per call" : note);
+    s.row(kBench, cname, params, names::kAlgbw, algbw, "GB/s", rep, st, note.empty() ? "size / time (nccl-tests)" : note);
+    s.row(kBench, cname, params, names::kBusbw, algbw * busbw_factor_allreduce(job.nranks), "GB/s", rep, st,
           note.empty() ? "algbw x 2(n-1)/n (nccl-tests, all-reduce)" : note);
-    s.row(kBench, cname, params, "cpu_utilization", min_util, "fraction", rep, st, "lowest over ranks");
-    s.row(kBench, cname, params, "iterations", static_cast<double>(iters), "count", rep, st, "");
+    s.row(kBench, cname, params, names::kCpuUtilization, min_util, "fraction", rep, st, "lowest over ranks");
+    s.row(kBench, cname, params, names::kIterations, static_cast<double>(iters), "count", rep, st, "");
     if (count_bytes)
-      s.row(kBench, cname, params, "net_tx_bytes_per_rank", static_cast<double>(tx_sum) / iters / job.nranks, "B", rep,
+      s.row(kBench, cname, params, names::kNetTxBytesPerRank, static_cast<double>(tx_sum) / iters / job.nranks, "B", rep,
             Status::ok,  // a byte count does not depend on CPU contention
             "transmit bytes of every interface (loopback included) in /proc/net/dev, read by one rank per node, summed "
             "over nodes, divided by calls and ranks: includes TCP/IP headers and any other traffic of the node");

@@ -359,7 +359,7 @@ void run_case(Session& s, const Options& o, Ctx& c, const Plan& p, std::vector<f
   const bool ok = wrong == 0;
   const std::string note = ok ? fmt::format("checked all {} elements on each of {} GPUs against the exact sum", count, c.nranks)
                               : fmt::format("WRONG: {} of {} elements (all GPUs) differ from the exact sum", wrong, count * c.nranks);
-  s.row(kBench, cname, params, "check_wrong", static_cast<double>(wrong), "count", -1, ok ? Status::ok : Status::failed, note);
+  s.row(kBench, cname, params, names::kCheckWrong, static_cast<double>(wrong), "count", -1, ok ? Status::ok : Status::failed, note);
   if (!ok) {
     s.case_failed(kBench, cname, note);
     return;
@@ -382,11 +382,11 @@ void run_case(Session& s, const Options& o, Ctx& c, const Plan& p, std::vector<f
     double per = c.g.max(now_s() - a) / iters;
     times.push_back(per);
     const double algbw = algbw_gbps(static_cast<double>(p.bytes), per);
-    s.row(kBench, cname, params, "time_per_iter", per, "s", rep, Status::ok, "the slowest rank's time per call");
-    s.row(kBench, cname, params, "algbw", algbw, "GB/s", rep, Status::ok, "size / time (nccl-tests)");
-    s.row(kBench, cname, params, "busbw", algbw * busbw_factor_allreduce(c.nranks), "GB/s", rep, Status::ok,
+    s.row(kBench, cname, params, names::kTimePerIter, per, "s", rep, Status::ok, "the slowest rank's time per call");
+    s.row(kBench, cname, params, names::kAlgbw, algbw, "GB/s", rep, Status::ok, "size / time (nccl-tests)");
+    s.row(kBench, cname, params, names::kBusbw, algbw * busbw_factor_allreduce(c.nranks), "GB/s", rep, Status::ok,
           "algbw x 2(n-1)/n (nccl-tests, all-reduce)");
-    s.row(kBench, cname, params, "iterations", static_cast<double>(iters), "count", rep, Status::ok, "");
+    s.row(kBench, cname, params, names::kIterations, static_cast<double>(iters), "count", rep, Status::ok, "");
   }
   if (c.g.rank == 0) {
     Summary sm = summarize(times);

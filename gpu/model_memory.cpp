@@ -151,15 +151,15 @@ class TrainStep final : public Kernel {
 #if RIGCHECK_TORCH_CUDA
     torch::cuda::synchronize();
     Peak p = read_peaks();
-    out.push_back({"peak_allocated_bytes", "bytes", p.allocated,
+    out.push_back({names::kPeakAllocatedBytes, "bytes", p.allocated,
                    "LibTorch CUDA caching allocator: peak allocated over the timed steps (after a first step)"});
-    out.push_back({"peak_reserved_bytes", "bytes", p.reserved,
+    out.push_back({names::kPeakReservedBytes, "bytes", p.reserved,
                    "LibTorch CUDA caching allocator: peak reserved (allocated + cached) over the timed steps"});
     if (sampler_) {
       PowerSummary s = summarize(sampler_->stop());
       sampler_.reset();
       if (!std::isnan(s.mem_used_max_bytes))
-        out.push_back({"device_used_bytes", "bytes", s.mem_used_max_bytes,
+        out.push_back({names::kDeviceUsedBytes, "bytes", s.mem_used_max_bytes,
                        fmt::format("NVML device memory in use, largest of {} samples (CUDA context and other processes included)",
                                    s.samples)});
     }

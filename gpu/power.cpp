@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "rigcheck/harness/names.hpp"
+
 namespace rigcheck::gpu {
 
 Sample decode(const RawSample& r) {
@@ -219,18 +221,18 @@ std::vector<Kernel::Observed> observed_rows(const PowerSummary& p) {
   auto add = [&](const char* m, double v, const char* unit, const std::string& n) {
     if (!std::isnan(v)) out.push_back({m, unit, v, n});
   };
-  add("power_max_w", p.power_max_w, "W", p.power_max_method);
+  add(names::kPowerMaxW, p.power_max_w, "W", p.power_max_method);
   add("power_mean_w", p.power_mean_w, "W", p.power_mean_method);
   add("gpu_energy_j", p.energy_j, "J", p.power_mean_method);
-  add("gpu_temp_max_c", p.temp_max_c, "C", note);
+  add(names::kGpuTempMaxC, p.temp_max_c, "C", note);
   add("gpu_temp_first_c", p.temp_first_c, "C", note);
-  add("sm_clock_median_mhz", p.sm_mhz_median, "MHz", note);
+  add(names::kSmClockMedianMhz, p.sm_mhz_median, "MHz", note);
   add("sm_clock_min_mhz", p.sm_mhz_min, "MHz", note);
   add("mem_clock_median_mhz", p.mem_mhz_median, "MHz", note);
-  add("thermal_throttle_fraction", p.thermal_fraction, "fraction", note);
+  add(names::kThermalThrottleFraction, p.thermal_fraction, "fraction", note);
   add("power_cap_fraction", p.power_cap_fraction, "fraction", note);
   add("throttle_reasons_bits", p.samples ? static_cast<double>(p.reasons_seen) : NAN, "bitmask", note);
-  add("cpu_package_power_max_w", p.cpu_power_max_w, "W", note);
+  add(names::kCpuPackagePowerMaxW, p.cpu_power_max_w, "W", note);
   add("cpu_package_power_mean_w", p.cpu_power_mean_w, "W", note);
   return out;
 }

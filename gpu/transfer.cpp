@@ -168,7 +168,7 @@ class Copy final : public Kernel {
     sampler_.reset();
     std::vector<Observed> keep;
     for (auto& o : rows)
-      if (o.metric == "power_max_w" || o.metric == "gpu_temp_max_c") keep.push_back(o);
+      if (o.metric == names::kPowerMaxW || o.metric == names::kGpuTempMaxC) keep.push_back(o);
     return keep;
   }
 

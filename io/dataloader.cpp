@@ -198,20 +198,20 @@ void run_wait_case(Session& s, const Dataset& d, const DlOptions& o, WaitCase& c
     s.row(names::kDataloaderIoWait, c.name, c.params, m, st == Status::ok ? v : NAN, u, rep, st, note);
   };
   const double step_time = r.wall_s / r.steps;
-  row("io_wait_per_step", r.wait_s / r.steps, "s");
-  row("step_time", step_time, "s");
+  row(names::kIoWaitPerStep, r.wait_s / r.steps, "s");
+  row(names::kStepTime, step_time, "s");
   row("io_wait_fraction", r.wait_s / r.wall_s, "fraction");
   row("step_rate", 1 / step_time, "steps/s");
   row("samples_per_s", static_cast<double>(o.batch) * r.steps / r.wall_s, "samples/s");
   // Over the whole run (warm-up included: prefetched reads fall before the measured steps): steps
   // per second, reads issued (pread calls) and reads the device completed (its whole count: other
   // processes' reads on the same device are included).
-  row("step_rate_run", (r.steps + warmup) / r.run_s, "steps/s");
-  row("iops_issued", r.reads / r.run_s, "IOPS");
-  row("reads_per_sample", static_cast<double>(r.reads) / r.samples, "count");
+  row(names::kStepRateRun, (r.steps + warmup) / r.run_s, "steps/s");
+  row(names::kIopsIssued, r.reads / r.run_s, "IOPS");
+  row(names::kReadsPerSample, static_cast<double>(r.reads) / r.samples, "count");
   if (r.device_reads >= 0) {
-    row("device_iops", r.device_reads / r.run_s, "IOPS");
-    row("device_reads_per_sample", static_cast<double>(r.device_reads) / r.samples, "count");
+    row(names::kDeviceIops, r.device_reads / r.run_s, "IOPS");
+    row(names::kDeviceReadsPerSample, static_cast<double>(r.device_reads) / r.samples, "count");
   }
   std::fprintf(stderr, "  dataloader_io_wait/%s rep %d: wait %.2f ms/step of %.2f ms, %.0f samples/s\n", c.name.c_str(),
                rep, 1e3 * r.wait_s / r.steps, 1e3 * step_time, o.batch * r.steps / r.wall_s);
@@ -233,7 +233,7 @@ void run_peer(Session& s, const Dataset& d, const DlOptions& o, PeerCase& pc, Fi
   const Status st = r.wrong ? Status::failed : Status::ok;
   const double load = load_average_1m();
   const std::string pipe = fmt::format("pipeline/w{}", pc.w), peer = fmt::format("fio/w{}", pc.w);
-  s.row(names::kDataloaderVsFio, pipe, pc.params_p, "iops", st == Status::ok ? pipe_iops : NAN, "IOPS", rep, st,
+  s.row(names::kDataloaderVsFio, pipe, pc.params_p, names::kIops, st == Status::ok ? pipe_iops : NAN, "IOPS", rep, st,
         r.wrong ? "WRONG samples" : fmt::format("load average {:.2f}", load));
   if (!fio) {
     s.row(names::kDataloaderVsFio, peer, pc.params_f, "", NAN, "", rep, Status::skipped, fio_problem);
@@ -241,7 +241,7 @@ void run_peer(Session& s, const Dataset& d, const DlOptions& o, PeerCase& pc, Fi
   }
   if (!pc.no_fio.empty()) {
     pc.fio_error = pc.no_fio;
-    s.row(names::kDataloaderVsFio, peer, pc.params_f, "iops", NAN, "IOPS", rep, Status::failed, pc.no_fio);
+    s.row(names::kDataloaderVsFio, peer, pc.params_f, names::kIops, NAN, "IOPS", rep, Status::failed, pc.no_fio);
     return;
   }
   try {
@@ -250,7 +250,7 @@ void run_peer(Session& s, const Dataset& d, const DlOptions& o, PeerCase& pc, Fi
     fio->run(pc.job, jo, lg, o.peer_runtime + 120);
     FioResult f = parse_fio_json(jo, "read");
     if (f.error || f.iops <= 0) throw FioError(fmt::format("fio error {} with {} IOPS", f.error, f.iops));
-    s.row(names::kDataloaderVsFio, peer, pc.params_f, "iops", f.iops, "IOPS", rep, Status::ok,
+    s.row(names::kDataloaderVsFio, peer, pc.params_f, names::kIops, f.iops, "IOPS", rep, Status::ok,
           fmt::format("load average {:.2f}", load));
     if (st == Status::ok)
       s.row(names::kDataloaderVsFio, fmt::format("ratio/w{}", pc.w), pc.params_p, "iops_ratio", pipe_iops / f.iops, "fraction",
@@ -259,7 +259,7 @@ void run_peer(Session& s, const Dataset& d, const DlOptions& o, PeerCase& pc, Fi
                  static_cast<long long>(pc.w), rep, pipe_iops, f.iops, pipe_iops / f.iops);
   } catch (const FioError& e) {
     pc.fio_error = e.what();
-    s.row(names::kDataloaderVsFio, peer, pc.params_f, "iops", NAN, "IOPS", rep, Status::failed, e.what());
+    s.row(names::kDataloaderVsFio, peer, pc.params_f, names::kIops, NAN, "IOPS", rep, Status::failed, e.what());
   }
 }
 
@@ -371,7 +371,7 @@ void measure(Session& s, const DlOptions& o, std::vector<WaitCase>& wcases, cons
     const bool bad = c.wrong || c.checked == 0;
     const std::string note = fmt::format("{} wrong of {} samples: every sample read was checksummed against the "
                                          "pseudo-random bytes written to it (never zeros)", c.wrong, c.checked);
-    s.row(names::kDataloaderIoWait, c.name, c.params, "check_wrong", static_cast<double>(c.wrong), "count", -1,
+    s.row(names::kDataloaderIoWait, c.name, c.params, names::kCheckWrong, static_cast<double>(c.wrong), "count", -1,
           bad ? Status::failed : Status::ok, note);
     if (bad) s.case_failed(names::kDataloaderIoWait, c.name, note);
     else s.case_ok();
@@ -379,7 +379,7 @@ void measure(Session& s, const DlOptions& o, std::vector<WaitCase>& wcases, cons
   for (auto& pc : ps) {
     const bool bad = pc.wrong || pc.checked == 0;
     const std::string note = fmt::format("{} wrong of {} samples: every sample read was checksummed", pc.wrong, pc.checked);
-    s.row(names::kDataloaderVsFio, fmt::format("pipeline/w{}", pc.w), pc.params_p, "check_wrong", static_cast<double>(pc.wrong),
+    s.row(names::kDataloaderVsFio, fmt::format("pipeline/w{}", pc.w), pc.params_p, names::kCheckWrong, static_cast<double>(pc.wrong),
           "count", -1, bad ? Status::failed : Status::ok, note);
     if (bad) s.case_failed(names::kDataloaderVsFio, fmt::format("pipeline/w{}", pc.w), note);
     else if (!pc.fio_error.empty()) s.case_failed(names::kDataloaderVsFio, fmt::format("fio/w{}", pc.w), "fio peer: " + pc.fio_error);

@@ -126,12 +126,12 @@ std::string record_run(Session& s, const FioCase& c, const CaseState& st, const 
   else if (std::fabs(r.bw_bytes * r.runtime_ms / 1000 - r.io_bytes) > 0.05 * r.io_bytes)
     bad = "bw_bytes x runtime differs from io_bytes";
   if (!bad.empty()) {
-    s.row(names::kFio, c.name, st.params, "gbps", NAN, "GB/s", rep, Status::failed, "fio's figures rejected: " + bad);
+    s.row(names::kFio, c.name, st.params, names::kGbps, NAN, "GB/s", rep, Status::failed, "fio's figures rejected: " + bad);
     return bad;
   }
   const std::string note = fmt::format("load average {:.2f}", load_average_1m());
-  s.row(names::kFio, c.name, st.params, "gbps", r.bw_bytes / 1e9, "GB/s", rep, Status::ok, note);
-  s.row(names::kFio, c.name, st.params, "iops", r.iops, "IOPS", rep, Status::ok, note);
+  s.row(names::kFio, c.name, st.params, names::kGbps, r.bw_bytes / 1e9, "GB/s", rep, Status::ok, note);
+  s.row(names::kFio, c.name, st.params, names::kIops, r.iops, "IOPS", rep, Status::ok, note);
   s.row(names::kFio, c.name, st.params, "clat_p50", r.clat_p50_ns / 1000, "us", rep, Status::ok, note);
   s.row(names::kFio, c.name, st.params, "clat_p99", r.clat_p99_ns / 1000, "us", rep, Status::ok, note);
   s.row(names::kFio, c.name, st.params, "clat_p999", r.clat_p999_ns / 1000, "us", rep, Status::ok, note);
@@ -216,7 +216,7 @@ void measure(Session& s, const FioOptions& f, const std::vector<FioCase>& cases,
           ++st[i].wrong;
       } catch (const FioError& e) {
         ++st[i].wrong;
-        s.row(names::kFio, c.name, st[i].params, "gbps", NAN, "GB/s", rep, Status::failed, e.what());
+        s.row(names::kFio, c.name, st[i].params, names::kGbps, NAN, "GB/s", rep, Status::failed, e.what());
         // Broken output will not mend itself: stop asking.
         broken_output = std::string(e.what()).find("JSON") != std::string::npos;
       }
@@ -229,7 +229,7 @@ void measure(Session& s, const FioOptions& f, const std::vector<FioCase>& cases,
         fmt::format("{} of {} fio runs rejected (error field, no data, more than one job entry, bw_bytes x runtime vs "
                     "io_bytes beyond 5%); {}; ioengine probe: {}",
                     st[i].wrong, opt.reps, file_check, probe_note.empty() ? engine + " worked first" : probe_note + engine + " worked");
-    s.row(names::kFio, cases[i].name, st[i].params, "check_wrong", wrong, "count", -1, wrong ? Status::failed : Status::ok, note);
+    s.row(names::kFio, cases[i].name, st[i].params, names::kCheckWrong, wrong, "count", -1, wrong ? Status::failed : Status::ok, note);
     if (wrong)
       s.case_failed(names::kFio, cases[i].name, note);
     else

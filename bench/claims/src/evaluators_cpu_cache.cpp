@@ -26,7 +26,7 @@ std::string mib_text(double bytes) { return fmt_num(bytes / 1048576.0) + " MiB";
 // Rate curve (GFLOP/s) of fc_working_set_f32 at one batch, x = working set in bytes. Where several
 // thread counts were swept (--threads), the fewest: the pinned single thread the cache question is
 // measured with (cpu/cache_fc.cpp); *threads says which.
-std::vector<CurvePoint> fc_curve(const RunData& run, const std::string& batch, const char* metric = "gflops",
+std::vector<CurvePoint> fc_curve(const RunData& run, const std::string& batch, const char* metric = names::kGflops,
                                  int* threads = nullptr) {
   int fewest = 0;
   for (auto& [cs, rows] : run.select(names::kFcWorkingSet, metric, {{"batch", batch}})) {
@@ -71,7 +71,7 @@ std::string larger_than_chip(const RunData& run, double bytes, const std::string
 
 // The measured effective L3: the knee of the batch-1 FC curve (it streams its weights once a call).
 Knee effective_l3(const RunData& run) {
-  auto curve = fc_curve(run, "1", "gbps");
+  auto curve = fc_curve(run, "1", names::kGbps);
   if (curve.empty()) {
     Knee k;
     k.why = "no fc_working_set_f32 batch-1 results (" + manifest_status(run, "cpu_cache_fc") + ")";
@@ -240,7 +240,7 @@ const bool cpu3 = register_evaluator("CPU-3", [](const Claim& c, const RunData& 
   }
   const double c_small = 16.0 * 1048576, c_big = 32.0 * 1048576;
   int curve_threads = 0;  // the L2 reach is that of the cores the curve ran on
-  fc_curve(run, "1", "gflops", &curve_threads);
+  fc_curve(run, "1", names::kGflops, &curve_threads);
   const double l2_total = std::atof(fact(run, "cache_l2_bytes").c_str()) *
                           (curve_threads > 0 ? curve_threads : std::max(1, usable_cores(run)));
   double lsum = 0, lsum_lo = 0, lsum_hi = 0;

@@ -28,6 +28,7 @@
 #include "rigcheck/harness/schema.hpp"
 #include "rigcheck/harness/stats.hpp"
 #include "rigcheck/harness/topology.hpp"
+#include "rigcheck/harness/names.hpp"
 
 namespace rigcheck {
 
@@ -113,7 +114,7 @@ class Harness {
                                   chk.method, chk.worst)
                     : fmt::format("WRONG: {} of {} values beyond tolerance (worst {:.3g}x): {}",
                                   chk.wrong, chk.checked, chk.worst, chk.method);
-      row(e, "check_wrong", static_cast<double>(chk.wrong), "count", -1, s.status, s.note);
+      row(e, names::kCheckWrong, static_cast<double>(chk.wrong), "count", -1, s.status, s.note);
     } catch (const Skip& ex) {
       s.status = Status::skipped;
       s.note = ex.what();
@@ -164,21 +165,21 @@ class Harness {
     int rep = s.reps_reported++;
     if (rep == 0) s.iterations = static_cast<int64_t>(run.iterations);
     s.times.push_back(real);
-    row(e, "time_per_iter", real, "s", rep, st, note);
+    row(e, names::kTimePerIter, real, "s", rep, st, note);
     if (e.c.work.flops > 0) {
       double r = e.c.work.flops / real / 1e9;
-      row(e, "gflops", r, "GFLOP/s", rep, st, note);
+      row(e, names::kGflops, r, "GFLOP/s", rep, st, note);
       s.rates.push_back(r);
     }
     if (e.c.work.bytes > 0) {
       double r = e.c.work.bytes / real / 1e9;
-      row(e, "gbps", r, "GB/s", rep, st, note);
+      row(e, names::kGbps, r, "GB/s", rep, st, note);
       if (e.c.work.flops <= 0) s.rates.push_back(r);
     }
     if (e.c.work.items > 0)
-      row(e, "items_per_s", e.c.work.items / real, e.c.work.items_unit + "/s", rep, st, note);
-    row(e, "cpu_utilization", util, "fraction", rep, st, note);
-    row(e, "iterations", iters, "count", rep, st, "");
+      row(e, names::kItemsPerS, e.c.work.items / real, e.c.work.items_unit + "/s", rep, st, note);
+    row(e, names::kCpuUtilization, util, "fraction", rep, st, note);
+    row(e, names::kIterations, iters, "count", rep, st, "");
   }
 
   // After the last repetition of case idx (its added ones included): the adaptive repetitions' rows

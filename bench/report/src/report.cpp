@@ -135,9 +135,9 @@ std::string measurements_md(const RunData& run) {
           if (r->source == src) out[c].push_back(r);
       return out;
     };
-    auto rate = of_table("gflops");
+    auto rate = of_table(names::kGflops);
     if (rate.empty()) {
-      rate = of_table("gbps");
+      rate = of_table(names::kGbps);
       unit = "GB/s";
     }
     if (rate.empty()) {  // another rate (busbw, IOPS, images/s...): the first timed metric of the file in /s
