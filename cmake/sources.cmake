@@ -9,22 +9,30 @@ set(RIGCHECK_HARNESS_SOURCES
 set(RIGCHECK_INVENTORY_SOURCES
   bench/inventory/src/inventory.cpp bench/inventory/src/cpu.cpp bench/inventory/src/memory.cpp
   bench/inventory/src/system.cpp bench/inventory/src/gpu.cpp bench/inventory/src/util.cpp)
-# The tool's layers (bench/runfolder, claims, report, compare, rigcheck) less the evaluators and
-# main(): the evaluators register themselves at start-up, so they are compiled as objects (a static
-# library would drop them).
-set(RIGCHECK_TOOL_SOURCES
-  bench/runfolder/src/run_data.cpp bench/runfolder/src/integrity.cpp bench/runfolder/src/renames.cpp
-  bench/runfolder/src/runlock.cpp bench/runfolder/src/needs.cpp
+# The tool's layers, lowest first (docs/architecture.md); each is a library of its own in
+# bench/CMakeLists.txt and may include only its own headers and those below it.
+set(RIGCHECK_RUNFOLDER_SOURCES
+  bench/runfolder/src/folder.cpp bench/runfolder/src/run_data.cpp bench/runfolder/src/integrity.cpp
+  bench/runfolder/src/renames.cpp bench/runfolder/src/runlock.cpp bench/runfolder/src/needs.cpp
+  bench/runfolder/src/registries.cpp bench/runfolder/src/registry.cpp)
+set(RIGCHECK_CLAIMS_SOURCES
   bench/claims/src/claims.cpp bench/claims/src/cache_model.cpp bench/claims/src/verdict.cpp
-  bench/claims/src/vocabulary.cpp
+  bench/claims/src/vocabulary.cpp)
+set(RIGCHECK_REPORT_SOURCES
   bench/report/src/report.cpp bench/report/src/capacity.cpp bench/report/src/capacity_render.cpp
   bench/report/src/capacity_user.cpp bench/report/src/capacity_fit.cpp
   bench/report/src/html/plot_specs.cpp bench/report/src/html/plot_script.cpp bench/report/src/html/gnuplot.cpp
-  bench/report/src/html/page.cpp
+  bench/report/src/html/page.cpp)
+set(RIGCHECK_COMPARE_SOURCES
   bench/compare/src/statistics.cpp bench/compare/src/load.cpp bench/compare/src/findings.cpp
   bench/compare/src/noise.cpp bench/compare/src/cross_run.cpp bench/compare/src/output.cpp
-  bench/compare/src/compare.cpp bench/compare/src/history.cpp bench/compare/src/ab.cpp
-  bench/rigcheck/src/runner.cpp bench/rigcheck/src/registry.cpp bench/rigcheck/src/scratch_cleanup.cpp)
+  bench/compare/src/compare.cpp bench/compare/src/history.cpp bench/compare/src/ab.cpp)
+set(RIGCHECK_CLI_SOURCES
+  bench/rigcheck/src/runner.cpp bench/rigcheck/src/scratch_cleanup.cpp)
+# The tool less its evaluators and main(): the evaluators register themselves at start-up, so they
+# are compiled as objects (a static library would drop them).
+set(RIGCHECK_TOOL_SOURCES ${RIGCHECK_RUNFOLDER_SOURCES} ${RIGCHECK_CLAIMS_SOURCES} ${RIGCHECK_REPORT_SOURCES}
+    ${RIGCHECK_COMPARE_SOURCES} ${RIGCHECK_CLI_SOURCES})
 set(RIGCHECK_EVALUATOR_SOURCES
   bench/claims/src/evaluators_cpu.cpp bench/claims/src/evaluators_cpu_cache.cpp bench/claims/src/evaluators_io.cpp
   bench/claims/src/evaluators_comm.cpp bench/claims/src/evaluators_gpu.cpp bench/claims/src/evaluators_memory.cpp)

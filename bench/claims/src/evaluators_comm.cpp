@@ -7,8 +7,9 @@
 
 #include "rigcheck/harness/names.hpp"
 #include "rigcheck/harness/csv.hpp"
-#include "rigcheck/report/report.hpp"
-#include "rigcheck/report/report_util.hpp"
+#include "rigcheck/claims/claim.hpp"
+#include "rigcheck/runfolder/registries.hpp"
+#include "rigcheck/runfolder/run_query.hpp"
 
 namespace rigcheck {
 namespace {

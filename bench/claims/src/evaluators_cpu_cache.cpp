@@ -12,8 +12,9 @@
 #include "rigcheck/harness/paths.hpp"
 #include "rigcheck/harness/stats.hpp"
 #include "rigcheck/claims/cache_model.hpp"
-#include "rigcheck/report/report.hpp"
-#include "rigcheck/report/report_util.hpp"
+#include "rigcheck/claims/claim.hpp"
+#include "rigcheck/runfolder/registries.hpp"
+#include "rigcheck/runfolder/run_query.hpp"
 #include "run_facts.hpp"
 
 namespace rigcheck {
@@ -137,22 +138,6 @@ bool l3_disagree(const Knee& eff, const LatencyL3& l) {
 }
 }  // namespace
 
-// Not in the anonymous namespace: tests/fuzz reads fc_layers.csv through it.
-std::vector<FcLayer> read_fc_layers(const std::string& path) {
-  std::vector<FcLayer> out;
-  with_csv_errors(path, [&] {
-    CsvReader<5> in(path);
-    in.read_header(io::ignore_no_column, "model", "layer", "in", "out", "source");
-    FcLayer l;
-    std::string a, b;
-    while (in.read_row(l.model, l.layer, a, b, l.source)) {
-      if (!parse_double(a, l.in) || !parse_double(b, l.out) || l.in <= 0 || l.out <= 0)
-        throw InputError(path, static_cast<long>(in.get_file_line()), "in and out must be positive numbers");
-      out.push_back(l);
-    }
-  });
-  return out;
-}
 
 namespace {
 

@@ -12,8 +12,9 @@
 #include "rigcheck/harness/csv.hpp"
 #include "rigcheck/harness/paths.hpp"
 #include "rigcheck/claims/gpu_datasheet.hpp"
-#include "rigcheck/report/report.hpp"
-#include "rigcheck/report/report_util.hpp"
+#include "rigcheck/claims/claim.hpp"
+#include "rigcheck/runfolder/registries.hpp"
+#include "rigcheck/runfolder/run_query.hpp"
 
 namespace rigcheck {
 

@@ -12,30 +12,12 @@
 #include "rigcheck/harness/csv.hpp"
 #include "rigcheck/harness/paths.hpp"
 #include "rigcheck/harness/fccp.hpp"
-#include "rigcheck/report/report.hpp"
-#include "rigcheck/report/report_util.hpp"
+#include "rigcheck/claims/claim.hpp"
+#include "rigcheck/runfolder/registries.hpp"
+#include "rigcheck/runfolder/run_query.hpp"
 
 namespace rigcheck {
 
-// Not in the anonymous namespace: tests/fuzz reads guide_storage_classes.csv through it.
-std::vector<GuideClass> read_guide_classes(const std::string& path) {
-  std::vector<GuideClass> out;
-  with_csv_errors(path, [&] {
-    ::io::CSVReader<7, ::io::trim_chars<' '>, ::io::double_quote_escape<',', '"'>> in(path);
-    in.read_header(::io::ignore_no_column, "class", "seq_read_gbps", "rand_read_iops", "kind", "tolerance_pct", "section",
-                   "text_zh");
-    GuideClass g;
-    std::string a, b, t;
-    while (in.read_row(g.cls, a, b, g.kind, t, g.section, g.text_zh)) {
-      long line = static_cast<long>(in.get_file_line());
-      if (!parse_double(a, g.gbps) || !parse_double(b, g.iops) || !parse_double(t, g.tol_pct))
-        throw InputError(path, line, "seq_read_gbps, rand_read_iops and tolerance_pct must be numbers");
-      if (g.kind != "approx" && g.kind != "at_least") throw InputError(path, line, "kind must be approx or at_least");
-      out.push_back(g);
-    }
-  });
-  return out;
-}
 
 namespace {
 

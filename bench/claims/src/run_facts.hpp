@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "rigcheck/report/report.hpp"
+#include "rigcheck/claims/claim.hpp"
 
 namespace rigcheck::run_facts {
 

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "rigcheck/runfolder/needs.hpp"
-#include "rigcheck/report/report.hpp"
+#include "rigcheck/claims/claim.hpp"
 
 namespace rigcheck {
 

@@ -22,7 +22,7 @@
 #include "rigcheck/harness/process.hpp"
 #include "rigcheck/harness/topology.hpp"
 #include "rigcheck/compare/compare.hpp"
-#include "rigcheck/run/runner.hpp"
+#include "rigcheck/runfolder/run_folder.hpp"
 
 namespace rigcheck {
 

@@ -16,7 +16,7 @@
 #include "rigcheck/harness/paths.hpp"
 #include "rigcheck/compare/compare.hpp"
 #include "rigcheck/runfolder/renames.hpp"
-#include "rigcheck/run/runner.hpp"
+#include "rigcheck/runfolder/run_folder.hpp"
 
 namespace rigcheck {
 

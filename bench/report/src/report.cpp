@@ -20,7 +20,6 @@
 #include "rigcheck/report/capacity.hpp"
 #include "rigcheck/report/html.hpp"
 #include "rigcheck/report/report_util.hpp"
-#include "rigcheck/run/runner.hpp"
 #include "rigcheck/harness/stats.hpp"
 
 namespace rigcheck {
@@ -440,20 +439,10 @@ std::string claim_anchor(const Claim& c) {
 std::vector<Verdict> make_report(const std::string& run_dir, const ReportOptions& opt) {
   const std::string claims_path = opt.claims_path.empty() ? data_path("claims.csv") : opt.claims_path;
   std::vector<Claim> claims = read_claims(claims_path);
-  // A folder whose runner died (SIGKILL, a crash): its manifest is finished first (runner.hpp).
-  std::string recovered;
-  try {
-    recovered = recover_dead_run(run_dir);
-  } catch (const InputError&) {
-    throw;
-  } catch (const std::exception& e) {
-    recovered = fmt::format("the runner of this folder died before the end, and its manifest could not be finished: {}", e.what());
-  }
-  if (!recovered.empty() && !opt.quiet) std::fprintf(stderr, "rigcheck report: %s\n", recovered.c_str());
   ReadRunOptions rro;
   rro.exclude_broken = opt.exclude_broken;
   RunData run = read_run(run_dir, rro);  // everything is read and checked before anything is written
-  run.recovered = recovered;
+  run.recovered = opt.recovered;
   if (opt.step_budget_s > 0) run.facts["step_budget_s"] = format_double(opt.step_budget_s);
 
   std::vector<Verdict> vs;

@@ -201,7 +201,7 @@ int main(int argc, char** argv) {
       return repeat > 1 ? run_repeated(run, repeat) : run_suite(run);
     }
     if (*report_cmd) {
-      make_report(report_dir, ro);
+      recover_and_report(report_dir, ro);
       std::printf("\nReport: %s/report.md\nVerdicts: %s/verdicts.csv\n", report_dir.c_str(), report_dir.c_str());
       return 0;
     }

@@ -128,22 +128,6 @@ std::string default_launcher() {
   return l;
 }
 
-std::string create_run_dir(const std::string& root, const std::string& host, const std::string& stamp) {
-  // mkdir -p root
-  std::string acc;
-  for (size_t i = 0; i <= root.size(); ++i) {
-    if (i == root.size() || root[i] == '/') {
-      if (!acc.empty()) ::mkdir(acc.c_str(), 0755);
-    }
-    if (i < root.size()) acc += root[i];
-  }
-  for (int n = 1; n < 1000; ++n) {
-    std::string dir = fmt::format("{}/{}-{}{}", root, host, stamp, n == 1 ? "" : fmt::format("-{}", n));
-    if (::mkdir(dir.c_str(), 0755) == 0) return dir;  // atomic: an existing folder is never reused
-    if (errno != EEXIST) throw std::runtime_error(fmt::format("{}: cannot create: {}", dir, std::strerror(errno)));
-  }
-  throw std::runtime_error(fmt::format("{}: too many runs with the same timestamp", root));
-}
 
 long salvage_partial(const std::string& csv_path) {
   // In place: the .partial is cut at its last full line and linked to the final name, so that a
@@ -207,6 +191,18 @@ std::string recover_dead_run(const std::string& dir) {
   write_file_atomic(path, format_manifest(rows));
   return "the runner of this folder died before the end: " + (said.empty() ? "between benchmarks" : said) +
          "; the manifest now says so (what was written is kept)";
+}
+
+std::vector<Verdict> recover_and_report(const std::string& run_dir, ReportOptions opt) {
+  try {
+    opt.recovered = recover_dead_run(run_dir);
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::exception& e) {
+    opt.recovered = fmt::format("the runner of this folder died before the end, and its manifest could not be finished: {}", e.what());
+  }
+  if (!opt.recovered.empty() && !opt.quiet) std::fprintf(stderr, "rigcheck report: %s\n", opt.recovered.c_str());
+  return make_report(run_dir, opt);
 }
 
 namespace {

@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 
 #include "rigcheck/harness/sha256.hpp"
-#include "rigcheck/report/report.hpp"
+#include "rigcheck/runfolder/run_folder.hpp"
 
 namespace rigcheck {
 

@@ -1,7 +1,7 @@
 // Reading a run folder (read_run: results, inventory, manifest, with the renames of data/renames.csv
 // applied) and the helpers every evaluator shares (measure, group_by_param, number formatting).
 // Writing the report is report.cpp's job.
-#include "rigcheck/report/report.hpp"
+#include "rigcheck/runfolder/run_folder.hpp"
 #include "rigcheck/runfolder/renames.hpp"
 #include "rigcheck/harness/paths.hpp"
 
@@ -18,8 +18,7 @@
 #include "rigcheck/harness/fccp.hpp"
 
 #include "rigcheck/harness/csv.hpp"
-#include "rigcheck/report/report_util.hpp"
-#include "rigcheck/run/runner.hpp"
+#include "rigcheck/runfolder/run_query.hpp"
 #include "rigcheck/harness/stats.hpp"
 
 namespace rigcheck {
@@ -69,12 +68,6 @@ std::string manifest_status(const RunData& run, const std::string& benchmark) {
   return fmt::format("{}: not in this run's manifest", benchmark);
 }
 
-std::vector<DatasheetRow> read_datasheets(const std::string& path) {
-  std::vector<DatasheetRow> out;
-  for_each_csv_row<4>(path, io::ignore_no_column, {"product", "property", "value", "source"},
-                      [&](long, const std::array<std::string, 4>& f) { out.push_back({f[0], f[1], f[2], f[3]}); });
-  return out;
-}
 
 // ------------------------------------------------------------------ reading a run
 std::map<std::string, std::vector<const ResultRow*>> RunData::select(

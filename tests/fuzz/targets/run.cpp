@@ -5,14 +5,14 @@
 //     ...
 //     === cpu_gemm.csv
 //     schema_version,run_id,...
-// (file names of letters, digits, '_', '-', '.'; other sections are dropped). Then make_report
+// (file names of letters, digits, '_', '-', '.'; other sections are dropped). Then recover_and_report
 // (read_run, every claim's evaluator, report.md, verdicts.csv, report.html with the plots'
 // scripts; gnuplot kept out of reach so no child process starts) and run_compare against a
 // fixture run (load_run, confounders, the row comparison, cross-run claims, compare.md/.csv/.html).
 // Both may refuse the folder only with InputError naming a file in it.
 // A folder left by a killed runner (manifest rows running or pending, a .partial, a .runner.lock
 // nobody holds, concurrent_runs.csv: corpus/run/killed_runner.txt) is first finished by
-// recover_dead_run inside make_report, which writes into the folder.
+// recover_dead_run before make_report, which writes into the folder.
 #include <cctype>
 #include <cstdlib>
 #include <string_view>
@@ -20,6 +20,7 @@
 #include "fuzz.hpp"
 #include "rigcheck/compare/compare.hpp"
 #include "rigcheck/report/report.hpp"
+#include "rigcheck/run/runner.hpp"
 
 using namespace rigcheck;
 using namespace rigcheck::fuzz;
@@ -77,7 +78,7 @@ RIGCHECK_FUZZ_TARGET(run) {
 
   ReportOptions ro;
   ro.quiet = true;
-  refused_with_input_error(dir, [&] { make_report(dir, ro); });
+  refused_with_input_error(dir, [&] { recover_and_report(dir, ro); });
 
   CompareOptions co;
   co.out_dir = out;

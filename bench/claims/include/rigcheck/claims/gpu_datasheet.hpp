@@ -6,7 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "rigcheck/report/report_util.hpp"
+#include "rigcheck/runfolder/registries.hpp"
+#include "rigcheck/runfolder/run_query.hpp"
 
 namespace rigcheck {
 

@@ -5,21 +5,10 @@
 #include <vector>
 
 #include "rigcheck/harness/cli.hpp"
+#include "rigcheck/report/report.hpp"
+#include "rigcheck/runfolder/run_folder.hpp"
 
 namespace rigcheck {
-
-struct BenchmarkEntry {
-  std::string name, area, binary, args, env, needs;
-  double timeout_tiny_s = 0, timeout_quick_s = 0, timeout_full_s = 0;  // 0: not part of that profile
-  std::string description;  // what it measures, in a few words (`rigcheck list` prints it)
-  double timeout_s(Profile p) const {
-    return p == Profile::tiny ? timeout_tiny_s : p == Profile::quick ? timeout_quick_s : timeout_full_s;
-  }
-};
-std::vector<BenchmarkEntry> read_benchmark_registry(const std::string& path);
-// `rigcheck list`: the registry as a table (name, area, the timeout of each profile, what it
-// measures), the names that --select takes.
-std::string format_benchmark_list(const std::vector<BenchmarkEntry>& entries);
 
 struct RunOptions {
   std::string profile = "quick";
@@ -43,9 +32,6 @@ struct RunOptions {
 // --oversubscribe on a machine with fewer than 2 hardware threads.
 std::string default_launcher();
 
-// Creates a fresh results/<host>-<UTC time>[-N]/ (never an existing folder). Returns its path.
-std::string create_run_dir(const std::string& root, const std::string& host, const std::string& stamp);
-
 // Returns the process exit status: 0 all ran (or were skipped for a reason), 1 a benchmark
 // failed or timed out, 2 bad options, 130 interrupted. `run_dir` receives the run folder.
 int run_suite(const RunOptions& opt, std::string* run_dir = nullptr);
@@ -59,6 +45,10 @@ std::string both_filters(const std::string& a, const std::string& b);
 // last full line) and the pending ones not_run, and the manifest is rewritten. Returns what it
 // did or saw, in words (empty: nothing to do). Leaves a live run alone.
 std::string recover_dead_run(const std::string& run_dir);
+// The report of a run folder as `rigcheck report` and the end of `rigcheck run` make it: a folder
+// whose runner died is finished first (recover_dead_run; what it did is printed and becomes a
+// warning of the report), then make_report. Throws InputError as make_report does.
+std::vector<Verdict> recover_and_report(const std::string& run_dir, ReportOptions opt);
 
 // The scratch entries a benchmark registered (harness/scratch_registry.hpp), after it ended:
 // the ones it left behind are removed (remove = true) when they pass every rule of

@@ -9,7 +9,7 @@
 #include "rigcheck/harness/csv.hpp"
 #include "rigcheck/harness/fccp.hpp"
 #include "rigcheck/runfolder/needs.hpp"
-#include "rigcheck/run/runner.hpp"
+#include "rigcheck/runfolder/run_folder.hpp"
 
 namespace rigcheck {
 

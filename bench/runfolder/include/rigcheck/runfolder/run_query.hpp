@@ -1,0 +1,23 @@
+// Reading figures out of a run's rows: the median and range of a group of repetitions, rows grouped
+// by a parameter, the manifest's word on a benchmark, and how a figure is written.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "rigcheck/runfolder/run_folder.hpp"
+
+namespace rigcheck {
+
+// Median and [min, max] of a group of repetitions.
+Measured measure(const std::vector<const ResultRow*>& rows);
+// Groups the rows of select() by one parameter's value (e.g. threads), merging cases.
+std::map<std::string, std::vector<const ResultRow*>> group_by_param(
+    const std::map<std::string, std::vector<const ResultRow*>>& by_case, const std::string& key);
+// "97.1 [95.2-98.0] %, n=5"
+std::string format_measured(const Measured& m, const std::string& unit);
+std::string fmt_num(double v);
+// The manifest's word on a benchmark, for reasons: "cpu_gemm: failed (exit 1)".
+std::string manifest_status(const RunData& run, const std::string& benchmark);
+
+}  // namespace rigcheck

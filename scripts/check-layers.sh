@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The layers of bench/ (docs/architecture.md), lowest first: a file of one layer may include its own
+# layer's headers and those of the layers below it, never one above. Reads every #include
+# "rigcheck/LAYER/..." line of bench/ and prints each arrow that runs back up; exit 1 when any does.
+#   scripts/check-layers.sh [SOURCE_DIR]
+set -euo pipefail
+src="${1:-$(cd "$(dirname "$0")/.." && pwd)}"
+# layer folder under bench/ -> its rank; the include namespace of each (rigcheck/NAME/) -> its folder
+declare -A rank=([harness]=0 [inventory]=1 [runfolder]=2 [claims]=3 [report]=4 [compare]=5 [rigcheck]=6)
+declare -A folder_of=([harness]=harness [inventory]=inventory [runfolder]=runfolder [claims]=claims
+                      [report]=report [compare]=compare [run]=rigcheck)
+bad=0 arrows=0
+while IFS= read -r hit; do
+  file="${hit%%:*}"
+  rest="${hit#*:}"; rest="${rest#*:}"
+  ns=$(sed -nE 's/.*#include *"rigcheck\/([a-z_]+)\/.*/\1/p' <<<"$rest")
+  [[ -n $ns ]] || continue
+  layer=$(cut -d/ -f2 <<<"${file#"$src"/}")
+  to="${folder_of[$ns]:-}"
+  [[ -n $to && -n ${rank[$layer]:-} ]] || continue
+  arrows=$((arrows + 1))
+  if ((rank[$to] > rank[$layer])); then
+    echo "UP: ${file#"$src"/} ($layer) includes rigcheck/$ns/ ($to)"
+    bad=$((bad + 1))
+  fi
+done < <(grep -rnE '^#include *"rigcheck/' "$src/bench" --include=*.hpp --include=*.cpp)
+echo "$arrows includes between the layers of bench/, $bad running back up"
+((bad == 0))
