@@ -28,7 +28,8 @@ set(RIGCHECK_COMPARE_SOURCES
   bench/compare/src/noise.cpp bench/compare/src/cross_run.cpp bench/compare/src/output.cpp
   bench/compare/src/compare.cpp bench/compare/src/history.cpp bench/compare/src/ab.cpp)
 set(RIGCHECK_CLI_SOURCES
-  bench/rigcheck/src/runner.cpp bench/rigcheck/src/scratch_cleanup.cpp)
+  bench/rigcheck/src/runner.cpp bench/rigcheck/src/runner_helpers.cpp bench/rigcheck/src/recover.cpp
+  bench/rigcheck/src/scratch_cleanup.cpp)
 # The tool less its evaluators and main(): the evaluators register themselves at start-up, so they
 # are compiled as objects (a static library would drop them).
 set(RIGCHECK_TOOL_SOURCES ${RIGCHECK_RUNFOLDER_SOURCES} ${RIGCHECK_CLAIMS_SOURCES} ${RIGCHECK_REPORT_SOURCES}

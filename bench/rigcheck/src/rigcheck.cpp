@@ -120,126 +120,141 @@ struct ComparingCommands {
     return run_ab(ab);
   }
 };
-}  // namespace
 
-int main(int argc, char** argv) {
-  CLI::App app{"rigcheck: checks a hardware buying guide's performance claims on this machine"};
-  app.require_subcommand(1);
 
+// run and report: a run folder made, or judged again.
+struct RunAndReport {
   RunOptions run;
   std::string only, select;
   int repeat = 1;
-  auto* run_cmd = app.add_subcommand("run", "inventory, every benchmark, then the report, in results/<host>-<UTC time>/");
-  run_cmd->add_option("--profile", run.profile, "tiny | quick | full")->capture_default_str();
-  run_cmd->add_option("--only", only, "areas to run, e.g. cpu,memory");
-  run_cmd->add_option("--out", run.results_root, "folder that receives the run folder")->capture_default_str();
-  run_cmd->add_option("--bin-dir", run.bin_dir, "where the benchmark binaries are (default: beside rigcheck)");
-  run_cmd->add_option("--benchmarks", run.registry_path, "benchmark registry CSV (default: data/benchmarks.csv)");
-  run_cmd->add_option("--claims", run.claims_path, "claims registry CSV (default: data/claims.csv)");
-  run_cmd->add_option("--timeout-scale", run.timeout_scale, "multiply every benchmark's timeout");
-  run_cmd->add_option("--launcher", run.launcher,
-                      "command that starts the comm benchmarks, one process per rank, e.g. \"mpirun -np 8 --hostfile hosts\" "
-                      "or \"srun -N 2 --ntasks-per-node 4\" (default: " + default_launcher() + ")");
-  run_cmd->add_option("--step-budget", run.step_budget_s,
-                      "NET-1: seconds of each training step the gradient all-reduce may take (default 1)");
-  run_cmd->add_option("--memory-limit", run.memory_limit_gib,
-                      "GiB of address space each benchmark may take (RLIMIT_AS; not the gpu area, whose CUDA reserves far more than it uses): one that needs more fails with the cause named, and the run goes on (default: no limit)")
-      ->check(CLI::NonNegativeNumber);
-  run_cmd->add_option("--select", select, "only these benchmarks (names of data/benchmarks.csv, comma-separated)");
-  run_cmd->add_option("--case-filter", run.case_filter,
-                      "only cases whose benchmark/case matches this ECMAScript regex (given to every benchmark as --filter)");
-  run_cmd->add_option("--repeat", repeat,
-                      "run the profile N times back to back, each into its own folder, in a new folder "
-                      "<out>/noise-<host>-<time>/ that also receives noise.csv: the run-to-run noise of every case")
-      ->check(CLI::Range(1, 1000));
-
   std::string report_dir;
   ReportOptions ro;
-  auto* report_cmd = app.add_subcommand("report", "judge every claim from a run folder: report.md, verdicts.csv");
-  report_cmd->add_option("run_dir", report_dir, "results/<run-id>")->required();
-  report_cmd->add_option("--claims", ro.claims_path, "claims registry CSV (default: data/claims.csv)");
-  report_cmd->add_flag("--quiet", ro.quiet, "do not print the table");
-  report_cmd->add_flag("--exclude-broken", ro.exclude_broken,
-                       "judge without the result files that fail their manifest checksums (cut, edited, missing, "
-                       "added), listing them with the reason, instead of refusing the folder");
-  report_cmd->add_option("--step-budget", ro.step_budget_s,
-                         "NET-1: seconds of each training step the gradient all-reduce may take (default 1)");
+  CLI::App *run_cmd = nullptr, *report_cmd = nullptr;
 
-  std::string capacity_dir;
-  CapacityOptions cap;
-  auto* capacity_cmd = app.add_subcommand(
-      "capacity", "what this machine can train: per zoo model the largest batch that fits in memory (fitted to the "
-                  "measured peaks), the step time and samples/s there, and what limits the step");
-  capacity_cmd->add_option("run_dir", capacity_dir, "results/<run-id>")->required();
-  capacity_cmd->add_option("--model-csv", cap.model_csv,
-                           "your own models by shape: CSV name,params,activation_bytes_per_sample,flops_per_sample "
-                           "(training flops, forward + backward, per sample): a model-based estimate from the "
-                           "measured machine figures");
-  capacity_cmd->add_option("--margin", cap.margin_fraction, "fraction of the total memory kept free")
-      ->capture_default_str()
-      ->check(CLI::Range(0.0, 0.9));
+  void add(CLI::App& app) {
+    run_cmd = app.add_subcommand("run", "inventory, every benchmark, then the report, in results/<host>-<UTC time>/");
+    run_cmd->add_option("--profile", run.profile, "tiny | quick | full")->capture_default_str();
+    run_cmd->add_option("--only", only, "areas to run, e.g. cpu,memory");
+    run_cmd->add_option("--out", run.results_root, "folder that receives the run folder")->capture_default_str();
+    run_cmd->add_option("--bin-dir", run.bin_dir, "where the benchmark binaries are (default: beside rigcheck)");
+    run_cmd->add_option("--benchmarks", run.registry_path, "benchmark registry CSV (default: data/benchmarks.csv)");
+    run_cmd->add_option("--claims", run.claims_path, "claims registry CSV (default: data/claims.csv)");
+    run_cmd->add_option("--timeout-scale", run.timeout_scale, "multiply every benchmark's timeout");
+    run_cmd->add_option("--launcher", run.launcher,
+                        "command that starts the comm benchmarks, one process per rank, e.g. \"mpirun -np 8 --hostfile hosts\" "
+                        "or \"srun -N 2 --ntasks-per-node 4\" (default: " + default_launcher() + ")");
+    run_cmd->add_option("--step-budget", run.step_budget_s,
+                        "NET-1: seconds of each training step the gradient all-reduce may take (default 1)");
+    run_cmd->add_option("--memory-limit", run.memory_limit_gib,
+                        "GiB of address space each benchmark may take (RLIMIT_AS; not the gpu area, whose CUDA reserves far more than it uses): one that needs more fails with the cause named, and the run goes on (default: no limit)")
+        ->check(CLI::NonNegativeNumber);
+    run_cmd->add_option("--select", select, "only these benchmarks (names of data/benchmarks.csv, comma-separated)");
+    run_cmd->add_option("--case-filter", run.case_filter,
+                        "only cases whose benchmark/case matches this ECMAScript regex (given to every benchmark as --filter)");
+    run_cmd->add_option("--repeat", repeat,
+                        "run the profile N times back to back, each into its own folder, in a new folder "
+                        "<out>/noise-<host>-<time>/ that also receives noise.csv: the run-to-run noise of every case")
+        ->check(CLI::Range(1, 1000));
 
-  std::string inv_out = "inventory.csv";
-  auto* inv_cmd = app.add_subcommand("inventory", "write this machine's inventory");
-  inv_cmd->add_option("--out", inv_out, "file to write (never overwritten)")->capture_default_str();
-
-  auto* schema_cmd = app.add_subcommand("schema", "print the result CSV schema as Markdown");
-
-  std::string list_registry;
-  auto* list_cmd = app.add_subcommand("list", "the benchmarks of the registry: name (what --select takes), area, "
-                                              "timeout per profile, what each measures");
-  list_cmd->add_option("--benchmarks", list_registry, "benchmark registry CSV (default: data/benchmarks.csv)");
-
-  ComparingCommands comparing;
-  comparing.add(app);
-
-  CLI11_PARSE(app, argc, argv);
-  try {
+    report_cmd = app.add_subcommand("report", "judge every claim from a run folder: report.md, verdicts.csv");
+    report_cmd->add_option("run_dir", report_dir, "results/<run-id>")->required();
+    report_cmd->add_option("--claims", ro.claims_path, "claims registry CSV (default: data/claims.csv)");
+    report_cmd->add_flag("--quiet", ro.quiet, "do not print the table");
+    report_cmd->add_flag("--exclude-broken", ro.exclude_broken,
+                         "judge without the result files that fail their manifest checksums (cut, edited, missing, "
+                         "added), listing them with the reason, instead of refusing the folder");
+    report_cmd->add_option("--step-budget", ro.step_budget_s,
+                           "NET-1: seconds of each training step the gradient all-reduce may take (default 1)");
+  }
+  bool chosen() const { return *run_cmd || *report_cmd; }
+  int run_chosen() {
     if (*run_cmd) {
       run.only = split_commas(only);
       run.select = split_commas(select);
       return repeat > 1 ? run_repeated(run, repeat) : run_suite(run);
     }
-    if (*report_cmd) {
-      recover_and_report(report_dir, ro);
-      std::printf("\nReport: %s/report.md\nVerdicts: %s/verdicts.csv\n", report_dir.c_str(), report_dir.c_str());
-      return 0;
-    }
+    recover_and_report(report_dir, ro);
+    std::printf("\nReport: %s/report.md\nVerdicts: %s/verdicts.csv\n", report_dir.c_str(), report_dir.c_str());
+    return 0;
+  }
+};
+
+// capacity, inventory, list and schema: what the machine can train, its facts, the registry, the CSV schema.
+struct Answers {
+  std::string capacity_dir, inv_out = "inventory.csv", list_registry;
+  CapacityOptions cap;
+  CLI::App *capacity_cmd = nullptr, *inv_cmd = nullptr, *list_cmd = nullptr, *schema_cmd = nullptr;
+
+  void add(CLI::App& app) {
+    capacity_cmd = app.add_subcommand(
+        "capacity", "what this machine can train: per zoo model the largest batch that fits in memory (fitted to the "
+                    "measured peaks), the step time and samples/s there, and what limits the step");
+    capacity_cmd->add_option("run_dir", capacity_dir, "results/<run-id>")->required();
+    capacity_cmd->add_option("--model-csv", cap.model_csv,
+                             "your own models by shape: CSV name,params,activation_bytes_per_sample,flops_per_sample "
+                             "(training flops, forward + backward, per sample): a model-based estimate from the "
+                             "measured machine figures");
+    capacity_cmd->add_option("--margin", cap.margin_fraction, "fraction of the total memory kept free")
+        ->capture_default_str()
+        ->check(CLI::Range(0.0, 0.9));
+    inv_cmd = app.add_subcommand("inventory", "write this machine's inventory");
+    inv_cmd->add_option("--out", inv_out, "file to write (never overwritten)")->capture_default_str();
+    schema_cmd = app.add_subcommand("schema", "print the result CSV schema as Markdown");
+    list_cmd = app.add_subcommand("list", "the benchmarks of the registry: name (what --select takes), area, "
+                                          "timeout per profile, what each measures");
+    list_cmd->add_option("--benchmarks", list_registry, "benchmark registry CSV (default: data/benchmarks.csv)");
+  }
+  bool chosen() const { return *capacity_cmd || *inv_cmd || *list_cmd || *schema_cmd; }
+  int run_chosen() {
     if (*capacity_cmd) {
       std::fputs(("# What this machine can train\n\n" + capacity_md(capacity_of(read_run(capacity_dir), cap))).c_str(), stdout);
       return 0;
     }
-    if (*inv_cmd) {
-      if (FILE* f = std::fopen(inv_out.c_str(), "r")) {
-        std::fclose(f);
-        std::fprintf(stderr, "rigcheck inventory: %s exists; not overwritten\n", inv_out.c_str());
-        return 2;
-      }
-      Inventory inv = collect_inventory();
-      write_inventory_csv(inv, inv_out);
-      for (auto& [k, v] : inv) std::printf("%s = %s\n", k.c_str(), v.c_str());
-      return 0;
-    }
-    if (comparing.chosen()) return comparing.run();
+    if (*inv_cmd) return inventory();
     if (*list_cmd) {
       std::fputs(format_benchmark_list(read_benchmark_registry(
                      list_registry.empty() ? data_dir() + "/benchmarks.csv" : list_registry)).c_str(),
                  stdout);
       return 0;
     }
-    if (*schema_cmd) {
-      std::printf("| column | type | unit | meaning |\n|---|---|---|---|\n");
-      for (const Column& c : kResultColumns) std::printf("| `%s` | %s | %s | %s |\n", c.name, c.type, c.unit, c.meaning);
-      std::printf("\nRows with repetition -1 that adaptive repetitions add to every timed case (off in the tiny profile; "
-                  "docs/methodology.md, Timing and noise):\n\n| metric | unit | meaning |\n|---|---|---|\n");
-      for (const auto& m : kAdaptiveRepsRows) std::printf("| `%s` | %s | %s |\n", m[0], m[1], m[2]);
-      std::printf("\nschema_version: %d\n", kSchemaVersion);
-      return 0;
+    std::printf("| column | type | unit | meaning |\n|---|---|---|---|\n");
+    for (const Column& c : kResultColumns) std::printf("| `%s` | %s | %s | %s |\n", c.name, c.type, c.unit, c.meaning);
+    std::printf("\nRows with repetition -1 that adaptive repetitions add to every timed case (off in the tiny profile; "
+                "docs/methodology.md, Timing and noise):\n\n| metric | unit | meaning |\n|---|---|---|\n");
+    for (const auto& m : kAdaptiveRepsRows) std::printf("| `%s` | %s | %s |\n", m[0], m[1], m[2]);
+    std::printf("\nschema_version: %d\n", kSchemaVersion);
+    return 0;
+  }
+  int inventory() const {
+    if (FILE* f = std::fopen(inv_out.c_str(), "r")) {
+      std::fclose(f);
+      std::fprintf(stderr, "rigcheck inventory: %s exists; not overwritten\n", inv_out.c_str());
+      return 2;
     }
-  } catch (const InputError& e) {
-    std::fprintf(stderr, "rigcheck: %s\n", e.what());
-    return 1;
-  } catch (const std::exception& e) {
+    Inventory inv = collect_inventory();
+    write_inventory_csv(inv, inv_out);
+    for (auto& [k, v] : inv) std::printf("%s = %s\n", k.c_str(), v.c_str());
+    return 0;
+  }
+};
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"rigcheck: checks a hardware buying guide's performance claims on this machine"};
+  app.require_subcommand(1);
+  RunAndReport run_report;
+  run_report.add(app);
+  Answers answers;
+  answers.add(app);
+  ComparingCommands comparing;
+  comparing.add(app);
+
+  CLI11_PARSE(app, argc, argv);
+  try {
+    if (run_report.chosen()) return run_report.run_chosen();
+    if (answers.chosen()) return answers.run_chosen();
+    if (comparing.chosen()) return comparing.run();
+  } catch (const std::exception& e) {  // InputError among them: the file and line are in what()
     std::fprintf(stderr, "rigcheck: %s\n", e.what());
     return 1;
   }

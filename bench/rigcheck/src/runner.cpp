@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <memory>
 #include <set>
@@ -28,8 +29,11 @@
 #include "rigcheck/report/report.hpp"
 #include "rigcheck/runfolder/runlock.hpp"
 #include "rigcheck/harness/topology.hpp"
+#include "runner_internal.hpp"
 
 namespace rigcheck {
+
+using namespace run_detail;
 
 namespace {
 volatile sig_atomic_t g_interrupted = 0;
@@ -41,10 +45,6 @@ void on_signal(int sig) {
   stop_children();
 }
 
-bool is_file(const std::string& p) {
-  struct stat sb;
-  return ::stat(p.c_str(), &sb) == 0 && S_ISREG(sb.st_mode);
-}
 
 std::string shell_quote(const std::string& s) {
   if (s.find_first_of(" \t'\"\\$;&|<>*?()") == std::string::npos && !s.empty()) return s;
@@ -53,12 +53,6 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
-std::vector<std::string> split_ws(const std::string& s) {
-  std::istringstream in(s);
-  std::vector<std::string> out;
-  for (std::string w; in >> w;) out.push_back(w);
-  return out;
-}
 
 // The reason a child gave: its "SKIP: ..." line, or its "FAILED: ..." lines, or its last line.
 std::string reason_from_output(const std::string& tail, const char* prefix) {
@@ -93,31 +87,8 @@ std::string launcher_failure(const std::string& launcher, int exit_code, const s
   return fmt::format("launcher '{}' exited {}: {}", launcher, exit_code, said.empty() ? "(no output)" : said);
 }
 
-// The output file's rows and SHA-256 in its manifest row, once the benchmark has ended and its
-// file is final (integrity.hpp: what report, compare and history verify).
-void record_checksum(const std::string& dir, ManifestRow& m) {
-  m.rows = -1;
-  m.sha256.clear();
-  if (m.output.empty()) return;
-  FileDigest d = digest_file(dir + "/" + m.output);
-  if (!d.exists) return;
-  m.rows = d.rows;
-  m.sha256 = d.sha256;
-}
 
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
 
-// The words of a manifest command line (shell_quote's quoting undone, well enough for paths).
-std::vector<std::string> command_words(const std::string& command) {
-  std::vector<std::string> out = split_ws(command);
-  for (std::string& w : out)
-    if (w.size() >= 2 && w.front() == '\'' && w.back() == '\'') w = w.substr(1, w.size() - 2);
-  return out;
-}
 
 }  // namespace
 
@@ -129,81 +100,6 @@ std::string default_launcher() {
 }
 
 
-long salvage_partial(const std::string& csv_path) {
-  // In place: the .partial is cut at its last full line and linked to the final name, so that a
-  // full disk, which could not take a copy, still gets its rows kept. An existing <stem>.csv is
-  // never replaced.
-  const std::string partial = csv_path + ".partial";
-  if (!is_file(partial) || is_file(csv_path)) return -1;
-  std::ifstream in(partial, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string s = ss.str();
-  size_t last = s.rfind('\n');
-  if (last == std::string::npos) return -1;
-  const long rows = static_cast<long>(std::count(s.begin(), s.begin() + static_cast<long>(last) + 1, '\n')) - 1;
-  if (rows <= 0) {  // a header and nothing measured: nothing to keep
-    ::unlink(partial.c_str());
-    return -1;
-  }
-  if (last + 1 < s.size() && ::truncate(partial.c_str(), static_cast<off_t>(last + 1)) != 0) return -1;
-  if (::link(partial.c_str(), csv_path.c_str()) != 0) return -1;
-  ::unlink(partial.c_str());
-  return rows;
-}
-
-std::string recover_dead_run(const std::string& dir) {
-  const std::string path = dir + "/manifest.csv";
-  if (!is_file(path)) return "";
-  std::vector<ManifestRow> rows = read_manifest(path);
-  bool open = false;
-  for (const ManifestRow& m : rows) open = open || m.status == "running" || m.status == "pending";
-  if (!open) return "";
-  if (runner_state(dir) == RunnerState::alive)
-    return "the run is still in progress (its runner holds .runner.lock): benchmarks marked running or pending have "
-           "not finished yet";
-  std::string said;
-  for (ManifestRow& m : rows) {
-    if (m.status == "running") {
-      const std::string csv = dir + "/" + m.benchmark + ".csv";
-      long kept = salvage_partial(csv);
-      m.status = "interrupted";
-      m.exit_code = 137;
-      m.reason = fmt::format("the runner died while this benchmark ran (SIGKILL, a crash or a power cut; "
-                             "found by rigcheck report){}",
-                             kept >= 0 ? fmt::format("; cut short: kept the {} rows it had written", kept)
-                                       : is_file(csv) ? "" : "; it had written no complete row");
-      m.output = is_file(csv) ? m.benchmark + ".csv" : "";
-      record_checksum(dir, m);
-      // Its scratch entries are named, not removed: found later, a pid-named entry may be another
-      // process's by now (the runner itself removes them when it sees the benchmark end).
-      ScratchCleanup sc = remove_registered_scratch(dir + "/logs/" + m.benchmark + ".scratch",
-                                                    scratch_roots_of(command_words(m.command)), false);
-      if (!sc.kept.empty())
-        m.reason += "; scratch entries it registered are still there (not removed: remove them by hand): " + join(sc.kept);
-      said = fmt::format("{} was cut short by the runner's death", m.benchmark);
-    } else if (m.status == "pending") {
-      m.status = "not_run";
-      m.reason = "the runner died before this benchmark";
-      m.output.clear();
-    }
-  }
-  write_file_atomic(path, format_manifest(rows));
-  return "the runner of this folder died before the end: " + (said.empty() ? "between benchmarks" : said) +
-         "; the manifest now says so (what was written is kept)";
-}
-
-std::vector<Verdict> recover_and_report(const std::string& run_dir, ReportOptions opt) {
-  try {
-    opt.recovered = recover_dead_run(run_dir);
-  } catch (const InputError&) {
-    throw;
-  } catch (const std::exception& e) {
-    opt.recovered = fmt::format("the runner of this folder died before the end, and its manifest could not be finished: {}", e.what());
-  }
-  if (!opt.recovered.empty() && !opt.quiet) std::fprintf(stderr, "rigcheck report: %s\n", opt.recovered.c_str());
-  return make_report(run_dir, opt);
-}
 
 namespace {
 // The other runs on this machine while this one ran: seen at each benchmark's start and end and
@@ -421,6 +317,63 @@ void stop_on_interrupt() {
 
 }  // namespace
 
+namespace {
+// What every benchmark of one run is started with.
+struct RunContext {
+  const RunOptions& opt;
+  Profile profile;
+  std::string dir, run_id, tag, bin_dir, launcher;
+  std::map<std::string, std::string> facts;  // the inventory, for the registry's needs
+  Competitors* competitors;
+  bool tty;
+};
+
+// Starts one benchmark (unless its binary, profile or needs keep it out) and records how it ended in
+// its manifest row: status, cause, rows kept, scratch removed, checksum. `failed` is set when the run
+// counts it as a failure. False when the manifest could not be saved (the run then stops).
+bool run_benchmark(const RunContext& cx, const BenchmarkEntry& b, const std::string& label, ManifestRow& m,
+                   const std::function<bool()>& save_manifest, bool& failed) {
+  const std::string exe = cx.bin_dir + "/" + b.binary;
+  const std::string scratch_list = cx.dir + "/logs/" + b.name + ".scratch";
+  Invocation inv = invocation_of(b, cx.opt, exe, cx.dir, cx.run_id, cx.launcher, cx.tag, scratch_list);
+  const std::vector<std::string>& argv = inv.argv;
+  const std::vector<std::string>& env = inv.env;
+  const bool launched = inv.launched;
+  m.command = inv.command;
+
+  const double profile_timeout = b.timeout_s(cx.profile);
+  if (!not_started_because(b, exe, cx.bin_dir, cx.opt.profile, profile_timeout, cx.facts, m)) {
+    double timeout = profile_timeout * cx.opt.timeout_scale;
+    m.status = "running";
+    m.reason = "started; a run folder left like this had its runner die (rigcheck report finishes it)";
+    if (!save_manifest()) return false;
+    cx.competitors->check(b.name);
+    ChildLimits limits;
+    if (cx.opt.memory_limit_gib > 0 && b.area != "gpu")
+      limits.address_space_bytes = static_cast<unsigned long long>(cx.opt.memory_limit_gib * (1ull << 30));
+    Tick tick{label, cx.tty, cx.competitors, b.name};
+    ChildResult r = run_child(argv, env, timeout, cx.dir + "/logs/" + b.name + ".log", false, on_tick, &tick, limits);
+    m.exit_code = r.exit_code;
+    m.duration_s = r.seconds;
+    m.reason.clear();
+    const std::string csv = cx.dir + "/" + b.name + ".csv";
+    long kept = salvage_partial(csv);
+    std::string kept_note = kept > 0 ? fmt::format("; cut short: kept the {} rows it had written", kept) : "";
+    if (!record_child_end(r, timeout, limits.address_space_bytes, launched ? cx.launcher : "", kept_note, m))
+      failed = true;
+    // What it left of its registered scratch (a SIGKILL, the OOM killer: no handler of its ran).
+    ScratchCleanup sc = remove_registered_scratch(scratch_list, scratch_roots_of(argv));
+    if (!sc.removed.empty()) m.reason += "; the runner removed the scratch it left: " + join(sc.removed);
+    if (!sc.kept.empty()) m.reason += "; scratch left in place: " + join(sc.kept);
+    if (m.reason.rfind("; ", 0) == 0) m.reason.erase(0, 2);
+    if (!is_file(csv)) m.output.clear();
+    record_checksum(cx.dir, m);
+    cx.competitors->check(b.name);
+  }
+  return true;
+}
+}  // namespace
+
 int run_suite(const RunOptions& opt, std::string* run_dir) {
   Profile profile;
   try {
@@ -488,12 +441,14 @@ int run_suite(const RunOptions& opt, std::string* run_dir) {
     write_error = e.what();
     return stop_for_write_error();
   }
-  std::map<std::string, std::string> facts(invent.begin(), invent.end());
 
-  const std::string bin_dir = opt.bin_dir.empty() ? executable_dir() : opt.bin_dir;
-  const std::string launcher = opt.launcher.empty() ? default_launcher() : opt.launcher;
+  const RunContext cx{opt, profile, dir, run_id, tag,
+                      opt.bin_dir.empty() ? executable_dir() : opt.bin_dir,
+                      opt.launcher.empty() ? default_launcher() : opt.launcher,
+                      std::map<std::string, std::string>(invent.begin(), invent.end()), &competitors,
+                      isatty(STDERR_FILENO) != 0};
+  const bool tty = cx.tty;
   bool failed = false;
-  const bool tty = isatty(STDERR_FILENO);
   for (size_t k = 0; k < todo.size(); ++k) {
     const BenchmarkEntry& b = todo[k];
     ManifestRow& m = manifest[k];
@@ -507,43 +462,7 @@ int run_suite(const RunOptions& opt, std::string* run_dir) {
       m.output.clear();
       continue;
     }
-    const std::string exe = bin_dir + "/" + b.binary;
-    const std::string scratch_list = dir + "/logs/" + b.name + ".scratch";
-    Invocation inv = invocation_of(b, opt, exe, dir, run_id, launcher, tag, scratch_list);
-    const std::vector<std::string>& argv = inv.argv;
-    const std::vector<std::string>& env = inv.env;
-    const bool launched = inv.launched;
-    m.command = inv.command;
-
-    const double profile_timeout = b.timeout_s(profile);
-    if (!not_started_because(b, exe, bin_dir, opt.profile, profile_timeout, facts, m)) {
-      double timeout = profile_timeout * opt.timeout_scale;
-      m.status = "running";
-      m.reason = "started; a run folder left like this had its runner die (rigcheck report finishes it)";
-      if (!save_manifest()) return stop_for_write_error();
-      competitors.check(b.name);
-      ChildLimits limits;
-      if (opt.memory_limit_gib > 0 && b.area != "gpu")
-        limits.address_space_bytes = static_cast<unsigned long long>(opt.memory_limit_gib * (1ull << 30));
-      Tick tick{label, tty, &competitors, b.name};
-      ChildResult r = run_child(argv, env, timeout, dir + "/logs/" + b.name + ".log", false, on_tick, &tick, limits);
-      m.exit_code = r.exit_code;
-      m.duration_s = r.seconds;
-      m.reason.clear();
-      const std::string csv = dir + "/" + b.name + ".csv";
-      long kept = salvage_partial(csv);
-      std::string kept_note = kept > 0 ? fmt::format("; cut short: kept the {} rows it had written", kept) : "";
-      if (!record_child_end(r, timeout, limits.address_space_bytes, launched ? launcher : "", kept_note, m))
-        failed = true;
-      // What it left of its registered scratch (a SIGKILL, the OOM killer: no handler of its ran).
-      ScratchCleanup sc = remove_registered_scratch(scratch_list, scratch_roots_of(argv));
-      if (!sc.removed.empty()) m.reason += "; the runner removed the scratch it left: " + join(sc.removed);
-      if (!sc.kept.empty()) m.reason += "; scratch left in place: " + join(sc.kept);
-      if (m.reason.rfind("; ", 0) == 0) m.reason.erase(0, 2);
-      if (!is_file(csv)) m.output.clear();
-      record_checksum(dir, m);
-      competitors.check(b.name);
-    }
+    if (!run_benchmark(cx, b, label, m, save_manifest, failed)) return stop_for_write_error();
     if (tty) std::fprintf(stderr, "\r");
     std::fprintf(stderr, "%s ... %s (%.1f s)%s%s\n", label.c_str(), m.status.c_str(), m.duration_s,
                  m.reason.empty() ? "" : ": ", m.reason.c_str());
