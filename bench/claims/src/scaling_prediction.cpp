@@ -180,14 +180,14 @@ AmdahlPrediction predict(const std::map<int, Measured>& eff, const RunToRun& r2r
   }
   f.p = amdahl_fit(pts);
   const double sd = std::isnan(r2r.sd) ? 0 : r2r.sd;
-  f.k = sd > 0 ? t_quantile(0.975, r2r.df) : 0;
+  f.k = sd > 0 ? t_quantile(1 - kAlpha / 2, r2r.df) : 0;
   f.shift = f.k * sd;
   if (pts.size() >= 2) {
     double ss = 0;
     for (auto [t, s] : pts) ss += std::pow(std::log(s / amdahl_speedup(f.p, t)), 2);
     f.residual = std::sqrt(ss / static_cast<double>(pts.size() - 1));
     f.widened = f.residual > sd;
-    if (f.widened) f.shift += t_quantile(0.975, static_cast<double>(pts.size() - 1)) * f.residual;
+    if (f.widened) f.shift += t_quantile(1 - kAlpha / 2, static_cast<double>(pts.size() - 1)) * f.residual;
   }
   std::vector<std::pair<double, double>> lo, hi;
   for (auto& [t, e] : eff)
@@ -204,9 +204,9 @@ std::string AmdahlPrediction::text() const {
   std::string s = std::isnan(r2r.sd) || r2r.sd == 0
                       ? "the interval from fits of the measured E(n) interval's ends, no run-to-run part"
                       : fmt::format("the interval from fits of the measured E(n) interval's ends, each moved out by "
-                                    "{:.2f} x {:.2f}%, t(0.975, {:.0f} df) standard deviations of log E(n) from run to "
+                                    "{:.2f} x {:.2f}%, t({:g}, {:.0f} df) standard deviations of log E(n) from run to "
                                     "run, from the {}",
-                                    k, 100 * r2r.sd, r2r.df, r2r.source);
+                                    k, 100 * r2r.sd, 1 - kAlpha / 2, r2r.df, r2r.source);
   if (!std::isnan(residual))
     s += fmt::format("; the fit's residual over its {} thread counts: {:.2f}% (log scale, {} df){}", counts, 100 * residual,
                      counts - 2,

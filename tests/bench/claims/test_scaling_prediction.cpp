@@ -32,38 +32,40 @@ double e8_from_e2(double e2) {
 }
 }  // namespace
 
-// Tables of Student's t (two-sided 95%: the 0.975 quantile).
+// Tables of Student's t (two-sided 95% and 99%: the 0.975 and 0.995 quantiles).
 TEST(ScalingPrediction, StudentTQuantileKnownValues) {
   EXPECT_NEAR(t_quantile(0.975, 1), 12.7062, 1e-3);
   EXPECT_NEAR(t_quantile(0.975, 4), 2.7764, 1e-4);
   EXPECT_NEAR(t_quantile(0.975, 17), 2.1098, 1e-4);
   EXPECT_NEAR(t_quantile(0.975, 1e7), 1.9600, 1e-4);
+  EXPECT_NEAR(t_quantile(0.995, 4), 4.6041, 1e-4);
+  EXPECT_NEAR(t_quantile(0.995, 17), 2.8982, 1e-4);
   EXPECT_NEAR(t_quantile(0.025, 4), -2.7764, 1e-4);
 }
 
 // Known answer: E(2) = 90% with no within-run spread, run-to-run sd 2% over 5 runs (df 4): the ends
-// of E(2) move to 90% x exp(-+2.7764 x 0.02), and E(8) follows in closed form. Without the
+// of E(2) move to 90% x exp(-+4.6041 x 0.02) (t(0.995, 4): the 99% level), and E(8) follows in closed form. Without the
 // run-to-run part the interval would be the point, 56.25%: this test fails when it is left out.
 TEST(ScalingPrediction, IntervalCarriesTheRunToRunPart) {
   RunToRun r2r;
   r2r.sd = 0.02, r2r.df = 4, r2r.source = "test";
   const AmdahlPrediction f = predict({{1, at(100, 100, 100)}, {2, at(90, 90, 90)}}, r2r);
-  const double shift = 2.7764 * 0.02;
+  const double shift = 4.6041 * 0.02;
   EXPECT_NEAR(f.shift, shift, 1e-4);
   EXPECT_NEAR(100 * amdahl_speedup(f.p, 8) / 8, 56.25, 1e-9);
   EXPECT_NEAR(amdahl_speedup(f.p_lo, 8) / 8, e8_from_e2(0.9 * std::exp(-shift)), 1e-4);  // 45.0%
   EXPECT_NEAR(amdahl_speedup(f.p_hi, 8) / 8, e8_from_e2(0.9 * std::exp(shift)), 1e-4);   // 73.7%
-  EXPECT_NEAR(100 * amdahl_speedup(f.p_lo, 8) / 8, 45.0, 0.1);
-  EXPECT_NEAR(100 * amdahl_speedup(f.p_hi, 8) / 8, 73.7, 0.1);
+  EXPECT_NEAR(100 * amdahl_speedup(f.p_lo, 8) / 8, 39.6, 0.1);
+  EXPECT_NEAR(100 * amdahl_speedup(f.p_hi, 8) / 8, 91.5, 0.1);
   EXPECT_TRUE(std::isnan(f.residual));  // two thread counts: nothing to test the model with
   EXPECT_EQ(f.tmax, 2);
   EXPECT_TRUE(within_reach(f, 8));    // 4x
   EXPECT_FALSE(within_reach(f, 32));  // 16x
-  EXPECT_NE(f.text().find("2.78 x 2.00%, t(0.975, 4 df)"), std::string::npos) << f.text();
+  EXPECT_NE(f.text().find("4.60 x 2.00%, t(0.995, 4 df)"), std::string::npos) << f.text();
 }
 
 // Three or more thread counts: the residual is reported; where it exceeds the run-to-run sd the
-// ends move out by t(0.975, points - 1) residuals more; where the points follow Amdahl they do not.
+// ends move out by t(0.995, points - 1) residuals more; where the points follow Amdahl they do not.
 TEST(ScalingPrediction, ResidualOfThreeCountsWidensWhenTheModelMisses) {
   RunToRun r2r;
   r2r.sd = 0.01, r2r.df = 10;
@@ -75,14 +77,14 @@ TEST(ScalingPrediction, ResidualOfThreeCountsWidensWhenTheModelMisses) {
   EXPECT_NEAR(fits.p, 0.95, 1e-9);
   EXPECT_NEAR(fits.residual, 0, 1e-9);
   EXPECT_FALSE(fits.widened);
-  EXPECT_NEAR(fits.shift, t_quantile(0.975, 10) * 0.01, 1e-12);
+  EXPECT_NEAR(fits.shift, t_quantile(0.995, 10) * 0.01, 1e-12);
   EXPECT_NE(fits.text().find("within what the runs move"), std::string::npos) << fits.text();
 
   // E(2) 100%, E(4) 50%: no Amdahl curve passes near both.
   const AmdahlPrediction misses = predict({{1, at(100, 100, 100)}, {2, at(100, 100, 100)}, {4, at(50, 50, 50)}}, r2r);
   EXPECT_GT(misses.residual, 0.1);
   EXPECT_TRUE(misses.widened);
-  EXPECT_NEAR(misses.shift, t_quantile(0.975, 10) * 0.01 + t_quantile(0.975, 1) * misses.residual, 1e-12);
+  EXPECT_NEAR(misses.shift, t_quantile(0.995, 10) * 0.01 + t_quantile(0.995, 1) * misses.residual, 1e-12);
   EXPECT_NE(misses.text().find("the model misses"), std::string::npos) << misses.text();
 }
 
@@ -123,7 +125,7 @@ TEST(ScalingPrediction, NoiseProfileOfTheMachineBeforeThePrior) {
   write_profile("vm");
   const Verdict v = verdict_of(make_report(dir, quiet()), "CPU-1");
   EXPECT_NE(v.reason.find("from the noise profile of 5 runs (" + parent + "/noise.csv)"), std::string::npos) << v.reason;
-  EXPECT_NE(v.reason.find("2.78 x 1.41%"), std::string::npos) << v.reason;  // t(0.975, 4) x sqrt(2) x 1%
+  EXPECT_NE(v.reason.find("4.60 x 1.41%"), std::string::npos) << v.reason;  // t(0.995, 4) x sqrt(2) x 1%
   EXPECT_EQ(v.reason.find("prior"), std::string::npos) << v.reason;
 
   write_profile("another-host");

@@ -8,11 +8,11 @@
 //    as `rigcheck run --repeat` leaves it), else from the prior this project measured
 //    (data/run_to_run_prior.csv: E(2) of the ResNet-50 step per run on the 2-vCPU VM class).
 //  - The interval: each measured E(n)'s within-run interval, each end moved out by
-//    k = t(0.975, df) run-to-run standard deviations (log scale), then the Amdahl fits of the
+//    k = t(1 - kAlpha / 2, df) run-to-run standard deviations (log scale), then the Amdahl fits of the
 //    low ends and of the high ends.
 //  - With 3 or more thread counts the fit has spare points: its residual (log scale) is reported,
 //    and where it exceeds the run-to-run sd (the model misses by more than the runs move) the
-//    ends move out by t(0.975, points - 1) residuals more.
+//    ends move out by t(1 - kAlpha / 2, points - 1) residuals more.
 //  - Reach: a prediction more than kReach times the largest measured thread count is information,
 //    not a verdict.
 #pragma once
@@ -26,6 +26,9 @@ namespace rigcheck::prediction {
 // How far beyond the largest measured thread count a one-parameter fit may predict and be judged.
 // Chosen in docs/methodology.md "Predicted scaling: interval and reach".
 inline constexpr double kReach = 4;
+// Two-sided level of the interval: 99%, the level of every interval of `rigcheck compare` (its
+// default --alpha), so that a run-to-run noise judged there and here reads alike.
+inline constexpr double kAlpha = 0.01;
 
 // Run-to-run standard deviation (log scale) of E(n) = X(n) / (n X(1)), with where it came from.
 struct RunToRun {
@@ -54,7 +57,7 @@ struct AmdahlPrediction {
   double p = kNaN, p_lo = kNaN, p_hi = kNaN;  // parallel fraction: the point; the fits of the interval's ends
   int tmax = 0;                               // the largest measured thread count
   int counts = 0;                             // measured thread counts, 1 included
-  double k = 0;                               // run-to-run coverage factor t(0.975, df)
+  double k = 0;                               // run-to-run coverage factor t(1 - kAlpha / 2, df)
   double residual = kNaN;                     // 3+ counts: sd of log(S measured / S fitted), points - 1 df
   bool widened = false;                       // the residual exceeded the run-to-run sd: the ends moved by it too
   double shift = 0;                           // how far each end of E(n) moved out (log scale)
