@@ -71,12 +71,11 @@ double log_sd(const std::vector<double>& v) {
   return std::sqrt(ss / static_cast<double>(v.size() - 1));
 }
 
-// The noise profile beside the run: RUN/noise.csv, else PARENT/noise.csv where PARENT is the
-// folder `rigcheck run --repeat` made (named noise-<host>-<time>), so that a stray noise.csv in
-// a shared folder such as /tmp is never taken.
+// The noise profile beside the run: PARENT/noise.csv where PARENT is the folder `rigcheck run
+// --repeat` made (named noise-<host>-<time>), so that a stray noise.csv in a shared folder such as
+// /tmp is never taken. Not RUN/noise.csv: every .csv in a run folder is read as a result file.
 std::string profile_path(const RunData& run) {
   if (run.dir.empty()) return "";
-  if (exists(run.dir + "/noise.csv")) return run.dir + "/noise.csv";
   std::string d = run.dir;
   while (d.size() > 1 && d.back() == '/') d.pop_back();
   const size_t cut = d.rfind('/');
@@ -85,16 +84,18 @@ std::string profile_path(const RunData& run) {
   return name.rfind("noise-", 0) == 0 && exists(parent + "/noise.csv") ? parent + "/noise.csv" : "";
 }
 
-// sd_log and runs of `bench`/`c`/`metric` in the profile at `path` for this run's machine; false
+// sd_log and runs of `bench`/`c`/`metric` in the profile at `path` for this run's machine (host and
+// cpu_model as its inventory, as compare checks a profile); false
 // when the profile is of another machine or lacks the case.
 bool profile_entry(const std::string& path, const RunData& run, const std::string& bench, const std::string& c,
                    const std::string& metric, double& sd, double& runs, bool& other_machine) {
   bool found = false;
-  for_each_csv_row<6>(path, io::ignore_extra_column, {"benchmark", "case", "metric", "runs", "sd_log", "host"},
-                      [&](long line, const std::array<std::string, 6>& x) {
-                        if (x[5] != inv(run, "hostname")) other_machine = true;
+  for_each_csv_row<7>(path, io::ignore_extra_column, {"benchmark", "case", "metric", "runs", "sd_log", "host", "cpu_model"},
+                      [&](long line, const std::array<std::string, 7>& x) {
+                        if (x[5] != inv(run, "hostname") || x[6] != inv(run, "cpu_model")) other_machine = true;
                         if (x[0] != bench || x[1] != c || x[2] != metric) return;
-                        if (!parse_double(x[4], sd) || !(sd >= 0) || !parse_double(x[3], runs) || runs < 2)
+                        if (!parse_double(x[4], sd) || !(sd >= 0) || !std::isfinite(sd) || !parse_double(x[3], runs) ||
+                            !(runs >= 2) || !std::isfinite(runs))
                           throw InputError(path, line, "sd_log or runs is not a number (a noise profile entry)");
                         found = true;
                       });
@@ -121,7 +122,7 @@ RunToRun prior_of(const RunData& run, const std::string& path, const std::string
                       [&](long line, const std::array<std::string, 4>& x) {
                         if (x[0] != quantity) return;
                         double v;
-                        if (!parse_double(x[3], v) || !(v > 0))
+                        if (!parse_double(x[3], v) || !(v > 0) || !std::isfinite(v))
                           throw InputError(path, line, fmt::format("value '{}' is not a positive number", x[3]));
                         values.push_back(v);
                         classes.insert(x[1]);
@@ -149,9 +150,14 @@ RunToRun run_to_run(const RunData& run, const std::string& bench, const std::str
   std::string note;
   if (!path.empty()) {
     double sd1 = 0, sdn = 0, r1 = 0, rn = 0;
-    bool other = false;
-    if (profile_entry(path, run, bench, case_1, metric, sd1, r1, other) &&
-        profile_entry(path, run, bench, case_n, metric, sdn, rn, other)) {
+    bool other = false, found = false;
+    try {  // a broken profile does not stop the report: it is not used, and the evidence says why
+      found = profile_entry(path, run, bench, case_1, metric, sd1, r1, other) &&
+              profile_entry(path, run, bench, case_n, metric, sdn, rn, other);
+    } catch (const InputError& e) {
+      note = fmt::format("; {} is not readable as a noise profile ({}): not used", path, e.what());
+    }
+    if (found) {
       RunToRun r;
       r.sd = std::sqrt(sd1 * sd1 + sdn * sdn);
       r.df = std::min(r1, rn) - 1;
@@ -161,8 +167,9 @@ RunToRun run_to_run(const RunData& run, const std::string& bench, const std::str
                              std::min(r1, rn), path, case_1, 100 * sd1, case_n, 100 * sdn, 100 * r.sd);
       return r;
     }
-    note = other ? fmt::format("; {} is of another machine: not used", path)
-                 : fmt::format("; {} has no entry for {} and {}: not used", path, case_1, case_n);
+    if (note.empty())
+      note = other ? fmt::format("; {} is of another machine: not used", path)
+                   : fmt::format("; {} has no entry for {} and {}: not used", path, case_1, case_n);
   }
   RunToRun r = prior_of(run, data_path("run_to_run_prior.csv"), prior_quantity);
   r.source += note;

@@ -133,3 +133,16 @@ TEST(ScalingPrediction, NoiseProfileOfTheMachineBeforeThePrior) {
   EXPECT_NE(w.reason.find("from the prior for the 2-vCPU VM class"), std::string::npos) << w.reason;
   EXPECT_NE(w.reason.find("is of another machine: not used"), std::string::npos) << w.reason;
 }
+
+// A noise profile that cannot be read does not stop the report: the prior is used and the reason said.
+TEST(ScalingPrediction, BrokenNoiseProfileFallsBackOnThePriorSayingWhy) {
+  const std::string parent = fresh_dir("noise-vm-20261205T010000Z");
+  const std::string dir = parent + "/run1";
+  std::filesystem::rename(copy_fixture("resnet_synthetic"), dir);
+  std::ofstream(parent + "/noise.csv") << "benchmark,case,metric,runs,sd_log,host,cpu_model\n"
+                                    << "resnet50_train_step,train_step/b16i224/t1,items_per_s,five,0.01,vm,AMD EPYC\n";
+  const Verdict v = verdict_of(make_report(dir, quiet()), "CPU-1");
+  EXPECT_EQ(v.basis, Basis::predicted) << v.reason;
+  EXPECT_NE(v.reason.find("from the prior for the 2-vCPU VM class"), std::string::npos) << v.reason;
+  EXPECT_NE(v.reason.find("is not readable as a noise profile"), std::string::npos) << v.reason;
+}

@@ -4,8 +4,8 @@
 //
 //  - Run-to-run part: a run's E(n) moves between runs far more than its repetitions move within
 //    it (docs/performance.md "CPU-1 across runs"). Its standard deviation on the log scale comes
-//    from this machine's noise profile beside the run (noise.csv in the run folder or its parent,
-//    as `rigcheck run --repeat` leaves it), else from the prior this project measured
+//    from this machine's noise profile beside the run (noise.csv in the run's parent folder
+//    when `rigcheck run --repeat` made it), else from the prior this project measured
 //    (data/run_to_run_prior.csv: E(2) of the ResNet-50 step per run on the 2-vCPU VM class).
 //  - The interval: each measured E(n)'s within-run interval, each end moved out by
 //    k = t(1 - kAlpha / 2, df) run-to-run standard deviations (log scale), then the Amdahl fits of the
