@@ -134,7 +134,7 @@ RunToRun prior_of(const RunData& run, const std::string& path, const std::string
   const std::string cls = *classes.begin();
   const bool same = run_facts::physical_cores(run) == 2 && run.facts.count("virtualization") &&
                     run.facts.at("virtualization") != "none";
-  r.source = fmt::format("prior for the {} class, data/run_to_run_prior.csv: {} runs of this project, sd of log {} "
+  r.source = fmt::format("prior for the {} class, data/run_to_run_prior.csv: {} runs of this project ({}), sd of their log "
                          "{:.2f}%{}; this run has no noise profile of its machine beside it (`rigcheck run --repeat N` "
                          "makes one)",
                          cls, values.size(), quantity, 100 * r.sd,
