@@ -16,6 +16,7 @@
 #include "rigcheck/harness/stats.hpp"
 #include "interleaved.hpp"
 #include "run_facts.hpp"
+#include "rigcheck/claims/scaling_prediction.hpp"
 
 namespace rigcheck {
 namespace {
@@ -26,6 +27,8 @@ struct Scaling {
   std::map<int, Measured> rate;        // GFLOP/s per thread count
   std::map<int, Measured> efficiency;  // percent
   std::map<int, int> pairs;            // thread count -> interleaved pairs E(n) was taken from (absent: not interleaved)
+  std::map<int, std::string> case_of;  // thread count -> its case name (for the noise profile)
+  std::string bench, metric;           // what the rates are (for the noise profile)
   std::string what;                    // "gemm_matmul_f32 m=n=k=2048 (impl ...)"
 };
 
@@ -116,11 +119,13 @@ Scaling scaling_of(const RunData& run, const std::string& bench, const std::stri
   std::string impl;
   for (const ResultRow* r : by_size[size]) {
     by_t[std::atoi(param_value(r->params, "threads").c_str())].push_back(r);
+    s.case_of[std::atoi(param_value(r->params, "threads").c_str())] = r->case_name;
     impl = param_value(r->params, "impl");
   }
   for (auto& [t, rows] : by_t) s.rate[t] = measure(rows);
   fill_efficiency(s, by_t);
   s.what = fmt::format("{} {}={} ({})", bench, size_key, size, impl);
+  s.bench = bench, s.metric = names::kGflops;
   return s;
 }
 
@@ -143,10 +148,12 @@ Scaling scaling_by_threads(const RunData& run, const std::string& bench, const s
   for (auto& [t, rows] : group_by_param(run.select(bench, metric), "threads")) {
     s.rate[std::atoi(t.c_str())] = measure(rows);
     by_t[std::atoi(t.c_str())] = rows;
+    s.case_of[std::atoi(t.c_str())] = rows.front()->case_name;
   }
   if (!s.rate.count(1)) return Scaling{};
   fill_efficiency(s, by_t);
   s.what = what;
+  s.bench = bench, s.metric = metric;
   return s;
 }
 
@@ -163,24 +170,12 @@ std::string describe_items(const Scaling& s, const std::string& unit) {
   return out;
 }
 
-// Amdahl fit of a scaling curve: parallel fraction from the medians and from the interval ends.
-struct AmdahlFit {
-  double p = 0, p_lo = 0, p_hi = 0;
-  int tmax = 0;
-};
-AmdahlFit fit_amdahl(const Scaling& s) {
-  std::vector<std::pair<double, double>> pts, lo_pts, hi_pts;
-  for (auto& [t, e] : s.efficiency) {
-    pts.push_back({t, e.value / 100 * t});
-    lo_pts.push_back({t, e.low / 100 * t});
-    hi_pts.push_back({t, e.high / 100 * t});
-  }
-  AmdahlFit f;
-  f.p = amdahl_fit(pts);
-  f.p_lo = amdahl_fit(lo_pts);
-  f.p_hi = amdahl_fit(hi_pts);
-  f.tmax = s.rate.rbegin()->first;
-  return f;
+// The Amdahl prediction of a scaling curve, its interval carrying the run-to-run noise of E(n)
+// (scaling_prediction.hpp): this machine's noise profile beside the run, else the project's prior.
+prediction::AmdahlPrediction predict_scaling(const RunData& run, const Scaling& s) {
+  const int tmax = s.rate.rbegin()->first;
+  return prediction::predict(s.efficiency, prediction::run_to_run(run, s.bench, s.metric, s.case_of.at(1),
+                                                                  s.case_of.at(tmax), "e2_resnet50_train_step"));
 }
 
 // ResNet-50 training-step scaling (cpu_resnet), images/s per thread count.
@@ -261,19 +256,29 @@ const bool cpu1 = register_evaluator("CPU-1", [](const Claim& c, const RunData& 
     v.reason = fmt::format("needs at least 2 threads measured to fit a scaling model; {} usable core(s)", usable);
     return v;
   }
-  AmdahlFit f = fit_amdahl(lead);
+  const prediction::AmdahlPrediction f = predict_scaling(run, lead);
   v.predicted = 100 * amdahl_speedup(f.p, 8) / 8;
   const double plo = 100 * amdahl_speedup(f.p_lo, 8) / 8, phi = 100 * amdahl_speedup(f.p_hi, 8) / 8;
+  const std::string how = fmt::format(
+      "{} E({}) = {:.1f}% [{:.1f} to {:.1f}] measured, and an Amdahl fit of E(1..{}) (parallel fraction p = {:.4f}, "
+      "serial fraction {:.4f}; {}) predicts E(8)",
+      lead_name, tmax, v.measured.value, v.measured.low, v.measured.high, tmax, f.p, 1 - f.p, f.text());
+  if (!prediction::within_reach(f, 8)) {
+    v.verdict = Outcome::not_measurable;
+    v.reason = fmt::format("needs at least {:g} usable cores to predict E(8) (or 8 to measure it) and this process may "
+                           "use {}: {}",
+                           std::ceil(8 / prediction::kReach), usable, prediction::reach_text(f, 8));
+    v.evidence += fmt::format(". For information, not judged: E(8) = {:.1f}% [{:.1f} to {:.1f}] predicted; {}", v.predicted,
+                              plo, phi, how);
+    return v;
+  }
   // Judged on the predicted interval, never on the point: an interval that straddles the guide's
   // figure is inconclusive (predicted).
   const char* relation = judge_predicted(v, c, plo, phi);
   v.reason = fmt::format(
       "E(8) = {:.1f}% [{:.1f} to {:.1f}] PREDICTED (not measured): the interval {} the guide's {:g}% (tolerance "
-      "{:g}), hence {}; it needs at least 8 cores and this process may use {}: {} E({}) = {:.1f}% [{:.1f} to "
-      "{:.1f}] measured, and an Amdahl fit of E(1..{}) (parallel fraction p = {:.4f}, serial fraction {:.4f}; the "
-      "interval from fits of the measured interval's ends) predicts E(8)",
-      v.predicted, plo, phi, relation, c.low, c.tolerance, to_string(v.verdict), usable, lead_name, tmax, v.measured.value, v.measured.low,
-      v.measured.high, tmax, f.p, 1 - f.p);
+      "{:g}), hence {}; it needs at least 8 cores and this process may use {}: {}",
+      v.predicted, plo, phi, relation, c.low, c.tolerance, to_string(v.verdict), usable, how);
   return v;
 });
 
@@ -317,22 +322,30 @@ const bool cpu2 = register_evaluator("CPU-2", [](const Claim& c, const RunData& 
     v.reason = fmt::format("needs a scaling curve of at least 2 threads to predict from; {} usable core(s)", usable);
     return v;
   }
-  AmdahlFit f = fit_amdahl(resnet);
+  const prediction::AmdahlPrediction f = predict_scaling(run, resnet);
   auto gain = [](double p) { return 100 * (amdahl_speedup(p, 32) / amdahl_speedup(p, 16) - 1); };
   v.predicted = gain(f.p);
-  // The gain grows with p: the interval's ends are the gains of the fits of E's ends. Judged on
-  // that interval: straddling the guide's figure is inconclusive (predicted).
+  // The gain grows with p: the interval's ends are the gains of the fits of E's ends.
   const double glo = gain(f.p_lo), ghi = gain(f.p_hi);
+  const std::string how = fmt::format(
+      "gain from 16 to 32 cores = S(32) / S(16) - 1 = {:.1f}% [{:.1f} to {:.1f}] PREDICTED from an Amdahl fit of the "
+      "ResNet-50 training step at 1..{} threads (parallel fraction p = {:.4f}; {}); Amdahl's law ignores memory "
+      "bandwidth and cross-socket effects, which only lower the gain",
+      v.predicted, glo, ghi, tmax, f.p, f.text());
+  if (!prediction::within_reach(f, 32)) {
+    v.verdict = Outcome::not_measurable;
+    v.reason = fmt::format("needs more than 16 cores to measure it, or at least {:g} usable cores to predict it, and "
+                           "this process may use {} (physical cores {}): {}",
+                           std::ceil(32 / prediction::kReach), usable, physical_cores(run), prediction::reach_text(f, 32));
+    v.evidence += ". For information, not judged: " + how;
+    return v;
+  }
+  // Judged on the predicted interval: straddling the guide's figure is inconclusive (predicted).
   const char* relation = judge_predicted(v, c, glo, ghi);
   v.reason = fmt::format(
-      "not measured: it needs more than 16 cores and this process may use {} (physical cores {}). PREDICTED gain "
-      "from 16 to 32 cores = S(32) / S(16) - 1 = {:.1f}% [{:.1f} to {:.1f}] from an Amdahl fit of the ResNet-50 "
-      "training step at 1..{} threads (parallel fraction p = {:.4f}); Amdahl's law ignores memory bandwidth and "
-      "cross-socket effects, which only lower the gain. The predicted interval {} the guide's under {:g}% "
-      "(tolerance {:g}), hence {}",
-      usable, physical_cores(run), v.predicted, glo, ghi, tmax, f.p,
-      relation,
-      c.high, c.tolerance, to_string(v.verdict));
+      "not measured: it needs more than 16 cores and this process may use {} (physical cores {}). {}. The predicted "
+      "interval {} the guide's under {:g}% (tolerance {:g}), hence {}",
+      usable, physical_cores(run), how, relation, c.high, c.tolerance, to_string(v.verdict));
   return v;
 });
 

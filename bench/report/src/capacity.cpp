@@ -48,6 +48,9 @@ struct Machine {
   double baseline_rss = kNaN;  // LibTorch loaded, no model
   double gemm = kNaN;          // best f32 GEMM GFLOP/s at the step's threads
   std::string gemm_text;
+  double resnet_faults = kNaN;  // cpu_resnet's minor page faults per ResNet-50 step at the step's threads
+  std::string resnet_faults_text;
+  FirstTouchCost first_touch;   // memory_thp's cost of a 4 KiB page first touched
 };
 
 double peak_at(const Machine& m, int threads) {
@@ -121,6 +124,14 @@ Machine machine_of(const RunData& run, int threads) {
       if (!(v <= m.gemm)) m.gemm = v, m.gemm_text = k.first + " " + k.second;
     }
   }
+  for (auto& [c, rows] : run.select(names::kResnetTrainStep, "minor_page_faults_per_step",
+                                    {{"threads", std::to_string(threads)}, {"batch", "16"}, {"image", "224"}})) {
+    const Measured f = measure(rows);
+    m.resnet_faults = f.value;
+    m.resnet_faults_text = fmt::format("cpu_resnet's ResNet-50 step {}, batch 16, {} threads: {} faults per step", c,
+                                       threads, fmt_num(f.value));
+  }
+  m.first_touch = first_touch_cost(run);
   return m;
 }
 
@@ -187,11 +198,30 @@ void fill_limits(ModelCapacity& mc, const Machine& m, double flops, double bytes
                           fmt_num(t), gib(grad), m.ranks, how, fmt_num(step_s));
   }
   mc.limits.push_back(ar);
-  const LimitFigure* first = nullptr;
-  for (const LimitFigure& l : mc.limits)
-    if (l.ok() && (!first || l.share > first->share)) first = &l;
-  mc.bottleneck = first ? fmt::format("{} ({:.0f}% of its ceiling): {}", first->what, 100 * first->share, first->text)
-                        : "none can be named: no ceiling was measured";
+  // What the step is made of as far as measured, for when no ceiling limits it (bottleneck_of).
+  std::vector<StepPart> parts;
+  StepPart g{"its flops at the best measured f32 GEMM rate", kNaN, ""};
+  if (std::isnan(m.gemm))
+    g.text = fmt::format("no f32 GEMM measured at {} threads", mc.threads);
+  else
+    g.seconds = flops / (m.gemm * 1e9),
+    g.text = fmt::format("{:.3g} GFLOP at {} GFLOP/s, {}", flops / 1e9, fmt_num(m.gemm), m.gemm_text);
+  parts.push_back(g);
+  if (b.ok()) parts.push_back({"its memory traffic at the measured bandwidth", b.share * step_s, b.text});
+  if (ar.ok()) parts.push_back({"the gradient's all-reduce", t, how});
+  if (mc.basis != "model-based estimate") {  // a user model's step estimate carries its own fault term
+    StepPart f{"page faults", kNaN, ""};
+    if (mc.model != "resnet50")
+      f.text = "not counted for this model's step: cpu_resnet counts ResNet-50's";
+    else if (std::isnan(m.resnet_faults) || std::isnan(m.first_touch.us_per_page))
+      f.text = std::isnan(m.resnet_faults) ? fmt::format("no cpu_resnet fault count at {} threads", mc.threads) : m.first_touch.text;
+    else
+      f.seconds = m.resnet_faults * m.first_touch.us_per_page * 1e-6,
+      f.text = fmt::format("{}, at {}; counted at batch 16, this step's batch is {}", m.resnet_faults_text,
+                           m.first_touch.text, batch);
+    parts.push_back(f);
+  }
+  mc.bottleneck = bottleneck_of(mc.limits, step_s, parts);
 }
 
 // Zoo analytic memory (SGD momentum, fp32, as memory_host measures).

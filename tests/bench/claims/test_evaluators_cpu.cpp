@@ -42,28 +42,40 @@ void write_resnet(const std::string& dir, const std::vector<double>& t1, const s
 TEST(CpuResnetReport, Cpu1LeadsWithResNetAndPredictsE8) {
   auto vs = make_report(copy_fixture("resnet_synthetic"), quiet());
   const Verdict& v = verdict_of(vs, "CPU-1");
-  // E(2) in [83.9 to 88.9]%: the Amdahl fits of its ends predict E(8) wholly under 85 - 5.
-  EXPECT_EQ(v.verdict, Outcome::refuted);
+  // E(2) in [83.9 to 88.9]%. Issue 31: each end moved out by the run-to-run part (no noise profile
+  // beside this folder: the prior of data/run_to_run_prior.csv, 18 runs, sd 4.35%, t(0.995, 17) =
+  // 2.90, the 99% level), [72.5 to 100]%, whose fits predict E(8) from 29 to 100%: straddling 85 - 5. Within
+  // the run alone (before issue 31) the interval lay wholly under 80: refuted.
+  EXPECT_EQ(v.verdict, Outcome::inconclusive) << v.reason;
   EXPECT_EQ(v.basis, Basis::predicted);
-  EXPECT_EQ(verdict_label(v), "refuted (predicted)");
+  EXPECT_EQ(verdict_label(v), "inconclusive (predicted)");
   EXPECT_EQ(v.evidence.rfind("ResNet-50 training step", 0), 0u) << v.evidence;
   EXPECT_NE(v.evidence.find("second evidence, GEMM"), std::string::npos) << v.evidence;
   EXPECT_NEAR(v.measured.value, 100 * 4.75 / (2 * 2.75), 1e-9);  // E(2) of the medians
   EXPECT_LT(v.predicted, v.measured.value);
   EXPECT_NE(v.reason.find("PREDICTED"), std::string::npos);
   EXPECT_NE(v.reason.find("serial fraction"), std::string::npos);
+  // Where the run-to-run part came from, and that an old folder without a profile says so.
+  EXPECT_NE(v.reason.find("from the prior for the 2-vCPU VM class, data/run_to_run_prior.csv: 18 runs"), std::string::npos)
+      << v.reason;
+  EXPECT_NE(v.reason.find("this run has no noise profile of its machine"), std::string::npos) << v.reason;
+  EXPECT_NE(v.reason.find("2.90 x 4.35%, t(0.995, 17 df)"), std::string::npos) << v.reason;
+  EXPECT_NE(v.reason.find("no residual can test the model"), std::string::npos) << v.reason;
 }
 
-TEST(CpuResnetReport, Cpu2PredictsGainFrom16To32AndSaysWhyNotMeasured) {
+// Issue 31 item 2: 32 cores from 1..2 measured threads is 16x beyond the largest measured count,
+// past the reach of 4x: information in the evidence, not_measurable naming the cores it needs.
+TEST(CpuResnetReport, Cpu2BeyondTheReachIsNotMeasurableNamingTheCores) {
   auto vs = make_report(copy_fixture("resnet_synthetic"), quiet());
   const Verdict& v = verdict_of(vs, "CPU-2");
-  // E(2) in [83.9 to 88.9]%: predicted gains of about 11.7 to 18%, straddling the guide's 10 + 2.
-  EXPECT_EQ(v.verdict, Outcome::inconclusive) << v.reason;
-  EXPECT_EQ(verdict_label(v), "inconclusive (predicted)");
-  EXPECT_NE(v.reason.find("straddles"), std::string::npos) << v.reason;
-  EXPECT_GE(v.predicted, 0);
+  EXPECT_EQ(v.verdict, Outcome::not_measurable) << v.reason;
+  EXPECT_NE(v.reason.find("needs more than 16 cores to measure it, or at least 8 usable cores to predict it"),
+            std::string::npos)
+      << v.reason;
+  EXPECT_NE(v.reason.find("16x beyond the largest measured count"), std::string::npos) << v.reason;
+  EXPECT_GE(v.predicted, 0);  // still computed, and shown as information
   EXPECT_LT(v.predicted, 100);
-  EXPECT_NE(v.reason.find("not measured: it needs more than 16 cores"), std::string::npos) << v.reason;
+  EXPECT_NE(v.evidence.find("For information, not judged: gain from 16 to 32 cores"), std::string::npos) << v.evidence;
 }
 
 TEST(CpuResnetReport, Cpu5CarriesModelLevelSecondEvidence) {
@@ -109,9 +121,9 @@ TEST(CpuResnetReport, Cpu1TakesEfficiencyFromTheFastestInterleavedSteps) {
   line = line.substr(0, line.find("\nCPU-2,"));
   EXPECT_EQ(line.find("the measured interval lies"), std::string::npos) << line;
   EXPECT_NE(line.find(",\"E(8) = "), std::string::npos) << line;
-  // CPU-2 from the same steps: a gain of about 20 to 100%, wholly above 10 + 2.
+  // CPU-2 from the same steps: 32 cores from 2 is beyond the reach (issue 31), whatever the gain.
   const Verdict v2 = verdict_of(make_report(dir, quiet()), "CPU-2");
-  EXPECT_EQ(verdict_label(v2), "refuted (predicted)") << v2.reason;
+  EXPECT_EQ(verdict_label(v2), "not_measurable") << v2.reason;
 
   std::string plain = copy_fixture("resnet_synthetic");
   write_resnet(plain, {2.0, 3.0, 2.9}, {4.0, 5.4, 5.8}, false);
@@ -143,7 +155,9 @@ TEST(CpuResnetReport, OneDisturbedStepDoesNotDecideThePredictedInterval) {
   EXPECT_NEAR(v.measured.low, 100 * 9.35 / (2 * 5.35), 1e-9);
   EXPECT_NEAR(v.measured.high, 100 * 9.37 / (2 * 5.22), 1e-9);
   EXPECT_EQ(v.measured.reps, 5);
-  EXPECT_EQ(verdict_label(v), "refuted (predicted)") << v.reason;
+  // Issue 31: the measured E(2) [87.4 to 89.8] with the run-to-run part ([76.9 to 100]) predicts
+  // E(8) from 32 to 100%: inconclusive (predicted), as any run of this VM whose E(2) reaches 85%.
+  EXPECT_EQ(verdict_label(v), "inconclusive (predicted)") << v.reason;
   EXPECT_NE(v.evidence.find("the interval puts either side at its second fastest"), std::string::npos) << v.evidence;
 
   std::string leans = copy_fixture("resnet_synthetic");

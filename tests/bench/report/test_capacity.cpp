@@ -376,6 +376,33 @@ TEST(Capacity, BottleneckIsTheLargestShareWithItsFigures) {
   EXPECT_EQ(rc.bottleneck.rfind("all-reduce", 0), 0u) << rc.bottleneck;
 }
 
+// Issue 31 item 3: no model is said to be limited by a ceiling it uses less than half of; the answer
+// then says what the step is made of as far as the run measured, with the figures.
+TEST(Capacity, NoCeilingUsedUnderHalfIsNamedTheBottleneck) {
+  SyntheticRun s = machine_run();
+  s.files.erase("cpu_peak.csv");  // the peak 10x higher: ResNet-50's step at 9% of it, its pipeline at 40%
+  s.row("cpu_peak.csv", "fma_peak_f32", "avx2/t2", "isa=avx2;threads=2", "gflops", 10 * resnet_peak_gflops(), "GFLOP/s");
+  // GEMM at 5x the step's rate: ResNet-50's flops alone take 0.2 s of its 1 s step; 1000 faults a
+  // step at 100 us a page: 0.1 s.
+  s.row("cpu_gemm.csv", "gemm_matmul_f32", "m2048n2048k2048/t2", "m=2048;threads=2", "gflops", 4.5 * resnet_peak_gflops(), "GFLOP/s");
+  s.row("cpu_resnet.csv", "resnet50_train_step", "train_step/b16i224/t2", "threads=2;batch=16;image=224",
+        "minor_page_faults_per_step", 1000, "count");
+  s.row("memory_thp.csv", "thp_alloc", "4k/1GiB", "pages=4k;bytes=1073741824", "first_touch_us_per_page", 100, "us");
+  const CapacityAnswer a = capacity_of(read_run(s.write()));
+  for (const ModelCapacity& m : a.models)
+    for (const LimitFigure& l : m.limits)
+      if (l.ok() && l.share < 0.5) EXPECT_NE(m.bottleneck.rfind(l.what, 0), 0u) << m.model << ": " << m.bottleneck;
+  const ModelCapacity& rn = model_of(a, "resnet50");
+  EXPECT_NEAR(limit_of(rn, "compute").share, 0.09, 1e-9);
+  EXPECT_EQ(rn.bottleneck.rfind("none of the measured ceilings (the largest, input pipeline, at 40%): ", 0), 0u) << rn.bottleneck;
+  EXPECT_NE(rn.bottleneck.find("its flops at the best measured f32 GEMM rate: 0.2 s, 20%"), std::string::npos) << rn.bottleneck;
+  EXPECT_NE(rn.bottleneck.find("page faults: 0.1 s, 10% (cpu_resnet's ResNet-50 step"), std::string::npos) << rn.bottleneck;
+  EXPECT_NE(rn.bottleneck.find("the rest, 0.7 s (70%), no figure of the suite accounts for"), std::string::npos) << rn.bottleneck;
+  EXPECT_EQ(model_of(a, "light_cnn").bottleneck.rfind("input pipeline (160% of its ceiling)", 0), 0u);  // over half: named
+  EXPECT_NE(capacity_md(a).find("| none of the measured ceilings (the largest, input pipeline, at 40%) |"), std::string::npos)
+      << capacity_md(a);
+}
+
 TEST(Capacity, MissingGpuSaysWhatIsMissingNeverANumber) {
   SyntheticRun s = machine_run();
   CapacityAnswer a = capacity_of(read_run(s.write()));

@@ -11,11 +11,13 @@
 //   params.csv, metrics.csv read_case_rules (which params are requested, the headline metrics)
 //   noise.csv (compare)     read_noise_csv -> the machine's typical noise, a case's lookup
 //   renames.csv             read_renames -> apply_renames to a fixture run's rows
+//   run_to_run_prior.csv    prediction::prior_of -> the run-to-run sd of a predicted scaling figure
 #include <cmath>
 
 #include "fuzz.hpp"
 #include "rigcheck/compare/compare.hpp"
 #include "rigcheck/claims/gpu_datasheet.hpp"
+#include "rigcheck/claims/scaling_prediction.hpp"
 #include "rigcheck/report/html.hpp"
 #include "rigcheck/inventory/inventory.hpp"
 #include "rigcheck/runfolder/renames.hpp"
@@ -82,5 +84,8 @@ RIGCHECK_FUZZ_TARGET(registries) {
     check(profile.typical.known() && profile.typical.sd >= 0, "a noise profile without a typical noise");
     for (const auto& [key, n] : profile.noise) check(n.df >= 1 && n.sd >= 0, "a noise entry of fewer than two runs");
   }
+  prediction::RunToRun prior;
+  if (!refused_with_input_error(path, [&] { prior = prediction::prior_of(fixture_run(), path, "e2_resnet50_train_step"); }))
+    check(std::isfinite(prior.sd) && prior.sd >= 0 && prior.df >= 1, "a run-to-run prior without a finite sd of two or more runs");
   return 0;
 }

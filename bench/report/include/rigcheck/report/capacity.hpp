@@ -26,7 +26,9 @@
 //    training memory: every byte written once and read once, a lower bound) per second against
 //    memory_bandwidth's triad (else copy); samples/s the step consumes against the best samples/s
 //    io_dataloader's pipeline delivered; with the comm area, the all-reduce time of the model's
-//    gradient (params x 4 B) against the step time. The first bottleneck: the largest share.
+//    gradient (params x 4 B) against the step time. The first bottleneck: the largest share, when it
+//    is at least half its ceiling; else none, and what the step time is made of as far as measured
+//    (bottleneck_of).
 #pragma once
 #include <map>
 #include <string>
@@ -63,6 +65,22 @@ struct LimitFigure {
   std::string text;  // the figures behind it, or what is missing
   bool ok() const { return share == share; }
 };
+
+// A measured ceiling limits a step only when the step uses at least this share of it; under it the
+// answer names none (issue 31: light_cnn's step at 5% of the compute ceiling was said to be
+// compute-bound). Half: a step at half a ceiling's rate spends at least half its time elsewhere.
+inline constexpr double kLimitingShare = 0.5;
+// One part of a step's time as this run measured it: what the step's work alone takes at a
+// measured rate (seconds NaN, with what is missing in text, when the run lacks the figure).
+struct StepPart {
+  std::string what;  // "the step's flops at the best measured f32 GEMM rate"
+  double seconds = kNaN;
+  std::string text;  // the figures behind it
+};
+// The bottleneck text: the largest share with its figures when it is at least kLimitingShare of
+// its ceiling; else "none of the measured ceilings (the largest, compute, at 34%): ..." with the parts
+// and the rest no measured figure accounts for. "none can be named" without any share.
+std::string bottleneck_of(const std::vector<LimitFigure>& limits, double step_s, const std::vector<StepPart>& parts);
 
 struct MemoryPoint {
   int batch = 0;
