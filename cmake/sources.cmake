@@ -21,6 +21,7 @@ set(RIGCHECK_CLAIMS_SOURCES
 set(RIGCHECK_REPORT_SOURCES
   bench/report/src/report.cpp bench/report/src/capacity.cpp bench/report/src/capacity_render.cpp
   bench/report/src/capacity_user.cpp bench/report/src/capacity_fit.cpp bench/report/src/capacity_step.cpp
+  bench/report/src/capacity_zoo.cpp
   bench/report/src/html/plot_specs.cpp bench/report/src/html/plot_script.cpp bench/report/src/html/gnuplot.cpp
   bench/report/src/html/page.cpp)
 set(RIGCHECK_COMPARE_SOURCES
