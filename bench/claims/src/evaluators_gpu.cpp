@@ -1,5 +1,5 @@
-// Verdicts of the GPU, power and heat claims (docs/claims.md sections 2 and 6): GPU-1..GPU-5, PWR-1,
-// PWR-2, THM-1. Every judged verdict says what it rests on (Verdict::basis): datasheet figures
+// Verdicts of the GPU claims (docs/claims.md section 2): GPU-1..GPU-5 (GPU-6, GPU-7: evaluators_gpu_comm.cpp;
+// power and heat, PWR-1, PWR-2, THM-1: evaluators_power.cpp). Every judged verdict says what it rests on (Verdict::basis): datasheet figures
 // (data/datasheets.csv: GPU-2, GPU-3, GPU-5) are labelled datasheet and never shown as
 // measurements; PWR-2 (four GPUs from one) and GPU-1 on an estimate alone are predicted.
 #include <algorithm>
@@ -15,6 +15,7 @@
 #include "rigcheck/claims/claim.hpp"
 #include "rigcheck/runfolder/registries.hpp"
 #include "rigcheck/runfolder/run_query.hpp"
+#include "gpu_facts.hpp"
 
 namespace rigcheck {
 
@@ -97,7 +98,7 @@ const GpuDatasheet* find_gpu_product(const std::vector<GpuDatasheet>& sheets, co
   return nullptr;
 }
 
-namespace {
+namespace gpu_facts {
 
 const std::vector<GpuDatasheet>& sheets() {
   static const std::vector<GpuDatasheet> s = gpu_datasheets(read_datasheets(data_path("datasheets.csv")));
@@ -120,6 +121,26 @@ const GpuDatasheet* this_gpu_sheet(const RunData& run, std::string& what) {
   return s;
 }
 
+
+// The largest value of one observed metric (rows with repetition -1) over a benchmark's cases.
+Measured observed_max(const RunData& run, const std::string& bench, const std::string& metric, std::string* note) {
+  Measured m;
+  for (auto& [cs, rows] : run.select(bench, metric))
+    for (const ResultRow* r : rows)
+      if (std::isnan(m.value) || r->value > m.value) {
+        m.value = m.low = m.high = r->value;
+        m.reps = 1;
+        if (note) *note = r->note;
+      }
+  return m;
+}
+
+}  // namespace gpu_facts
+
+namespace {
+
+using namespace gpu_facts;
+
 // Median TFLOP/s of gemm_tc per dtype at the largest size measured.
 struct GemmFigure {
   Measured tflops;
@@ -140,19 +161,6 @@ std::map<std::string, GemmFigure> gemm_by_dtype(const RunData& run) {
     out[dtype] = {m, fmt_num(size)};
   }
   return out;
-}
-
-// The largest value of one observed metric (rows with repetition -1) over a benchmark's cases.
-Measured observed_max(const RunData& run, const std::string& bench, const std::string& metric, std::string* note = nullptr) {
-  Measured m;
-  for (auto& [cs, rows] : run.select(bench, metric))
-    for (const ResultRow* r : rows)
-      if (std::isnan(m.value) || r->value > m.value) {
-        m.value = m.low = m.high = r->value;
-        m.reps = 1;
-        if (note) *note = r->note;
-      }
-  return m;
 }
 
 // The datasheet comparison of GPU-3: dense FP16 tensor TFLOPS (FP32 accumulate), Ampere / Turing,
@@ -413,106 +421,6 @@ const bool gpu5 = register_evaluator("GPU-5", [](const Claim& c, const RunData& 
     v.reason = "this GPU predates Ampere (compute capability < 8.0): the claim cannot be tried on it; the datasheet "
                "says Ampere doubles dense throughput with 2:4 sparsity";
   }
-  return v;
-});
-
-// ------------------------------------------------------------------ power and heat
-struct PowerSeen {
-  Measured gpu_w, cpu_w, temp_c, sm_mhz, thermal;
-  std::string note, power_method;  // the temperature row's note (reasons seen), the power row's (its NVML source)
-  double tdp = kNaN;
-  std::string tdp_cite, what;
-};
-PowerSeen power_seen(const RunData& run) {
-  PowerSeen p;
-  p.gpu_w = observed_max(run, names::kGpuGemmSustained, names::kPowerMaxW, &p.power_method);
-  if (!p.gpu_w.ok()) p.gpu_w = observed_max(run, names::kGpuGemm, names::kPowerMaxW, &p.power_method);
-  p.cpu_w = observed_max(run, names::kGpuGemmSustained, names::kCpuPackagePowerMaxW);
-  p.temp_c = observed_max(run, names::kGpuGemmSustained, names::kGpuTempMaxC, &p.note);
-  p.sm_mhz = observed_max(run, names::kGpuGemmSustained, names::kSmClockMedianMhz);
-  p.thermal = observed_max(run, names::kGpuGemmSustained, names::kThermalThrottleFraction);
-  const GpuDatasheet* s = this_gpu_sheet(run, p.what);
-  if (s) {
-    p.tdp = s->num("tdp_w");
-    p.tdp_cite = s->cite("tdp_w");
-  }
-  return p;
-}
-
-// PWR-1 and PWR-2 start alike: true (v says why) where the claim's needs are unmet or the run has
-// no GPU power samples (with gpu_gemm's status); else p holds the power seen.
-bool no_gpu_power(const Claim& c, const RunData& run, Verdict& v, PowerSeen& p) {
-  if (unmet_needs(c, run, v)) return true;
-  p = power_seen(run);
-  if (p.gpu_w.ok()) return false;
-  v.verdict = Outcome::not_measurable;
-  v.reason = "no GPU power samples in this run (" + manifest_status(run, names::kGpuGemm) + "; NVML needed)";
-  return true;
-}
-
-const bool pwr1 = register_evaluator("PWR-1", [](const Claim& c, const RunData& run) {
-  Verdict v;
-  PowerSeen p;
-  if (no_gpu_power(c, run, v, p)) return v;
-  v.measured = p.gpu_w;
-  v.evidence = fmt::format("{}; peak board power under sustained GEMM {} W (NVML: {}) beside the guide's 350 W GPU "
-                           "budget{}; CPU package {}",
-                           p.what, fmt_num(p.gpu_w.value), p.power_method.empty() ? "source not recorded" : p.power_method,
-                           p.tdp_cite.empty() ? "" : " and " + p.tdp_cite,
-                           p.cpu_w.ok() ? fmt_num(p.cpu_w.value) + " W (RAPL)" : "power not readable here (no RAPL)");
-  const bool a100 = gpu_name(run).find("A100") != std::string::npos;
-  if (!a100) {
-    v.verdict = Outcome::not_measurable;
-    v.reason = "the claim is about an A100 system; this GPU is " + gpu_name(run) + ": its peak draw is reported beside the budget";
-    return v;
-  }
-  const double total = p.gpu_w.value + (p.cpu_w.ok() ? p.cpu_w.value : 0);
-  v.verdict = total > 500 ? Outcome::refuted : p.cpu_w.ok() ? Outcome::confirmed : Outcome::inconclusive;
-  v.basis = Basis::measured;
-  v.reason = fmt::format("measured GPU {} W{} against 500 W", fmt_num(p.gpu_w.value),
-                         p.cpu_w.ok() ? fmt::format(" + CPU {} W = {} W", fmt_num(p.cpu_w.value), fmt_num(total)) : " (CPU unknown)");
-  return v;
-});
-
-const bool pwr2 = register_evaluator("PWR-2", [](const Claim& c, const RunData& run) {
-  Verdict v;
-  PowerSeen p;
-  if (no_gpu_power(c, run, v, p)) return v;
-  const double cpu = p.cpu_w.ok() ? p.cpu_w.value : 0;
-  v.measured.value = v.measured.low = v.measured.high = 4 * p.gpu_w.value + cpu;
-  v.measured.reps = 1;
-  v.evidence = fmt::format("4 x this GPU's measured peak {} W{} ({}){}", fmt_num(p.gpu_w.value),
-                           p.cpu_w.ok() ? fmt::format(" + CPU package {} W", fmt_num(cpu)) : " (CPU power unreadable: not counted)",
-                           p.what, std::isnan(p.tdp) ? "" : fmt::format("; by the datasheet 4 x {} W TDP = {} W", fmt_num(p.tdp), fmt_num(4 * p.tdp)));
-  v.verdict = judge(c, v.measured.low, v.measured.high);
-  if (v.verdict == Outcome::confirmed && !p.cpu_w.ok()) v.verdict = Outcome::inconclusive;
-  // Four GPUs were not measured: one GPU's measured peak, times four, is an extrapolation.
-  v.basis = Basis::predicted;
-  v.reason = fmt::format("predicted: four of this GPU at its one measured peak{} against a 1200 W supply (no headroom counted)",
-                         p.cpu_w.ok() ? " plus the CPU" : ", CPU not counted (a lower bound)");
-  return v;
-});
-
-const bool thm1 = register_evaluator("THM-1", [](const Claim& c, const RunData& run) {
-  Verdict v;
-  if (unmet_needs(c, run, v)) {
-    v.reason += "; and the room temperature is not measurable by software in any case";
-    return v;
-  }
-  PowerSeen p = power_seen(run);
-  v.verdict = Outcome::not_measurable;
-  v.reason = "the room (inlet) temperature and the kind of cooling are not visible to software; what the GPU did "
-             "under sustained load is in the evidence";
-  if (!p.temp_c.ok()) {
-    v.evidence = "no GPU temperature samples (" + manifest_status(run, "gpu_gemm") + ")";
-    return v;
-  }
-  v.measured = p.temp_c;
-  v.unit = "C";
-  v.evidence = fmt::format("{}; sustained GEMM: GPU temperature up to {} C, SM clock median {} MHz, thermal slowdown "
-                           "in {:.0f}% of samples; {}",
-                           p.what, fmt_num(p.temp_c.value), p.sm_mhz.ok() ? fmt_num(p.sm_mhz.value) : "?",
-                           p.thermal.ok() ? 100 * p.thermal.value : 0.0, p.note);
   return v;
 });
 

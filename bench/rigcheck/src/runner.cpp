@@ -374,6 +374,27 @@ bool run_benchmark(const RunContext& cx, const BenchmarkEntry& b, const std::str
 }
 }  // namespace
 
+namespace {
+// The end of a run: its report (a failed report turns an exit status of 0 into 1), where to find it,
+// and whether it was cut short or competed with another run.
+int finish_run(const RunOptions& opt, const std::string& dir, int rc, bool competed) {
+  try {
+    ReportOptions ro;
+    ro.claims_path = opt.claims_path;
+    ro.step_budget_s = opt.step_budget_s;
+    make_report(dir, ro);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rigcheck run: the report failed: %s\n", e.what());
+    rc = rc ? rc : 1;
+  }
+  std::printf("\nReport: %s/report.md\nVerdicts: %s/verdicts.csv\n", dir.c_str(), dir.c_str());
+  if (g_interrupted) std::printf("The run was cut short (signal %d); what was measured is kept.\n", g_signal);
+  if (competed)
+    std::printf("Another rigcheck run competed with this one (concurrent_runs.csv): see the report's warnings.\n");
+  return rc;
+}
+}  // namespace
+
 int run_suite(const RunOptions& opt, std::string* run_dir) {
   Profile profile;
   try {
@@ -470,21 +491,7 @@ int run_suite(const RunOptions& opt, std::string* run_dir) {
   }
   if (!save_manifest()) return stop_for_write_error();
 
-  int rc = g_interrupted ? 130 : failed ? 1 : 0;
-  try {
-    ReportOptions ro;
-    ro.claims_path = opt.claims_path;
-    ro.step_budget_s = opt.step_budget_s;
-    make_report(dir, ro);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "rigcheck run: the report failed: %s\n", e.what());
-    rc = rc ? rc : 1;
-  }
-  std::printf("\nReport: %s/report.md\nVerdicts: %s/verdicts.csv\n", dir.c_str(), dir.c_str());
-  if (g_interrupted) std::printf("The run was cut short (signal %d); what was measured is kept.\n", g_signal);
-  if (!competitors.seen.empty())
-    std::printf("Another rigcheck run competed with this one (concurrent_runs.csv): see the report's warnings.\n");
-  return rc;
+  return finish_run(opt, dir, g_interrupted ? 130 : failed ? 1 : 0, !competitors.seen.empty());
 }
 
 }  // namespace rigcheck

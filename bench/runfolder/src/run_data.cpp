@@ -37,6 +37,12 @@ Measured measure(const std::vector<const ResultRow*>& rows) {
   return m;
 }
 
+std::vector<const ResultRow*> flatten(const std::map<std::string, std::vector<const ResultRow*>>& by_case) {
+  std::vector<const ResultRow*> out;
+  for (auto& [c, rows] : by_case) out.insert(out.end(), rows.begin(), rows.end());
+  return out;
+}
+
 std::map<std::string, std::vector<const ResultRow*>> group_by_param(
     const std::map<std::string, std::vector<const ResultRow*>>& by_case, const std::string& key) {
   std::map<std::string, std::vector<const ResultRow*>> out;

@@ -14,6 +14,8 @@ Measured measure(const std::vector<const ResultRow*>& rows);
 // Groups the rows of select() by one parameter's value (e.g. threads), merging cases.
 std::map<std::string, std::vector<const ResultRow*>> group_by_param(
     const std::map<std::string, std::vector<const ResultRow*>>& by_case, const std::string& key);
+// Every row of select()'s groups in one list (the cases' order).
+std::vector<const ResultRow*> flatten(const std::map<std::string, std::vector<const ResultRow*>>& by_case);
 // "97.1 [95.2-98.0] %, n=5"
 std::string format_measured(const Measured& m, const std::string& unit);
 std::string fmt_num(double v);
