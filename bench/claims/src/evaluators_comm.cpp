@@ -103,36 +103,11 @@ std::string describe(const Latency& l) {
 }
 
 // NET-1: traffic = params x 2 x nodes (3.2 GB for 100M params on 4 nodes) -> >= 10 Gbps.
-const bool net1 = register_evaluator("NET-1", [](const Claim& c, const RunData& run) {
-  Verdict v;
-  if (unmet_needs(c, run, v)) return v;
-  double budget = kDefaultStepBudget;
-  if (run.facts.count("step_budget_s")) parse_double(run.facts.at("step_budget_s"), budget);
-  const std::string size = fmt::format("{:.0f}", kNet1Bytes);
-
-  // The all-reduce of 100M float32 on the ranks there are: time with the best algorithm.
-  const std::string tr = transport_of_run(run);
-  auto algs = by_algorithm(run, {{"size_bytes", size}, {"transport", tr}});
-  Rows time_rows;
-  int n = 0;
-  if (!algs.empty()) {
-    time_rows = flatten(run.select(names::kMpiAllreduce, names::kTimePerIter,
-                                   {{"size_bytes", size}, {"transport", tr}, {"algorithm", algs.front().algorithm}}));
-    if (!time_rows.empty()) n = int_param(time_rows.front(), "ranks");
-  }
-  // The bytes each rank really sent, from the network counters of a TCP run of the same size.
-  Rows tx = flatten(run.select(names::kMpiAllreduce, names::kNetTxBytesPerRank, {{"size_bytes", size}, {"transport", "tcp"}}));
-  if (time_rows.empty() && tx.empty()) {
-    v.verdict = Outcome::not_measurable;
-    v.reason = "no 100M-float32 all-reduce in this run (" + manifest_status(run, "comm_allreduce_mpi") + "; " +
-               manifest_status(run, "comm_allreduce_mpi_tcp") + ")";
-    return v;
-  }
-  if (n == 0) n = int_param(tx.front(), "ranks");
-  const double ring = 2.0 * (n - 1) / n * kNet1Bytes;          // bytes per rank, ring all-reduce
-  const double guide_total = 100e6 * 2 * n * 4;                 // the guide's formula at n, in bytes
-  const double ring4 = 2.0 * (kGuideNodes - 1) / kGuideNodes * kNet1Bytes;
-  const double need_gbps = ring4 * 8 / budget / 1e9;
+// NET-1's timing evidence: the 100M-float32 all-reduce's time with the best algorithm (mistrusted
+// rows only as labelled context, never the verdict's figure), the algorithms side by side, and the
+// best one at 64 MiB. `n` is filled from the rows where it is still 0.
+std::string net1_time_evidence(const RunData& run, const std::string& size, const std::string& tr, double budget,
+                               std::vector<Best>& algs, Rows& time_rows, int& n) {
   std::string evidence;
   bool time_mistrusted = false;
   if (time_rows.empty()) {  // context even when contended, labelled as such (never the verdict's figure)
@@ -174,6 +149,40 @@ const bool net1 = register_evaluator("NET-1", [](const Claim& c, const RunData& 
     evidence += fmt::format("; best algorithm at 64 MiB out-of-place: {} ({} GB/s busbw; worst {} {} GB/s)",
                             at64.front().algorithm, fmt_num(at64.front().busbw.value), at64.back().algorithm,
                             fmt_num(at64.back().busbw.value));
+  return evidence;
+}
+
+const bool net1 = register_evaluator("NET-1", [](const Claim& c, const RunData& run) {
+  Verdict v;
+  if (unmet_needs(c, run, v)) return v;
+  double budget = kDefaultStepBudget;
+  if (run.facts.count("step_budget_s")) parse_double(run.facts.at("step_budget_s"), budget);
+  const std::string size = fmt::format("{:.0f}", kNet1Bytes);
+
+  // The all-reduce of 100M float32 on the ranks there are: time with the best algorithm.
+  const std::string tr = transport_of_run(run);
+  auto algs = by_algorithm(run, {{"size_bytes", size}, {"transport", tr}});
+  Rows time_rows;
+  int n = 0;
+  if (!algs.empty()) {
+    time_rows = flatten(run.select(names::kMpiAllreduce, names::kTimePerIter,
+                                   {{"size_bytes", size}, {"transport", tr}, {"algorithm", algs.front().algorithm}}));
+    if (!time_rows.empty()) n = int_param(time_rows.front(), "ranks");
+  }
+  // The bytes each rank really sent, from the network counters of a TCP run of the same size.
+  Rows tx = flatten(run.select(names::kMpiAllreduce, names::kNetTxBytesPerRank, {{"size_bytes", size}, {"transport", "tcp"}}));
+  if (time_rows.empty() && tx.empty()) {
+    v.verdict = Outcome::not_measurable;
+    v.reason = "no 100M-float32 all-reduce in this run (" + manifest_status(run, "comm_allreduce_mpi") + "; " +
+               manifest_status(run, "comm_allreduce_mpi_tcp") + ")";
+    return v;
+  }
+  if (n == 0) n = int_param(tx.front(), "ranks");
+  const double ring = 2.0 * (n - 1) / n * kNet1Bytes;          // bytes per rank, ring all-reduce
+  const double guide_total = 100e6 * 2 * n * 4;                 // the guide's formula at n, in bytes
+  const double ring4 = 2.0 * (kGuideNodes - 1) / kGuideNodes * kNet1Bytes;
+  const double need_gbps = ring4 * 8 / budget / 1e9;
+  std::string evidence = net1_time_evidence(run, size, tr, budget, algs, time_rows, n);
   const std::string formula = fmt::format(
       "a ring all-reduce sends 2(n-1)/n x buffer per rank: {} GB per rank on {} ranks, {} GB per rank on the guide's {} "
       "nodes ({} GB in all), where the guide's parameters x 2 x nodes x 4 B gives {} GB; bandwidth needed to finish "

@@ -1,0 +1,27 @@
+// Helpers the files of the report share (report.cpp, report_model.cpp): not part of the tool's interface.
+#pragma once
+#include <map>
+#include <string>
+
+#include "rigcheck/report/report.hpp"
+
+namespace rigcheck::report_detail {
+
+// An inventory value, or "unknown: not in inventory".
+std::string inv(const RunData& r, const std::string& key);
+// The best f32 GEMM (benchmarks gemm_*: oneDNN matmul and sgemm, OpenBLAS sgemm; not a convolution
+// or an inner product) at the most threads the peak was measured at, beside that peak.
+struct GemmHeadline {
+  double value = 0, peak = 0;
+  std::string threads, what;
+  bool ok() const { return value > 0 && peak > 0; }
+};
+GemmHeadline best_f32_gemm(const RunData& run);
+// f32 FMA peak per thread count: the median of the best ISA, from cpu_peak (medians on both sides).
+std::map<std::string, double> peaks(const RunData& run);
+// The text up to the first "; " or ". " outside parentheses, brackets and quotes: one clause.
+std::string first_clause(const std::string& s);
+// At most `max` bytes, cut at a space (never inside a UTF-8 character), with an ellipsis.
+std::string at_most(const std::string& s, size_t max);
+
+}  // namespace rigcheck::report_detail
