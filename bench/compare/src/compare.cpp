@@ -200,13 +200,14 @@ int run_compare(const std::vector<std::string>& positional, const CompareOptions
   }
   const FindingCounts counts = count_findings(fs, opt.stat.alpha);
   auto areas = summarize_areas(fs);
+  const Gate gate = evaluate_gate(fs, opt);
   auto xclaims = cross_run_claims(ptrs, claims, data_file(opt.datasheets_path, "datasheets.csv"), prof);
   std::vector<const RunData*> datas;
   for (const LoadedRun& r : runs) datas.push_back(&r.data);
   const auto per_run = verdicts_across_runs(claims, datas);
   std::vector<CaseFinding> flagged;
   for (const CaseFinding& f : fs)
-    if (f.flagged() || f.implementation_changed) flagged.push_back(f);
+    if (f.flagged() || f.status_changed() || f.implementation_changed) flagged.push_back(f);
 
   // ---- Markdown
   std::string md = "# rigcheck compare\n\n" +
@@ -215,9 +216,10 @@ int run_compare(const std::vector<std::string>& positional, const CompareOptions
                                              md_cell(pairs[0].second.label) + "**.\n\n");
   md += runs_table_md(runs) + exclusions_md(exclusions) + confounders_md(diffs, unrecorded);
   md += cannot_judge_md(counts) + "\n" + statistics_md(opt.stat, prof) + "\n" + counts_md(counts, opt.stat);
+  md += "\n" + md_cell(gate_text(gate)) + "\n";
   md += areas_md(areas, runs, prices, opt) + xclaims_md(xclaims) + verdicts_md(per_run, runs);
-  md += "\n## Flagged cases and implementation changes\n\n";
-  md += flagged.empty() ? "No case changed beyond the noise and the threshold, and what ran is the same.\n" : findings_md(flagged, false);
+  md += "\n## Flagged cases, cases that stopped or started working, implementation changes\n\n";
+  md += flagged.empty() ? "No case changed beyond the noise and the threshold, every case works as it did, and what ran is the same.\n" : findings_md(flagged, false);
   md += unstable_md(fs);
   md += "\n## All cases\n\n" + findings_md(fs, false);
 

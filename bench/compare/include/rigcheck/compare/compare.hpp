@@ -66,6 +66,9 @@ struct LoadedRun {
   std::map<std::string, std::string> area_of;  // result benchmark -> area (manifest or registry)
   std::string time_utc;                        // inventory_time_utc, for ordering
   std::map<std::string, CaseRun> cases;        // by case_key
+  // Cases whose rows here were skipped, failed or all mistrusted: case key -> "skipped: the note"; and
+  // the same by source \x1f benchmark \x1f case (a skipped row may lack params its ok rows have).
+  std::map<std::string, std::string> not_working, not_working_by_name;
   size_t ok_rows = 0, mistrusted_rows = 0;     // timed repetitions (kept when data.results is dropped)
 };
 // THE load function of compare, history, noise and ab: read_run (strict: file, line and reason),
@@ -158,14 +161,19 @@ struct CaseFinding {
   std::string base_label, run_label;
   Measured base, run;  // value: geometric mean of the run medians; low/high: the smallest and largest run median; reps: runs
   Judgement j;
-  // regression, improvement, no_change, unstable, cannot_judge, only_in_base, only_in_run
+  // regression, improvement, no_change, unstable, cannot_judge, only_in_base, only_in_run, stopped_working,
+  // started_working
   std::string flag;
   std::vector<OtherMetric> others;
   std::string attributes;            // observed params that differ between the sides: "impl: a -> b"
   bool implementation_changed = false;
   std::string note;                  // why not judged, partial runs, a missing noise profile entry...
   std::string changed_fields;        // inventory fields that changed (history, ab)
+  bool holds_family_wise = false;    // its p passes Holm's step-down over the command's cases (evaluate_gate)
+  bool fails_gate = false;           // counted by --fail-on-regression
   bool flagged() const { return flag == "regression" || flag == "improvement"; }
+  // ok on one side, skipped, failed or mistrusted on the other: a finding of its own
+  bool status_changed() const { return flag == "stopped_working" || flag == "started_working"; }
 };
 // Every case of side b against side a. Unpaired: hierarchical bootstrap over runs (>= 2 per side),
 // else the profile's noise, else pooled from the sides, else cannot_judge. `paired`: round r of a
@@ -178,7 +186,7 @@ void label_findings(std::vector<CaseFinding>& fs);
 
 struct FindingCounts {
   int cases = 0, judged = 0, flagged = 0, regressions = 0, improvements = 0, unstable = 0, cannot_judge = 0,
-      unmatched = 0, implementation_changes = 0;
+      unmatched = 0, implementation_changes = 0, stopped = 0, started = 0;
   double expected_by_chance = 0;  // judged cases (an interval: flagged, no_change, unstable) x alpha
 };
 FindingCounts count_findings(const std::vector<CaseFinding>& fs, double alpha);
@@ -223,9 +231,24 @@ std::string counts_md(const FindingCounts& c, const StatOptions& opt);
 // The cases too noisy to judge (spread, runs needed) and those that could not be judged (why).
 std::string unstable_md(const std::vector<CaseFinding>& fs);
 std::string statistics_md(const StatOptions& opt, const NoiseProfile* profile);
-// One line per regression or improvement (and implementation change) on stdout; exit_code = 1
-// for a regression beyond fail_pct.
-void print_flag_lines(const std::vector<CaseFinding>& fs, const CompareOptions& opt, int& exit_code);
+// One line per regression or improvement (with its p and whether it holds over all cases), case that
+// stopped or started working, and implementation change on stdout; then the GATE line
+// (evaluate_gate); exit_code = 1 when the gate fails.
+void print_flag_lines(std::vector<CaseFinding>& fs, const CompareOptions& opt, int& exit_code);
+// The gate of --fail-on-regression (bench/compare/src/gate.cpp): the p of every judged case through
+// Holm's step-down at family-wise level gate_alpha (0.05); a regression of fail_pct or more that holds after it,
+// or a case that stopped working, fails it. Marks each finding's holds_family_wise and fails_gate.
+struct Gate {
+  double level = 0.01, fail_pct = kNaN;
+  int tested = 0;       // cases with an interval (the family)
+  int holding = 0;      // flags whose p passes Holm
+  int regressions = 0;  // ... of them regressions of fail_pct or more
+  int stopped = 0;      // stopped_working cases
+  bool fail = false;
+};
+Gate evaluate_gate(std::vector<CaseFinding>& fs, const CompareOptions& opt);
+// "GATE FAIL: 1 regressions of 10% or more that hold after Holm's step-down over 190 judged cases ..."
+std::string gate_text(const Gate& g);
 std::string runs_table_md(const std::vector<LoadedRun>& runs);
 std::string runs_table_html(const std::vector<LoadedRun>& runs);
 std::string confounders_md(const std::vector<FieldDiff>& diffs, const std::vector<std::string>& unrecorded);
