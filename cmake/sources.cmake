@@ -25,6 +25,7 @@ set(RIGCHECK_TOOL_SOURCES
   bench/compare/src/noise.cpp bench/compare/src/cross_run.cpp bench/compare/src/output.cpp
   bench/compare/src/compare.cpp bench/compare/src/history.cpp bench/compare/src/ab.cpp
   bench/compare/src/paired.cpp bench/compare/src/gate.cpp bench/compare/src/prior.cpp
+  bench/compare/src/machine_state.cpp
   bench/rigcheck/src/runner.cpp bench/rigcheck/src/registry.cpp bench/rigcheck/src/scratch_cleanup.cpp)
 set(RIGCHECK_EVALUATOR_SOURCES
   bench/claims/src/evaluators_cpu.cpp bench/claims/src/evaluators_cpu_cache.cpp bench/claims/src/evaluators_io.cpp

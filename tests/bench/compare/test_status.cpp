@@ -84,3 +84,64 @@ TEST(StatusChange, StoppedWorkingIsAFindingThatFailsTheGate) {
   std::vector<CaseFinding> g2 = compare_sides(Side{a.label, {&a}}, Side{gone.label, {&gone}}, nullptr, rules, StatOptions{});
   EXPECT_EQ(finding(g2, "fma_peak_f32 avx2/t1").flag, "only_in_base");
 }
+
+namespace {
+// A run of the fixture with every timed value of every case slowed by `factor` (a slow spell).
+LoadedRun slowed(const std::string& name, double factor, const CaseRules& rules) {
+  LoadedRun r = load_run(kRuns + name, rules);
+  r.label = name + "_slow";
+  for (ResultRow& row : r.data.results) {
+    if (row.repetition < 0 || row.status != Status::ok) continue;
+    const int d = direction_of_unit(row.unit);
+    if (d > 0) row.value *= factor;
+    if (d < 0) row.value /= factor;
+  }
+  r.data.inventory["loadavg_1m"] = "1.57";
+  r.cases.clear();
+  build_cases(r, rules);
+  return r;
+}
+}  // namespace
+
+// Every case of the run 25% slower: one finding, the machine's state, with its interval; no case flagged.
+TEST(MachineState, AShiftSharedByEveryCaseIsTheMachines) {
+  const CaseRules rules = read_case_rules();
+  const LoadedRun a = load_run(kRuns + "compare_a", rules), a3 = load_run(kRuns + "compare_a3", rules);
+  const LoadedRun b = slowed("compare_a2", 0.75, rules), b4 = slowed("compare_a4", 0.75, rules);
+  std::vector<CaseFinding> fs = compare_sides(Side{"A", {&a, &a3}}, Side{"B", {&b, &b4}}, nullptr, rules, StatOptions{});
+  int flagged_before = 0;
+  for (const CaseFinding& f : fs) flagged_before += f.flagged();
+  EXPECT_GE(flagged_before, 5) << "the slow spell flags case after case";
+  const std::vector<MachineState> states = machine_states(fs, StatOptions{});
+  ASSERT_EQ(states.size(), 1u);
+  EXPECT_EQ(states[0].area, "the whole run");
+  EXPECT_NEAR(std::exp(states[0].shift), 0.75, 0.02);
+  EXPECT_LT(states[0].low, states[0].shift);
+  EXPECT_GT(states[0].high, states[0].shift);
+  EXPECT_LT(states[0].high, 0);
+  int flagged_after = 0;
+  for (const CaseFinding& f : fs) {
+    flagged_after += f.flagged();
+    if (f.j.iv.method != Method::none) EXPECT_NE(f.note.find("judged against the machine's state"), std::string::npos);
+  }
+  EXPECT_EQ(flagged_after, 0);
+  EXPECT_NE(machine_state_text(states[0], "").find("MACHINE STATE the whole run in B: -2"), std::string::npos)
+      << machine_state_text(states[0], "");
+  EXPECT_NE(load_note(b).find("load average 1.57"), std::string::npos);
+  LoadedRun quiet = a;
+  quiet.data.inventory["loadavg_1m"] = "0.12";
+  EXPECT_EQ(load_note(quiet), "");
+  EXPECT_NE(load_note(a).find("0.57"), std::string::npos);  // over 0.5, data/confounders.csv's rule
+}
+
+// Six of ten cases (oneDNN capped at SSE4.1) 45% slower: a change of those cases, not the machine's.
+TEST(MachineState, ACapOnOneLibraryIsNotTheMachine) {
+  const CaseRules rules = read_case_rules();
+  const LoadedRun a = load_run(kRuns + "compare_a", rules), a2 = load_run(kRuns + "compare_a2", rules);
+  const LoadedRun s = load_run(kRuns + "compare_slowed", rules), s2 = load_run(kRuns + "compare_slowed2", rules);
+  std::vector<CaseFinding> fs = compare_sides(Side{"A", {&a, &a2}}, Side{"B", {&s, &s2}}, nullptr, rules, StatOptions{});
+  EXPECT_TRUE(machine_states(fs, StatOptions{}).empty());
+  int flagged = 0;
+  for (const CaseFinding& f : fs) flagged += f.flagged();
+  EXPECT_GE(flagged, 5);
+}

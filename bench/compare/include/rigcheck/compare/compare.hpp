@@ -198,6 +198,26 @@ struct AreaSummary {
 };
 std::vector<AreaSummary> summarize_areas(const std::vector<CaseFinding>& fs);
 
+// The machine's state (bench/compare/src/machine_state.cpp): when at least kMachineStateShare of the
+// kMachineStateCases or more judged cases of a run (or of one of its areas) moved the same way by
+// half the threshold or more, and the bootstrap interval (over the cases) of the median of their
+// log speed ratios excludes 0 and the median reaches the threshold, that median is the machine's
+// state for that run: reported with its interval, and every case of the group judged again against
+// it (its interval moved by the shift; the note says so). The whole run is tried first, then each area.
+constexpr int kMachineStateCases = 5;
+constexpr double kMachineStateShare = 0.8;
+struct MachineState {
+  std::string run_label, area;  // area: "area memory" or "the whole run"
+  int cases = 0, moved = 0;
+  double shift = 0, low = 0, high = 0;  // log speed of the run relative to the base (> 0: faster)
+};
+std::vector<MachineState> machine_states(std::vector<CaseFinding>& fs, const StatOptions& opt);
+// "MACHINE STATE area memory in RUN: -25.0% [-31.2% to -18.0%] (...)"; `load`: load_note of the run, if any.
+std::string machine_state_text(const MachineState& s, const std::string& load);
+// "RUN started under load (load average 1.57 at its start)" when its inventory's loadavg_1m is over
+// 0.5 (data/confounders.csv's rule), else "".
+std::string load_note(const LoadedRun& r);
+
 // ------------------------------------------------------------------ claims across runs
 struct VerdictAcrossRuns {
   std::string claim_id;
