@@ -77,6 +77,19 @@ std::string attribute_changes(const std::vector<const CaseRun*>& a, const std::v
   return out;
 }
 
+// The attribute changes ("k: a -> b" joined by "; ") whose param is a description of the method.
+std::string method_changes(const std::string& attrs, const std::string& benchmark, const CaseRules& rules) {
+  std::string out;
+  for (size_t at = 0; at < attrs.size();) {
+    size_t end = attrs.find("; ", at);
+    if (end == std::string::npos) end = attrs.size();
+    const std::string one = attrs.substr(at, end - at);
+    if (rules.description(benchmark, one.substr(0, one.find(": ")))) out += (out.empty() ? "" : "; ") + one;
+    at = end + 2;
+  }
+  return out;
+}
+
 bool is_implementation_param(const std::string& attrs) {
   for (const char* k : {"impl: ", "isa: ", "onednn_impls: ", "aten_cpu_capability: ", "onednn_isa: "})
     if (attrs.rfind(k, 0) == 0 || attrs.find(std::string("; ") + k) != std::string::npos) return true;
@@ -171,10 +184,14 @@ Pending collect(const std::string& key, const Side& a, const Side& b, const Case
                     std::any_of(p.cb.begin(), p.cb.end(), [](const CaseRun* c) { return c; });
   if (both) f.attributes = attribute_changes(p.ca, p.cb);
   f.implementation_changed = is_implementation_param(f.attributes);
+  f.method_change = method_changes(f.attributes, f.benchmark, rules);
   if (p.ra.empty() || p.rb.empty()) {
     if (non_positive) {
       f.flag = "cannot_judge";
       f.note = fmt::format("a run median of {} is not a positive number: no ratio", f.metric);
+    } else if (p.ra.empty() && p.rb.empty()) {  // e.g. mistrusted in every run of both sides
+      f.flag = "cannot_judge";
+      f.note = "no ok rows on either side";
     } else if (const std::string why = why_not_working(*any, p.ra.empty() ? a : b, key, disturbed); !why.empty()) {
       f.flag = p.ra.empty() ? "started_working" : "stopped_working";
       f.note = fmt::format("ok in {}; {}", p.ra.empty() ? b.label : a.label, why);
@@ -290,6 +307,7 @@ FindingCounts count_findings(const std::vector<CaseFinding>& fs, double alpha) {
     c.started += f.flag == "started_working";
     c.judged += f.flag == "regression" || f.flag == "improvement" || f.flag == "no_change" || f.flag == "unstable";
     c.implementation_changes += f.implementation_changed;
+    c.method_changes += !f.method_change.empty();
   }
   c.flagged = c.regressions + c.improvements;
   c.expected_by_chance = c.judged * alpha;

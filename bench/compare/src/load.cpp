@@ -57,10 +57,19 @@ std::string data_file(const std::string& given, const std::string& name) {
 }
 
 // ------------------------------------------------------------------ case rules
-bool CaseRules::observed(const std::string& benchmark, const std::string& param) const {
+std::string CaseRules::role(const std::string& benchmark, const std::string& param) const {
   auto it = roles.find({benchmark, param});
   if (it == roles.end()) it = roles.find({"*", param});
-  return it != roles.end() && it->second == "observed";
+  return it == roles.end() ? "" : it->second;
+}
+
+bool CaseRules::observed(const std::string& benchmark, const std::string& param) const {
+  const std::string r = role(benchmark, param);
+  return r == "observed" || r == "description";
+}
+
+bool CaseRules::description(const std::string& benchmark, const std::string& param) const {
+  return role(benchmark, param) == "description";
 }
 
 std::string CaseRules::headline(const std::string& benchmark, const std::map<std::string, int>& have) const {
@@ -87,8 +96,8 @@ CaseRules read_case_rules(const std::string& params_path, const std::string& met
     while (in.read_row(b, p, role)) {
       const long line = static_cast<long>(in.get_file_line());
       if (b.empty() || p.empty()) throw InputError(pp, line, "benchmark and param must not be empty");
-      if (role != "requested" && role != "observed")
-        throw InputError(pp, line, fmt::format("role '{}': requested or observed", role));
+      if (role != "requested" && role != "observed" && role != "description")
+        throw InputError(pp, line, fmt::format("role '{}': requested, observed or description", role));
       if (!r.roles.emplace(std::make_pair(b, p), role).second)
         throw InputError(pp, line, fmt::format("{} {} appears twice", b, p));
     }

@@ -143,6 +143,8 @@ std::string counts_md(const FindingCounts& c, const StatOptions& opt) {
   if (c.started) md += fmt::format(" Started working: {}.", c.started);
   if (c.unmatched) md += fmt::format(" In one side only: {}.", c.unmatched);
   if (c.implementation_changes) md += fmt::format(" Implementation changed (what ran differs): {}.", c.implementation_changes);
+  if (c.method_changes)
+    md += fmt::format(" Method changed (a description of the method, data/params.csv, differs; the cases still pair): {}.", c.method_changes);
   return md + "\n";
 }
 
@@ -206,6 +208,9 @@ void print_flag_lines(std::vector<CaseFinding>& fs, const CompareOptions& opt, i
       std::printf("IMPLEMENTATION %s: %s (%s -> %s; %s)\n", f.label.c_str(), f.attributes.c_str(), f.base_label.c_str(),
                   f.run_label.c_str(), flag_text(f).c_str());
     }
+    if (!f.method_change.empty())
+      std::printf("METHOD %s: %s (%s -> %s)\n", f.label.c_str(), f.method_change.c_str(), f.base_label.c_str(),
+                  f.run_label.c_str());
   }
   std::printf("%s\n", gate_text(gate).c_str());
   if (gate.fail) exit_code = 1;

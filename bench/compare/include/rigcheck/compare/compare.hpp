@@ -23,13 +23,18 @@ namespace rigcheck {
 // A case is matched across runs by what was ASKED: its result file, benchmark, case name and
 // requested params. Observed params (what a library dispatched, what the machine gave) are
 // attributes, shown and compared, never part of the key: data/params.csv (benchmark or *, param,
-// role requested|observed; a param it does not list is requested). Each case is reported on its
+// role requested|observed|description; a param it does not list is read as requested, and a test
+// (Cases.EveryParamOfTheFixtureRunsIsDeclared) fails for one a fixture run writes). Each case is reported on its
 // headline metric with the others beside it: data/metrics.csv (benchmark or *, a preference list).
 struct CaseRules {
   std::map<std::pair<std::string, std::string>, std::string> roles;  // (benchmark or *, param) -> role
   std::map<std::string, std::vector<std::string>> headlines;         // benchmark or * -> metrics, preferred first
   std::map<std::string, std::string> area_of_entry;                  // registry entry (file stem) -> area
-  bool observed(const std::string& benchmark, const std::string& param) const;
+  // "requested", "observed", "description" (of the method: not part of the key; a change is a
+  // method change, named on the case), or "" when data/params.csv does not declare it (read as requested).
+  std::string role(const std::string& benchmark, const std::string& param) const;
+  bool observed(const std::string& benchmark, const std::string& param) const;  // observed or description
+  bool description(const std::string& benchmark, const std::string& param) const;
   // The case's headline among `have` (the metrics it has), by the benchmark's list, then *'s,
   // then the first rate, then the first time.
   std::string headline(const std::string& benchmark, const std::map<std::string, int>& have) const;
@@ -167,6 +172,7 @@ struct CaseFinding {
   std::vector<OtherMetric> others;
   std::string attributes;            // observed params that differ between the sides: "impl: a -> b"
   bool implementation_changed = false;
+  std::string method_change;         // the description params (data/params.csv) that differ: the method changed
   std::string note;                  // why not judged, partial runs, a missing noise profile entry...
   std::string changed_fields;        // inventory fields that changed (history, ab)
   bool holds_family_wise = false;    // its p passes Holm's step-down over the command's cases (evaluate_gate)
@@ -186,7 +192,7 @@ void label_findings(std::vector<CaseFinding>& fs);
 
 struct FindingCounts {
   int cases = 0, judged = 0, flagged = 0, regressions = 0, improvements = 0, unstable = 0, cannot_judge = 0,
-      unmatched = 0, implementation_changes = 0, stopped = 0, started = 0;
+      unmatched = 0, implementation_changes = 0, stopped = 0, started = 0, method_changes = 0;
   double expected_by_chance = 0;  // judged cases (an interval: flagged, no_change, unstable) x alpha
 };
 FindingCounts count_findings(const std::vector<CaseFinding>& fs, double alpha);
