@@ -219,15 +219,16 @@ int analyze_ab(const std::string& dir, const CompareOptions& opt) {
   md += ".\n" + exclusions_md(exclusions);
   md += confounders_md(diffs, unrecorded);
   md += fmt::format(
-      "\nPaired rounds: for each case the log ratio B/A of the run medians in each round; their mean with a bootstrap "
-      "interval over rounds (then repetitions), level {} (widened by sqrt(R/(R-1))). Flagged when the interval "
-      "excludes 1 and the change is at least the larger of {}% and {} x the run-to-run noise (the rounds' spread / "
-      "sqrt 2).\n\n",
+      "\nPaired rounds: for each case the log ratio B/A of the run medians in each round; their 20% trimmed mean "
+      "with Yuen's interval (winsorized variance, Student's t with h - 1 df, h the rounds kept: one or two slow "
+      "rounds fall in the trimmed tails), level {}. Flagged when the interval excludes 1 and the change is at least "
+      "the larger of {}% and {} x the run-to-run noise (the rounds' spread / sqrt 2).\n\n",
       opt.stat.alpha, opt.stat.threshold_pct, opt.stat.noise_k);
   md += counts_md(counts, opt.stat);
+  md += "\n" + md_cell(gate_text(evaluate_gate(fs, opt))) + "\n";
   std::vector<CaseFinding> flagged;
   for (const CaseFinding& f : fs)
-    if (f.flagged() || f.implementation_changed) flagged.push_back(f);
+    if (f.flagged() || f.status_changed() || f.implementation_changed) flagged.push_back(f);
   md += "\n## Flagged cases and implementation changes\n\n" +
         (flagged.empty() ? std::string("None: no case differs between A and B beyond the noise and the threshold.\n")
                          : findings_md(flagged, false));

@@ -154,6 +154,16 @@ std::string claims_html(const std::vector<std::pair<Claim, Verdict>>& xclaims, c
   return body + "</table></section>\n";
 }
 
+// The machine's state of each run whose cases moved together, and the runs that started under load;
+// "" when neither.
+std::string machine_md(const std::vector<MachineState>& states, const std::vector<LoadedRun>& runs) {
+  std::string md;
+  for (const MachineState& s : states) md += "- " + md_cell(machine_state_text(s, "")) + "\n";
+  for (const LoadedRun& r : runs)
+    if (const std::string l = load_note(r); !l.empty()) md += "- " + md_cell(l) + ": its figures may be the load's\n";
+  return md.empty() ? md : "\n## The machine's state: shifts shared by many cases, load at the start\n\n" + md + "\n";
+}
+
 // Said first when nothing could be judged: why, and how to get runs that can be.
 std::string cannot_judge_md(const FindingCounts& c) {
   if (c.judged > 0 || c.cannot_judge == 0) return "";
@@ -198,15 +208,18 @@ int run_compare(const std::vector<std::string>& positional, const CompareOptions
     auto f = compare_sides(a, b, prof, rules, opt.stat);
     fs.insert(fs.end(), f.begin(), f.end());
   }
+  const std::vector<MachineState> states = machine_states(fs, opt.stat);
+  const std::string state_md = machine_md(states, runs);
   const FindingCounts counts = count_findings(fs, opt.stat.alpha);
   auto areas = summarize_areas(fs);
+  const Gate gate = evaluate_gate(fs, opt);
   auto xclaims = cross_run_claims(ptrs, claims, data_file(opt.datasheets_path, "datasheets.csv"), prof);
   std::vector<const RunData*> datas;
   for (const LoadedRun& r : runs) datas.push_back(&r.data);
   const auto per_run = verdicts_across_runs(claims, datas);
   std::vector<CaseFinding> flagged;
   for (const CaseFinding& f : fs)
-    if (f.flagged() || f.implementation_changed) flagged.push_back(f);
+    if (f.flagged() || f.status_changed() || f.implementation_changed) flagged.push_back(f);
 
   // ---- Markdown
   std::string md = "# rigcheck compare\n\n" +
@@ -215,9 +228,12 @@ int run_compare(const std::vector<std::string>& positional, const CompareOptions
                                              md_cell(pairs[0].second.label) + "**.\n\n");
   md += runs_table_md(runs) + exclusions_md(exclusions) + confounders_md(diffs, unrecorded);
   md += cannot_judge_md(counts) + "\n" + statistics_md(opt.stat, prof) + "\n" + counts_md(counts, opt.stat);
+  md += "\n" + md_cell(gate_text(gate)) + "\n";
   md += areas_md(areas, runs, prices, opt) + xclaims_md(xclaims) + verdicts_md(per_run, runs);
-  md += "\n## Flagged cases and implementation changes\n\n";
-  md += flagged.empty() ? "No case changed beyond the noise and the threshold, and what ran is the same.\n" : findings_md(flagged, false);
+  md += state_md;
+  md += "\n## Flagged cases, cases that stopped or started working, implementation changes\n\n";
+  if (!state_md.empty()) md += "Read with the machine's state above: its cases are judged against it.\n\n";
+  md += flagged.empty() ? "No case changed beyond the noise and the threshold, every case works as it did, and what ran is the same.\n" : findings_md(flagged, false);
   md += unstable_md(fs);
   md += "\n## All cases\n\n" + findings_md(fs, false);
 
@@ -254,6 +270,9 @@ int run_compare(const std::vector<std::string>& positional, const CompareOptions
   } else {
     std::printf("%s\n", md.c_str());
   }
+  for (const MachineState& s : states) std::printf("%s\n", machine_state_text(s, "").c_str());
+  for (const LoadedRun& r : runs)
+    if (const std::string l = load_note(r); !l.empty()) std::printf("LOAD %s\n", l.c_str());
   int code = 0;
   print_flag_lines(fs, opt, code);
   // One line per claim whose verdict differs between the runs, for CI logs and

@@ -77,6 +77,19 @@ std::string attribute_changes(const std::vector<const CaseRun*>& a, const std::v
   return out;
 }
 
+// The attribute changes ("k: a -> b" joined by "; ") whose param is a description of the method.
+std::string method_changes(const std::string& attrs, const std::string& benchmark, const CaseRules& rules) {
+  std::string out;
+  for (size_t at = 0; at < attrs.size();) {
+    size_t end = attrs.find("; ", at);
+    if (end == std::string::npos) end = attrs.size();
+    const std::string one = attrs.substr(at, end - at);
+    if (rules.description(benchmark, one.substr(0, one.find(": ")))) out += (out.empty() ? "" : "; ") + one;
+    at = end + 2;
+  }
+  return out;
+}
+
 bool is_implementation_param(const std::string& attrs) {
   for (const char* k : {"impl: ", "isa: ", "onednn_impls: ", "aten_cpu_capability: ", "onednn_isa: "})
     if (attrs.rfind(k, 0) == 0 || attrs.find(std::string("; ") + k) != std::string::npos) return true;
@@ -93,6 +106,22 @@ std::string near_miss(const CaseRun& c, const Side& other) {
                            "differing here is a fact found at run time, declare it observed in data/params.csv",
                            o.requested, c.requested);
   return "";
+}
+
+// Why a case with ok rows on one side has none on `other`: its rows there were skipped, failed or
+// mistrusted ("skipped in RUN: the note"), or "" when it simply is not there (another experiment).
+std::string why_not_working(const CaseRun& c, const Side& other, const std::string& key, const std::string& disturbed) {
+  std::string why;
+  for (const LoadedRun* r : other.runs) {
+    const std::string* note = nullptr;
+    if (auto it = r->not_working.find(key); it != r->not_working.end()) note = &it->second;
+    else if (auto by = r->not_working_by_name.find(c.source + '\x1f' + c.benchmark + '\x1f' + c.case_name);
+             by != r->not_working_by_name.end())
+      note = &by->second;
+    if (note) why += fmt::format("{}{} in {}", why.empty() ? "" : "; ", *note, r->label);
+  }
+  if (why.empty() && !disturbed.empty()) why = "mistrusted in " + disturbed + ": most repetitions there were disturbed";
+  return why;
 }
 }  // namespace
 
@@ -155,10 +184,18 @@ Pending collect(const std::string& key, const Side& a, const Side& b, const Case
                     std::any_of(p.cb.begin(), p.cb.end(), [](const CaseRun* c) { return c; });
   if (both) f.attributes = attribute_changes(p.ca, p.cb);
   f.implementation_changed = is_implementation_param(f.attributes);
+  f.method_change = method_changes(f.attributes, f.benchmark, rules);
   if (p.ra.empty() || p.rb.empty()) {
     if (non_positive) {
       f.flag = "cannot_judge";
       f.note = fmt::format("a run median of {} is not a positive number: no ratio", f.metric);
+    } else if (p.ra.empty() && p.rb.empty()) {  // e.g. mistrusted in every run of both sides
+      f.flag = "cannot_judge";
+      f.note = "no ok rows on either side";
+    } else if (const std::string why = why_not_working(*any, p.ra.empty() ? a : b, key, disturbed); !why.empty()) {
+      f.flag = p.ra.empty() ? "started_working" : "stopped_working";
+      f.note = fmt::format("ok in {}; {}", p.ra.empty() ? b.label : a.label, why);
+      return p;
     } else {
       f.flag = p.ra.empty() ? "only_in_run" : "only_in_base";
       f.note = (p.ra.empty() ? "no ok rows in " + a.label : "no ok rows in " + b.label);
@@ -209,6 +246,14 @@ std::vector<CaseFinding> compare_sides(const Side& a, const Side& b, const Noise
   std::vector<Noise> spreads;
   for (const Pending& p : pending) spreads.push_back(p.data);
   const Noise data_prior = typical_noise(spreads);
+  // Its weight: min(d0, prior_runs), d0 as limma estimates it from how much the cases' noises differ
+  // (prior_df): a machine whose cases differ tenfold does not lend a quiet case's noise to a noisy one.
+  std::vector<Noise> profiled;
+  if (profile)
+    for (auto& [k, n] : profile->noise) profiled.push_back(n);
+  StatOptions data_opt = opt, profile_opt = opt;
+  data_opt.prior_runs = std::min(opt.prior_runs, prior_df(spreads));
+  profile_opt.prior_runs = std::min(opt.prior_runs, prior_df(profiled));
   std::vector<CaseFinding> out;
   out.reserve(pending.size());
   for (Pending& p : pending) {
@@ -220,8 +265,8 @@ std::vector<CaseFinding> compare_sides(const Side& a, const Side& b, const Noise
     const uint64_t seed = seed_for(f.key + '\x1f' + f.metric, opt.seed);
     const Noise* noise = profile && !paired ? profile->find(f.key, f.metric) : nullptr;
     const Noise* prior = noise ? &profile->typical : &data_prior;
-    f.j = paired ? judge_paired(p.ra, p.rb, f.better, opt, seed, prior)
-                 : judge_sides(p.ra, p.rb, f.better, noise, opt, seed, prior);
+    f.j = paired ? judge_paired(p.ra, p.rb, f.better, opt)
+                 : judge_sides(p.ra, p.rb, f.better, noise, noise ? profile_opt : data_opt, seed, prior);
     f.flag = to_string(f.j.flag);
     f.note = f.j.why + (f.j.why.empty() || f.note.empty() ? "" : "; ") + f.note;
     if (profile && !noise && !paired) f.note += std::string(f.note.empty() ? "" : "; ") + "not in the noise profile";
@@ -258,8 +303,11 @@ FindingCounts count_findings(const std::vector<CaseFinding>& fs, double alpha) {
     c.unstable += f.flag == "unstable";
     c.cannot_judge += f.flag == "cannot_judge";
     c.unmatched += f.flag == "only_in_base" || f.flag == "only_in_run";
+    c.stopped += f.flag == "stopped_working";
+    c.started += f.flag == "started_working";
     c.judged += f.flag == "regression" || f.flag == "improvement" || f.flag == "no_change" || f.flag == "unstable";
     c.implementation_changes += f.implementation_changed;
+    c.method_changes += !f.method_change.empty();
   }
   c.flagged = c.regressions + c.improvements;
   c.expected_by_chance = c.judged * alpha;

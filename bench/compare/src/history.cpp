@@ -283,14 +283,26 @@ int run_history(const std::vector<std::string>& dirs, const CompareOptions& opt)
   } else {
     std::printf("%s\n", md.c_str());
   }
-  int code = 0;
-  for (const Change& c : changes) {
+  // The gate: Holm over every series that could hold a change point (each series once, its change
+  // points in it; the series without one count with p = 1), at family-wise level gate_alpha.
+  std::vector<double> ps;
+  for (const Change& c : changes) ps.push_back(c.cp.p);
+  const size_t family = std::max(ps.size(), testable);
+  ps.resize(family, 1.0);
+  const std::vector<bool> holds = holm(ps, opt.stat.gate_alpha);
+  int code = 0, failing = 0;
+  for (size_t i = 0; i < changes.size(); ++i) {
+    const Change& c = changes[i];
     std::printf("%s %s %s: %+.1f%% [%+.1f%% to %+.1f%%] between %s and %s (p=%.2g)%s%s; changed: %s\n",
                 c.flag == "regression" ? "REGRESSION" : "IMPROVEMENT", c.s->label.c_str(), c.s->metric.c_str(),
                 c.change_pct, c.low_pct, c.high_pct, runs[c.before_run].label.c_str(), runs[c.after_run].label.c_str(),
                 c.cp.p, c.attributes.empty() ? "" : "; ran: ", c.attributes.c_str(), c.changed_fields.c_str());
-    if (c.flag == "regression" && !std::isnan(opt.fail_pct) && -c.change_pct >= opt.fail_pct) code = 1;
+    if (c.flag == "regression" && !std::isnan(opt.fail_pct) && -c.change_pct >= opt.fail_pct && holds[i]) ++failing;
   }
+  const std::string rule = fmt::format("Holm's step-down over the {} series that could hold a change point at family-wise level {} (Holm 1979)", family, opt.stat.gate_alpha);
+  if (std::isnan(opt.fail_pct)) std::printf("GATE off (no --fail-on-regression): %s.\n", rule.c_str());
+  else std::printf("GATE %s: %d regressions of %g%% or more that hold after %s.\n", failing ? "FAIL" : "pass", failing, opt.fail_pct, rule.c_str());
+  if (failing) code = 1;
   return code;
 }
 

@@ -57,10 +57,19 @@ std::string data_file(const std::string& given, const std::string& name) {
 }
 
 // ------------------------------------------------------------------ case rules
-bool CaseRules::observed(const std::string& benchmark, const std::string& param) const {
+std::string CaseRules::role(const std::string& benchmark, const std::string& param) const {
   auto it = roles.find({benchmark, param});
   if (it == roles.end()) it = roles.find({"*", param});
-  return it != roles.end() && it->second == "observed";
+  return it == roles.end() ? "" : it->second;
+}
+
+bool CaseRules::observed(const std::string& benchmark, const std::string& param) const {
+  const std::string r = role(benchmark, param);
+  return r == "observed" || r == "description";
+}
+
+bool CaseRules::description(const std::string& benchmark, const std::string& param) const {
+  return role(benchmark, param) == "description";
 }
 
 std::string CaseRules::headline(const std::string& benchmark, const std::map<std::string, int>& have) const {
@@ -87,8 +96,8 @@ CaseRules read_case_rules(const std::string& params_path, const std::string& met
     while (in.read_row(b, p, role)) {
       const long line = static_cast<long>(in.get_file_line());
       if (b.empty() || p.empty()) throw InputError(pp, line, "benchmark and param must not be empty");
-      if (role != "requested" && role != "observed")
-        throw InputError(pp, line, fmt::format("role '{}': requested or observed", role));
+      if (role != "requested" && role != "observed" && role != "description")
+        throw InputError(pp, line, fmt::format("role '{}': requested, observed or description", role));
       if (!r.roles.emplace(std::make_pair(b, p), role).second)
         throw InputError(pp, line, fmt::format("{} {} appears twice", b, p));
     }
@@ -128,10 +137,13 @@ void build_cases(LoadedRun& r, const CaseRules& rules) {
   std::string last_params, last_bench, requested;
   std::map<std::string, std::string> observed;
   std::map<std::pair<std::string, std::string>, int> mistrusted;  // (case key, metric) -> rows
+  std::map<std::string, std::string> mistrusted_note;  // case key -> its first mistrusted row's note
   for (const ResultRow& row : r.data.results) {
-    if ((row.status != Status::ok && row.status != Status::mistrusted) || row.repetition < 0) continue;
+    const bool not_ok = row.status == Status::skipped || row.status == Status::failed;
+    if (!not_ok && (row.status != Status::ok && row.status != Status::mistrusted)) continue;
+    if (!not_ok && row.repetition < 0) continue;
     const int better = direction_of_unit(row.unit);
-    if (better == 0) continue;
+    if (!not_ok && better == 0) continue;
     if (row.params != last_params || row.benchmark != last_bench) {  // rows of a case come together
       last_params = row.params;
       last_bench = row.benchmark;
@@ -144,8 +156,15 @@ void build_cases(LoadedRun& r, const CaseRules& rules) {
     }
     const auto [source, case_name] = compared_as(suite_renames(), row);  // older folders under today's files
     const std::string key = case_key(source, row.benchmark, case_name, requested);
+    if (not_ok) {  // the first such row's note says why
+      const std::string why = std::string(to_string(row.status)) + ": " + row.note;
+      r.not_working.emplace(key, why);
+      r.not_working_by_name.emplace(source + '\x1f' + row.benchmark + '\x1f' + case_name, why);
+      continue;
+    }
     if (row.status == Status::mistrusted) {
       ++mistrusted[{key, row.metric}];
+      mistrusted_note.emplace(key, row.note);
       continue;
     }
     CaseRun& c = r.cases[key];
@@ -164,7 +183,10 @@ void build_cases(LoadedRun& r, const CaseRules& rules) {
   }
   for (auto& [km, n] : mistrusted) {
     auto it = r.cases.find(km.first);
-    if (it == r.cases.end()) continue;
+    if (it == r.cases.end()) {  // every timed row of the case mistrusted
+      r.not_working.emplace(km.first, "mistrusted: " + mistrusted_note[km.first]);
+      continue;
+    }
     auto m = it->second.metrics.find(km.second);
     if (m == it->second.metrics.end() || static_cast<int>(m->second.reps.size()) >= n) continue;
     it->second.metrics.erase(m);

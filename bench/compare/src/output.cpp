@@ -44,6 +44,8 @@ std::string noise_text(const CaseFinding& f) {
 std::string flag_text(const CaseFinding& f) {
   if (f.flag == "regression") return fmt::format("**REGRESSION {:+.1f}%**", f.j.change_pct);
   if (f.flag == "improvement") return fmt::format("**improvement {:+.1f}%**", f.j.change_pct);
+  if (f.flag == "stopped_working") return "**STOPPED WORKING**";
+  if (f.flag == "started_working") return "**STARTED WORKING**";
   if (f.flag == "no_change" || f.flag == "unstable" || f.flag == "cannot_judge")
     if (f.base.ok() && f.run.ok()) return fmt::format("{} ({:+.1f}%)", f.flag, f.j.change_pct);
   return f.flag;
@@ -137,8 +139,12 @@ std::string counts_md(const FindingCounts& c, const StatOptions& opt) {
       c.flagged, c.judged, c.regressions, c.improvements, opt.alpha, c.expected_by_chance, c.judged, opt.alpha);
   if (c.unstable) md += fmt::format(" Of them unstable on this machine (too noisy to resolve {}% with these runs): {}.", opt.threshold_pct, c.unstable);
   if (c.cannot_judge) md += fmt::format(" Cannot judge: {}.", c.cannot_judge);
+  if (c.stopped) md += fmt::format(" **Stopped working** (ok in the base, skipped, failed or mistrusted in the run): {}.", c.stopped);
+  if (c.started) md += fmt::format(" Started working: {}.", c.started);
   if (c.unmatched) md += fmt::format(" In one side only: {}.", c.unmatched);
   if (c.implementation_changes) md += fmt::format(" Implementation changed (what ran differs): {}.", c.implementation_changes);
+  if (c.method_changes)
+    md += fmt::format(" Method changed (a description of the method, data/params.csv, differs; the cases still pair): {}.", c.method_changes);
   return md + "\n";
 }
 
@@ -184,22 +190,30 @@ std::string unstable_md(const std::vector<CaseFinding>& fs) {
   return md;
 }
 
-void print_flag_lines(const std::vector<CaseFinding>& fs, const CompareOptions& opt, int& exit_code) {
+void print_flag_lines(std::vector<CaseFinding>& fs, const CompareOptions& opt, int& exit_code) {
+  const Gate gate = evaluate_gate(fs, opt);
   for (const CaseFinding& f : fs) {
     if (f.flagged()) {
-      const bool fail = f.flag == "regression" && !std::isnan(opt.fail_pct) && -f.j.change_pct >= opt.fail_pct;
-      std::printf("%s %s %s: %+.1f%% (%s -> %s, %s -> %s %s, run/base %s, noise %.1f%%)%s%s%s%s\n",
+      std::printf("%s %s %s: %+.1f%% (%s -> %s, %s -> %s %s, run/base %s, noise %.1f%%, p %.2g%s)%s%s%s%s\n",
                   f.flag == "regression" ? "REGRESSION" : "IMPROVEMENT", f.label.c_str(), f.metric.c_str(),
                   f.j.change_pct, f.base_label.c_str(), f.run_label.c_str(), fmt_num(f.base.value).c_str(),
-                  fmt_num(f.run.value).c_str(), f.unit.c_str(), ratio_text(f).c_str(), f.j.noise_pct,
+                  fmt_num(f.run.value).c_str(), f.unit.c_str(), ratio_text(f).c_str(), f.j.noise_pct, f.j.iv.p,
+                  f.holds_family_wise ? ", holds over all cases" : ", this case alone: not past the gate's rule",
                   f.attributes.empty() ? "" : "; ran: ", f.attributes.c_str(),
                   f.changed_fields.empty() ? "" : "; changed: ", f.changed_fields.c_str());
-      if (fail) exit_code = 1;
+    } else if (f.status_changed()) {
+      std::printf("%s %s %s: %s (%s -> %s)\n", f.flag == "stopped_working" ? "STOPPED WORKING" : "STARTED WORKING",
+                  f.label.c_str(), f.metric.c_str(), f.note.c_str(), f.base_label.c_str(), f.run_label.c_str());
     } else if (f.implementation_changed) {
       std::printf("IMPLEMENTATION %s: %s (%s -> %s; %s)\n", f.label.c_str(), f.attributes.c_str(), f.base_label.c_str(),
                   f.run_label.c_str(), flag_text(f).c_str());
     }
+    if (!f.method_change.empty())
+      std::printf("METHOD %s: %s (%s -> %s)\n", f.label.c_str(), f.method_change.c_str(), f.base_label.c_str(),
+                  f.run_label.c_str());
   }
+  std::printf("%s\n", gate_text(gate).c_str());
+  if (gate.fail) exit_code = 1;
 }
 
 namespace {

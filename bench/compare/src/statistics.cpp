@@ -273,35 +273,6 @@ Interval t_interval(double est, const Noise& noise, size_t n, size_t m, double a
   return iv;
 }
 
-Interval paired_interval(const Runs& a, const Runs& b, double alpha, int replicates, uint64_t seed) {
-  if (a.size() != b.size() || a.size() < 2) throw std::invalid_argument("paired_interval: needs two or more rounds of both sides");
-  check_runs(a, "paired_interval");
-  check_runs(b, "paired_interval");
-  const size_t R = a.size();
-  std::vector<double> d(R);
-  for (size_t r = 0; r < R; ++r) d[r] = run_value(b[r]) - run_value(a[r]);
-  const double md = mean(d), c = widen(R);
-  Rng rng(seed);
-  std::vector<double> reps(static_cast<size_t>(std::max(replicates, 100))), scratch;
-  for (double& rep : reps) {
-    double s = 0;
-    for (size_t i = 0; i < R; ++i) {
-      const size_t r = rng.below(R);
-      s += draw_run(b[r], rng, scratch) - draw_run(a[r], rng, scratch);
-    }
-    rep = md + c * (s / static_cast<double>(R) - md);
-  }
-  std::sort(reps.begin(), reps.end());
-  Interval iv;
-  iv.method = Method::paired;
-  iv.est = md;
-  iv.low = quantile_sorted(reps, alpha / 2);
-  iv.high = quantile_sorted(reps, 1 - alpha / 2);
-  iv.noise = noise_of(d);
-  iv.se = iv.noise.sd / std::sqrt(static_cast<double>(R));
-  return iv;
-}
-
 // ------------------------------------------------------------------ decisions
 const char* to_string(Flag f) {
   static constexpr const char* kNames[] = {"regression", "improvement", "no_change", "unstable", "cannot_judge"};  // in the order of the enumerators
@@ -404,23 +375,13 @@ Judgement judge_sides(const Runs& a, const Runs& b, int better, const Noise* pro
             "run cannot stand in for it (they move together with the run's level)";
     return j;
   }
+  // p: the t interval's own (inverted); the bootstrap's from the t statistic with the se and df of its
+  // widening (a percentile interval of three runs reaches no further than their range: inverted, its
+  // tails would make every p large).
+  iv.p = iv.method == Method::bootstrap ? (se > 0 ? student_t_two_sided_p(est / se, noise.df) : (est == 0 ? 1.0 : 0.0))
+                                        : p_of_interval(iv, opt.alpha);
   Judgement j = decide(iv, better, false, opt);
   if (j.flag == Flag::unstable) j.why = "the run-to-run noise is too large to resolve the threshold with these runs";
-  return j;
-}
-
-Judgement judge_paired(const Runs& a, const Runs& b, int better, const StatOptions& opt, uint64_t seed,
-                       const Noise* prior) {
-  if (a.size() != b.size() || a.size() < 2) {
-    Judgement j;
-    j.why = "interleaved A/B needs two or more complete rounds";
-    return j;
-  }
-  Interval iv = paired_interval(a, b, opt.alpha, opt.bootstrap, seed);
-  widen_to(iv, moderate(iv.noise, prior, opt.prior_runs), opt.alpha);
-  iv.se = iv.noise.sd / std::sqrt(static_cast<double>(a.size()));
-  Judgement j = decide(iv, better, true, opt);
-  if (j.flag == Flag::unstable) j.why = "the round-to-round noise is too large to resolve the threshold with these rounds";
   return j;
 }
 

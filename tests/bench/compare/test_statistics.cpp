@@ -187,7 +187,7 @@ TEST(Paired, RoundsCancelTheDriftTheyShare) {
   }
   StatOptions opt;
   opt.threshold_pct = 5;
-  Judgement p = judge_paired(a, b, 1, opt, 9);
+  Judgement p = judge_paired(a, b, 1, opt);
   EXPECT_EQ(p.flag, Flag::improvement);
   EXPECT_GT(p.ratio_low, 1.08);
   EXPECT_LT(p.ratio_high, 1.12);
@@ -197,9 +197,9 @@ TEST(Paired, RoundsCancelTheDriftTheyShare) {
   Runs c = a;
   for (auto& run : c)
     for (double& v : run) v *= std::exp(0.005 * rng.normal());
-  const Flag aa = judge_paired(a, c, 1, opt, 9).flag;
+  const Flag aa = judge_paired(a, c, 1, opt).flag;
   EXPECT_TRUE(aa == Flag::no_change) << to_string(aa);
-  EXPECT_EQ(judge_paired({{1}}, {{2}}, 1, opt, 1).flag, Flag::cannot_judge);
+  EXPECT_EQ(judge_paired({{1}}, {{2}}, 1, opt).flag, Flag::cannot_judge);
 }
 
 TEST(ChangePoints, OneLevelShiftFoundWhereItIs) {

@@ -391,7 +391,9 @@ TEST(Capacity, NoCeilingUsedUnderHalfIsNamedTheBottleneck) {
   const CapacityAnswer a = capacity_of(read_run(s.write()));
   for (const ModelCapacity& m : a.models)
     for (const LimitFigure& l : m.limits)
-      if (l.ok() && l.share < 0.5) EXPECT_NE(m.bottleneck.rfind(l.what, 0), 0u) << m.model << ": " << m.bottleneck;
+      if (l.ok() && l.share < 0.5) {
+        EXPECT_NE(m.bottleneck.rfind(l.what, 0), 0u) << m.model << ": " << m.bottleneck;
+      }
   const ModelCapacity& rn = model_of(a, "resnet50");
   EXPECT_NEAR(limit_of(rn, "compute").share, 0.09, 1e-9);
   EXPECT_EQ(rn.bottleneck.rfind("none of the measured ceilings (the largest, input pipeline, at 40%): ", 0), 0u) << rn.bottleneck;

@@ -23,13 +23,18 @@ namespace rigcheck {
 // A case is matched across runs by what was ASKED: its result file, benchmark, case name and
 // requested params. Observed params (what a library dispatched, what the machine gave) are
 // attributes, shown and compared, never part of the key: data/params.csv (benchmark or *, param,
-// role requested|observed; a param it does not list is requested). Each case is reported on its
+// role requested|observed|description; a param it does not list is read as requested, and a test
+// (Cases.EveryParamOfTheFixtureRunsIsDeclared) fails for one a fixture run writes). Each case is reported on its
 // headline metric with the others beside it: data/metrics.csv (benchmark or *, a preference list).
 struct CaseRules {
   std::map<std::pair<std::string, std::string>, std::string> roles;  // (benchmark or *, param) -> role
   std::map<std::string, std::vector<std::string>> headlines;         // benchmark or * -> metrics, preferred first
   std::map<std::string, std::string> area_of_entry;                  // registry entry (file stem) -> area
-  bool observed(const std::string& benchmark, const std::string& param) const;
+  // "requested", "observed", "description" (of the method: not part of the key; a change is a
+  // method change, named on the case), or "" when data/params.csv does not declare it (read as requested).
+  std::string role(const std::string& benchmark, const std::string& param) const;
+  bool observed(const std::string& benchmark, const std::string& param) const;  // observed or description
+  bool description(const std::string& benchmark, const std::string& param) const;
   // The case's headline among `have` (the metrics it has), by the benchmark's list, then *'s,
   // then the first rate, then the first time.
   std::string headline(const std::string& benchmark, const std::map<std::string, int>& have) const;
@@ -66,6 +71,9 @@ struct LoadedRun {
   std::map<std::string, std::string> area_of;  // result benchmark -> area (manifest or registry)
   std::string time_utc;                        // inventory_time_utc, for ordering
   std::map<std::string, CaseRun> cases;        // by case_key
+  // Cases whose rows here were skipped, failed or all mistrusted: case key -> "skipped: the note"; and
+  // the same by source \x1f benchmark \x1f case (a skipped row may lack params its ok rows have).
+  std::map<std::string, std::string> not_working, not_working_by_name;
   size_t ok_rows = 0, mistrusted_rows = 0;     // timed repetitions (kept when data.results is dropped)
 };
 // THE load function of compare, history, noise and ab: read_run (strict: file, line and reason),
@@ -158,14 +166,20 @@ struct CaseFinding {
   std::string base_label, run_label;
   Measured base, run;  // value: geometric mean of the run medians; low/high: the smallest and largest run median; reps: runs
   Judgement j;
-  // regression, improvement, no_change, unstable, cannot_judge, only_in_base, only_in_run
+  // regression, improvement, no_change, unstable, cannot_judge, only_in_base, only_in_run, stopped_working,
+  // started_working
   std::string flag;
   std::vector<OtherMetric> others;
   std::string attributes;            // observed params that differ between the sides: "impl: a -> b"
   bool implementation_changed = false;
+  std::string method_change;         // the description params (data/params.csv) that differ: the method changed
   std::string note;                  // why not judged, partial runs, a missing noise profile entry...
   std::string changed_fields;        // inventory fields that changed (history, ab)
+  bool holds_family_wise = false;    // its p passes Holm's step-down over the command's cases (evaluate_gate)
+  bool fails_gate = false;           // counted by --fail-on-regression
   bool flagged() const { return flag == "regression" || flag == "improvement"; }
+  // ok on one side, skipped, failed or mistrusted on the other: a finding of its own
+  bool status_changed() const { return flag == "stopped_working" || flag == "started_working"; }
 };
 // Every case of side b against side a. Unpaired: hierarchical bootstrap over runs (>= 2 per side),
 // else the profile's noise, else pooled from the sides, else cannot_judge. `paired`: round r of a
@@ -178,7 +192,7 @@ void label_findings(std::vector<CaseFinding>& fs);
 
 struct FindingCounts {
   int cases = 0, judged = 0, flagged = 0, regressions = 0, improvements = 0, unstable = 0, cannot_judge = 0,
-      unmatched = 0, implementation_changes = 0;
+      unmatched = 0, implementation_changes = 0, stopped = 0, started = 0, method_changes = 0;
   double expected_by_chance = 0;  // judged cases (an interval: flagged, no_change, unstable) x alpha
 };
 FindingCounts count_findings(const std::vector<CaseFinding>& fs, double alpha);
@@ -189,6 +203,26 @@ struct AreaSummary {
   int rows = 0;
 };
 std::vector<AreaSummary> summarize_areas(const std::vector<CaseFinding>& fs);
+
+// The machine's state (bench/compare/src/machine_state.cpp): when at least kMachineStateShare of the
+// kMachineStateCases or more judged cases of a run (or of one of its areas) moved the same way by
+// half the threshold or more, and the bootstrap interval (over the cases) of the median of their
+// log speed ratios excludes 0 and the median reaches the threshold, that median is the machine's
+// state for that run: reported with its interval, and every case of the group judged again against
+// it (its interval moved by the shift; the note says so). The whole run is tried first, then each area.
+constexpr int kMachineStateCases = 5;
+constexpr double kMachineStateShare = 0.8;
+struct MachineState {
+  std::string run_label, area;  // area: "area memory" or "the whole run"
+  int cases = 0, moved = 0;
+  double shift = 0, low = 0, high = 0;  // log speed of the run relative to the base (> 0: faster)
+};
+std::vector<MachineState> machine_states(std::vector<CaseFinding>& fs, const StatOptions& opt);
+// "MACHINE STATE area memory in RUN: -25.0% [-31.2% to -18.0%] (...)"; `load`: load_note of the run, if any.
+std::string machine_state_text(const MachineState& s, const std::string& load);
+// "RUN started under load (load average 1.57 at its start)" when its inventory's loadavg_1m is over
+// 0.5 (data/confounders.csv's rule), else "".
+std::string load_note(const LoadedRun& r);
 
 // ------------------------------------------------------------------ claims across runs
 struct VerdictAcrossRuns {
@@ -223,9 +257,24 @@ std::string counts_md(const FindingCounts& c, const StatOptions& opt);
 // The cases too noisy to judge (spread, runs needed) and those that could not be judged (why).
 std::string unstable_md(const std::vector<CaseFinding>& fs);
 std::string statistics_md(const StatOptions& opt, const NoiseProfile* profile);
-// One line per regression or improvement (and implementation change) on stdout; exit_code = 1
-// for a regression beyond fail_pct.
-void print_flag_lines(const std::vector<CaseFinding>& fs, const CompareOptions& opt, int& exit_code);
+// One line per regression or improvement (with its p and whether it holds over all cases), case that
+// stopped or started working, and implementation change on stdout; then the GATE line
+// (evaluate_gate); exit_code = 1 when the gate fails.
+void print_flag_lines(std::vector<CaseFinding>& fs, const CompareOptions& opt, int& exit_code);
+// The gate of --fail-on-regression (bench/compare/src/gate.cpp): the p of every judged case through
+// Holm's step-down at family-wise level gate_alpha (0.05); a regression of fail_pct or more that holds after it,
+// or a case that stopped working, fails it. Marks each finding's holds_family_wise and fails_gate.
+struct Gate {
+  double level = 0.01, fail_pct = kNaN;
+  int tested = 0;       // cases with an interval (the family)
+  int holding = 0;      // flags whose p passes Holm
+  int regressions = 0;  // ... of them regressions of fail_pct or more
+  int stopped = 0;      // stopped_working cases
+  bool fail = false;
+};
+Gate evaluate_gate(std::vector<CaseFinding>& fs, const CompareOptions& opt);
+// "GATE FAIL: 1 regressions of 10% or more that hold after Holm's step-down over 190 judged cases ..."
+std::string gate_text(const Gate& g);
 std::string runs_table_md(const std::vector<LoadedRun>& runs);
 std::string runs_table_html(const std::vector<LoadedRun>& runs);
 std::string confounders_md(const std::vector<FieldDiff>& diffs, const std::vector<std::string>& unrecorded);

@@ -7,7 +7,7 @@
 //     by sqrt(n/(n-1)) (Hesterberg 2015);
 //   - one run on a side: Student's t interval with the noise of a profile (runs of the same
 //     machine measured before) or, without one, pooled from the sides that have several runs;
-//   - interleaved rounds (ab): the paired per-round log ratios, bootstrapped over rounds;
+//   - interleaved rounds (ab): the paired per-round log ratios, Yuen's 20% trimmed-mean t;
 //   - history: change points of a series of run values, E-divisive means (Matteson & James 2014)
 //     with the Student t-test of Apache Otava (formerly Hunter, Fleming et al. 2023).
 // Everything random is drawn from a seeded generator: the same input gives the same output.
@@ -64,11 +64,19 @@ Noise pooled_noise(const std::vector<std::vector<double>>& sides);
 // df + w degrees of freedom, w = prior_runs. A case whose few runs happened to agree does not get
 // a tiny noise on a machine whose runs move. Without a prior: own.
 Noise moderate(const Noise& own, const Noise* prior, double prior_runs);
+// How many runs the machine's noise is worth against a case's own: the prior's degrees of freedom d0
+// estimated from the cases' spreads as limma does (Smyth 2004, sec. 6.2: e = ln s^2 - digamma(df/2) +
+// ln(df/2); trigamma(d0/2) = var(e) - mean trigamma(df/2)). Cases whose noises differ far more than
+// their few runs explain (a VM: compute steady, small messages 3x apart) give a small d0, so a noisy
+// case keeps its own noise; alike cases a large one. Infinity when the spread is all sampling noise
+// or fewer than 3 cases have a spread. compare moderates with min(d0, prior_runs) (bench/compare/src/prior.cpp).
+double prior_df(const std::vector<Noise>& ns);
 
 // ------------------------------------------------------------------ comparing two sides
 struct StatOptions {
   double alpha = 0.01;          // two-sided level of every interval and test
   double threshold_pct = 10;    // a change smaller than this is never flagged
+  double gate_alpha = 0.05;     // family-wise level of the --fail-on-regression gate (Holm over all cases)
   double noise_k = 1;           // ... nor one smaller than noise_k x the case's run-to-run noise
   double prior_runs = 4;        // weight of the machine's typical noise in a case's (moderate()), in runs
   int bootstrap = 2000;         // bootstrap replicates
@@ -84,6 +92,7 @@ struct Interval {
   Method method = Method::none;
   Noise noise;    // the run-to-run noise behind the interval and the noise rules
   double se = 0;  // standard error of est implied by that noise, sd * sqrt(1/n + 1/m)
+  double p = 1;   // two-sided p of "no change" consistent with the interval (p_of_interval)
 };
 
 // Hierarchical bootstrap (Kalibera & Jones): per replicate, each side's runs drawn with
@@ -93,10 +102,11 @@ struct Interval {
 Interval bootstrap_interval(const Runs& a, const Runs& b, double alpha, int replicates, uint64_t seed);
 // est +- t(1 - alpha/2, noise.df) * noise.sd * sqrt(1/n + 1/m). Needs noise.known().
 Interval t_interval(double est, const Noise& noise, size_t n, size_t m, double alpha, Method method);
-// Rounds of interleaved A/B: round r gives the run value of A and of B; d_r = b_r - a_r. The mean
-// of d with a bootstrap over rounds (then repetitions within each run), widened by sqrt(R/(R-1)).
-// Needs >= 2 rounds, a and b of equal size.
-Interval paired_interval(const Runs& a, const Runs& b, double alpha, int replicates, uint64_t seed);
+// Rounds of interleaved A/B: round r gives the run value of A and of B; d_r = b_r - a_r. Yuen's
+// trimmed-mean t of the d_r (trimmed_t, 20%): est the trimmed mean, est +- t(1 - alpha/2, h - 1) se;
+// the noise: sd = se sqrt(R) (the spread of d the interval implies), df = h - 1. One or two slow
+// rounds fall in the trimmed tails. Needs >= 2 rounds, a and b of equal size.
+Interval paired_interval(const Runs& a, const Runs& b, double alpha);
 
 // The decision on one case. `better`: +1 when a larger value is better (a rate), -1 when a
 // smaller one is (a time).
@@ -118,14 +128,37 @@ struct Judgement {
 // spread within the sides over the cases of these runs), or null.
 Judgement judge_sides(const Runs& a, const Runs& b, int better, const Noise* profile, const StatOptions& opt,
                       uint64_t seed, const Noise* prior = nullptr);
-Judgement judge_paired(const Runs& a, const Runs& b, int better, const StatOptions& opt, uint64_t seed,
-                       const Noise* prior = nullptr);
+// Paired rounds: paired_interval, decided. No moderation toward other cases' noise: the rounds give
+// the case its own spread of d, and the t quantile with h - 1 df already pays for knowing it from few
+// rounds (cases differ tenfold in noise, so a prior shared by all would widen a quiet case's interval).
+Judgement judge_paired(const Runs& a, const Runs& b, int better, const StatOptions& opt);
 // Applies the rules to an interval: flag only when it excludes 0 (ratio 1) and the change is at
 // least min_change_pct; unstable when not flagged and the resolution exceeds the threshold.
 Judgement decide(const Interval& iv, int better, bool paired, const StatOptions& opt);
 // Runs per side (or rounds, paired) for z(1 - alpha/2) x sd x sqrt(2/N) (paired: sd_d / sqrt(N))
 // to reach the threshold; 0 when no noise is known, capped at 1000.
 int runs_needed(double sd, bool paired, const StatOptions& opt);
+
+
+// ------------------------------------------------------------------ robust paired rounds, p-values, the gate
+// (bench/compare/src/paired.cpp)
+// Yuen's trimmed-mean t for one sample (Yuen 1974; Wilcox, "Introduction to Robust Estimation and
+// Hypothesis Testing", 4th ed. 2017, sec. 4.5): g = floor(trim n) values cut from each tail, the
+// mean of the h = n - 2g left, se = s_w sqrt((n - 1) / (h (h - 1))) with s_w the standard
+// deviation of the winsorized sample, Student's t with h - 1 df. Needs n >= 2.
+struct TrimmedT {
+  double est = 0, se = 0, df = 0, p = 1;
+  int trimmed = 0;  // g: values cut from each tail
+};
+constexpr double kPairedTrim = 0.2;
+TrimmedT trimmed_t(std::vector<double> x, double trim = kPairedTrim);
+// Two-sided p of "no change" consistent with an interval at level 1 - alpha with `df` degrees of
+// freedom: the half-width on the side of 0 read as t(1 - alpha/2, df) standard errors, so that
+// p < alpha exactly when the interval excludes 0. A t interval gets its own t-test's p.
+double p_of_interval(const Interval& iv, double alpha);
+// Holm's step-down (Holm 1979): the p-values sorted, the k-th smallest (k from 0) rejected while
+// p_(k) <= level / (m - k); true for the rejected ones, in the input's order.
+std::vector<bool> holm(const std::vector<double>& p, double level);
 
 // ------------------------------------------------------------------ change points
 // Student's t-test of two samples with pooled variance (as Otava uses): two-sided p; 1 when
