@@ -1,7 +1,4 @@
-// |change| >= the threshold, 10% by default, which an 8% change passes only by chance). The noise
-// model is Sim's. Measured with these seeds: 10 rounds find it in about 65%, not the 90% the issue
-// asks; 15 rounds in about 96% (docs/methodology.md, the power table). The plain paired t (trim 0)
-// finds it in about 27% at 10 rounds: the one slow round inflates its spread.Interleaved rounds judged by Yuen's trimmed-mean t (bench/compare/src/paired.cpp), checked by
+// Interleaved rounds judged by Yuen's trimmed-mean t (bench/compare/src/paired.cpp), checked by
 // simulation: A/A rounds flag about alpha, a known change is found, one slow round does not hide it;
 // the power table of docs/methodology.md ("Interleaved A/B") is printed by Paired.PowerTable.
 #include <gtest/gtest.h>
