@@ -40,4 +40,6 @@ fi
 while IFS= read -r p; do
   [[ ! -e "$p" ]] || fail "scratch left behind: $p"
 done <<<"$registered"
+# Every parameter its rows hold is declared (data/params.csv): later runs pair with it.
+bash "$(dirname "$0")/../support/params_declared.sh" "$rigcheck" "$run" || fail "undeclared parameters"
 echo "smoke io ok: $run"

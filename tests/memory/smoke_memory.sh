@@ -43,4 +43,6 @@ else
   grep -Eq "^memory_host,memory,.*,(not_built|skipped)," "$run/manifest.csv" || fail "memory_host neither ran nor says why"
   grep -q "^MEM-1,.*,not_measurable," "$run/verdicts.csv" || fail "MEM-1 should be not_measurable without memory_host"
 fi
+# Every parameter its rows hold is declared (data/params.csv): later runs pair with it.
+bash "$(dirname "$0")/../support/params_declared.sh" "$rigcheck" "$run" || fail "undeclared parameters"
 echo "memory smoke run ok: $run"

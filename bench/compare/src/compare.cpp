@@ -273,6 +273,11 @@ int run_compare(const std::vector<std::string>& positional, const CompareOptions
   for (const MachineState& s : states) std::printf("%s\n", machine_state_text(s, "").c_str());
   for (const LoadedRun& r : runs)
     if (const std::string l = load_note(r); !l.empty()) std::printf("LOAD %s\n", l.c_str());
+  for (const LoadedRun& r : runs)
+    for (const std::string& u : undeclared_params(r, rules))
+      std::printf("UNDECLARED PARAM %s in %s: read as requested, so it splits the case from runs without it "
+                  "(declare it in data/params.csv: requested, observed or description)\n",
+                  u.c_str(), r.label.c_str());
   int code = 0;
   print_flag_lines(fs, opt, code);
   // One line per claim whose verdict differs between the runs, for CI logs and

@@ -2,6 +2,7 @@
 // not one regression per case. See compare.hpp (machine_states) and docs/methodology.md ("The
 // machine's state").
 #include <algorithm>
+#include <set>
 #include <cmath>
 #include <map>
 
@@ -100,6 +101,14 @@ std::string machine_state_text(const MachineState& s, const std::string& load) {
                      "the cases): read as the machine's state for that run, its cases judged against it{}",
                      s.area, s.run_label, 100 * (std::exp(s.shift) - 1), 100 * (std::exp(s.low) - 1),
                      100 * (std::exp(s.high) - 1), s.cases, s.moved, load.empty() ? "" : "; " + load);
+}
+
+std::vector<std::string> undeclared_params(const LoadedRun& r, const CaseRules& rules) {
+  std::set<std::string> out;
+  for (const ResultRow& row : r.data.results)
+    for (const auto& [k, v] : parse_params(row.params))
+      if (rules.role(row.benchmark, k).empty()) out.insert(row.benchmark + "." + k);
+  return {out.begin(), out.end()};
 }
 
 std::string load_note(const LoadedRun& r) {

@@ -57,4 +57,6 @@ else
 fi
 # No speed without a passed check: every ok gflops row's case has a check_wrong row of 0.
 awk -F, 'NR>1 && $6=="check_wrong" && $7!="0" {bad=1} END {exit bad}' "$run/cpu_gemm.csv" || fail "a GEMM check failed"
+# Every parameter its rows hold is declared (data/params.csv): later runs pair with it.
+bash "$(dirname "$0")/../../support/params_declared.sh" "$rigcheck" "$run" || fail "undeclared parameters"
 echo "smoke run ok: ${runs[*]}"

@@ -223,6 +223,10 @@ std::string machine_state_text(const MachineState& s, const std::string& load);
 // "RUN started under load (load average 1.57 at its start)" when its inventory's loadavg_1m is over
 // 0.5 (data/confounders.csv's rule), else "".
 std::string load_note(const LoadedRun& r);
+// "benchmark.param" of every parameter the run's rows hold that data/params.csv does not declare
+// (read as requested, so a new one splits a case from its history): compare prints one
+// `UNDECLARED PARAM` line each, and the smoke runs fail on any.
+std::vector<std::string> undeclared_params(const LoadedRun& r, const CaseRules& rules);
 
 // ------------------------------------------------------------------ claims across runs
 struct VerdictAcrossRuns {
