@@ -4,11 +4,9 @@
 # that no scratch file is left behind: every entry the benchmarks registered (logs/*.scratch, one
 # path per line) is gone, /dev/shm's among them. Only this run's entries are looked at: other
 # tests running beside this one make and remove scratch of their own.
-set -euo pipefail
+source "$(dirname "$0")/../support/lib.sh"
 rigcheck="$1"
-out="$(mktemp -d)"
-trap 'rm -rf "$out"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+out="$tmp"
 "$rigcheck" run --profile tiny --only io --out "$out" >"$out/run.log" 2>&1 || { cat "$out/run.log"; fail "run exited $?"; }
 run="$(find "$out" -mindepth 1 -maxdepth 1 -type d | head -1)"
 cat "$run/manifest.csv"

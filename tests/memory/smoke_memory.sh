@@ -2,11 +2,9 @@
 # Smoke run of the memory area: `rigcheck run --profile tiny --only memory`.
 # Each memory binary ran ok (or was skipped with a reason), every check compared something and
 # found nothing wrong, the derived rows are there, and MEM-2/3/4 have verdicts with reasons.
-set -euo pipefail
+source "$(dirname "$0")/../support/lib.sh"
 rigcheck="$1"
-out="$(mktemp -d)"
-trap 'rm -rf "$out"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+out="$tmp"
 
 "$rigcheck" run --profile tiny --only memory --out "$out" >"$out/run.log" 2>&1 || { cat "$out/run.log"; fail "run exited $?"; }
 run="$(find "$out" -mindepth 1 -maxdepth 1 -type d | head -1)"
