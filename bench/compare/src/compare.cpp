@@ -232,7 +232,7 @@ int run_compare(const std::vector<std::string>& positional, const CompareOptions
   md += areas_md(areas, runs, prices, opt) + xclaims_md(xclaims) + verdicts_md(per_run, runs);
   md += state_md;
   md += "\n## Flagged cases, cases that stopped or started working, implementation changes\n\n";
-  if (!state_md.empty()) md += "Read with the machine's state above: its cases are judged against it.\n\n";
+  if (!states.empty()) md += "Read with the machine's state above: its cases are judged against it.\n\n";
   md += flagged.empty() ? "No case changed beyond the noise and the threshold, every case works as it did, and what ran is the same.\n" : findings_md(flagged, false);
   md += unstable_md(fs);
   md += "\n## All cases\n\n" + findings_md(fs, false);
