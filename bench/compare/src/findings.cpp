@@ -195,6 +195,7 @@ Pending collect(const std::string& key, const Side& a, const Side& b, const Case
     } else if (const std::string why = why_not_working(*any, p.ra.empty() ? a : b, key, disturbed); !why.empty()) {
       f.flag = p.ra.empty() ? "started_working" : "stopped_working";
       f.note = fmt::format("ok in {}; {}", p.ra.empty() ? b.label : a.label, why);
+      f.disturbed_only = why.find("skipped: ") == std::string::npos && why.find("failed: ") == std::string::npos;
       return p;
     } else {
       f.flag = p.ra.empty() ? "only_in_run" : "only_in_base";

@@ -41,7 +41,7 @@ Gate evaluate_gate(std::vector<CaseFinding>& fs, const CompareOptions& opt) {
     }
   }
   for (CaseFinding& f : fs)
-    if (f.flag == "stopped_working") {
+    if (f.flag == "stopped_working" && !f.disturbed_only) {
       ++g.stopped;
       f.fails_gate = !std::isnan(opt.fail_pct);
     }

@@ -202,8 +202,9 @@ void print_flag_lines(std::vector<CaseFinding>& fs, const CompareOptions& opt, i
                   f.attributes.empty() ? "" : "; ran: ", f.attributes.c_str(),
                   f.changed_fields.empty() ? "" : "; changed: ", f.changed_fields.c_str());
     } else if (f.status_changed()) {
-      std::printf("%s %s %s: %s (%s -> %s)\n", f.flag == "stopped_working" ? "STOPPED WORKING" : "STARTED WORKING",
-                  f.label.c_str(), f.metric.c_str(), f.note.c_str(), f.base_label.c_str(), f.run_label.c_str());
+      std::printf("%s %s %s: %s (%s -> %s)%s\n", f.flag == "stopped_working" ? "STOPPED WORKING" : "STARTED WORKING",
+                  f.label.c_str(), f.metric.c_str(), f.note.c_str(), f.base_label.c_str(), f.run_label.c_str(),
+                  f.disturbed_only ? " [only disturbed (mistrusted), not skipped or failed: not counted by the gate]" : "");
     } else if (f.implementation_changed) {
       std::printf("IMPLEMENTATION %s: %s (%s -> %s; %s)\n", f.label.c_str(), f.attributes.c_str(), f.base_label.c_str(),
                   f.run_label.c_str(), flag_text(f).c_str());

@@ -67,9 +67,14 @@ TEST(StatusChange, StoppedWorkingIsAFindingThatFailsTheGate) {
   opt.fail_pct = 10;
   Gate g = evaluate_gate(fs, opt);
   EXPECT_TRUE(g.fail) << gate_text(g);
-  EXPECT_EQ(g.stopped, 2);
+  // The skipped case counts; the one only mistrusted there (disturbed, still working) is listed and
+  // not counted: an A/A of quick runs has such cases, and a quiet night must pass.
+  EXPECT_FALSE(t1.disturbed_only);
+  EXPECT_TRUE(t2.disturbed_only);
+  EXPECT_EQ(g.stopped, 1);
   EXPECT_TRUE(t1.fails_gate);
-  EXPECT_NE(gate_text(g).find("2 cases stopped working"), std::string::npos) << gate_text(g);
+  EXPECT_FALSE(t2.fails_gate);
+  EXPECT_NE(gate_text(g).find("1 cases stopped working"), std::string::npos) << gate_text(g);
   opt.fail_pct = kNaN;
   EXPECT_FALSE(evaluate_gate(fs, opt).fail);
   // The other way round: started working, listed, not a failure.

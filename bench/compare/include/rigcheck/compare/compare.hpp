@@ -177,6 +177,10 @@ struct CaseFinding {
   std::string changed_fields;        // inventory fields that changed (history, ab)
   bool holds_family_wise = false;    // its p passes Holm's step-down over the command's cases (evaluate_gate)
   bool fails_gate = false;           // counted by --fail-on-regression
+  // A status change whose other side was only mistrusted (its measurements disturbed, by another
+  // process or a slow spell), not skipped or failed: the case still works. Listed, never counted by
+  // the gate (an A/A of quick runs has such cases: memory_latency_loaded's, whose streams compete).
+  bool disturbed_only = false;
   bool flagged() const { return flag == "regression" || flag == "improvement"; }
   // ok on one side, skipped, failed or mistrusted on the other: a finding of its own
   bool status_changed() const { return flag == "stopped_working" || flag == "started_working"; }
