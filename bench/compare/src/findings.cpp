@@ -110,15 +110,21 @@ std::string near_miss(const CaseRun& c, const Side& other) {
 
 // Why a case with ok rows on one side has none on `other`: its rows there were skipped, failed or
 // mistrusted ("skipped in RUN: the note"), or "" when it simply is not there (another experiment).
-std::string why_not_working(const CaseRun& c, const Side& other, const std::string& key, const std::string& disturbed) {
+// `disturbed_only` becomes true when every run that says why says "mistrusted" (load_run writes each
+// note as "STATUS: note"): the case's measurements were disturbed there, it was not skipped or failed.
+std::string why_not_working(const CaseRun& c, const Side& other, const std::string& key, const std::string& disturbed,
+                            bool& disturbed_only) {
   std::string why;
+  disturbed_only = true;
   for (const LoadedRun* r : other.runs) {
     const std::string* note = nullptr;
     if (auto it = r->not_working.find(key); it != r->not_working.end()) note = &it->second;
     else if (auto by = r->not_working_by_name.find(c.source + '\x1f' + c.benchmark + '\x1f' + c.case_name);
              by != r->not_working_by_name.end())
       note = &by->second;
-    if (note) why += fmt::format("{}{} in {}", why.empty() ? "" : "; ", *note, r->label);
+    if (!note) continue;
+    why += fmt::format("{}{} in {}", why.empty() ? "" : "; ", *note, r->label);
+    disturbed_only = disturbed_only && note->rfind("mistrusted", 0) == 0;
   }
   if (why.empty() && !disturbed.empty()) why = "mistrusted in " + disturbed + ": most repetitions there were disturbed";
   return why;
@@ -192,10 +198,10 @@ Pending collect(const std::string& key, const Side& a, const Side& b, const Case
     } else if (p.ra.empty() && p.rb.empty()) {  // e.g. mistrusted in every run of both sides
       f.flag = "cannot_judge";
       f.note = "no ok rows on either side";
-    } else if (const std::string why = why_not_working(*any, p.ra.empty() ? a : b, key, disturbed); !why.empty()) {
+    } else if (const std::string why = why_not_working(*any, p.ra.empty() ? a : b, key, disturbed, f.disturbed_only);
+               !why.empty()) {
       f.flag = p.ra.empty() ? "started_working" : "stopped_working";
       f.note = fmt::format("ok in {}; {}", p.ra.empty() ? b.label : a.label, why);
-      f.disturbed_only = why.find("skipped: ") == std::string::npos && why.find("failed: ") == std::string::npos;
       return p;
     } else {
       f.flag = p.ra.empty() ? "only_in_run" : "only_in_base";
