@@ -15,6 +15,7 @@ done
 
 PACKAGES=(
   build-essential cmake ninja-build pkg-config git
+  ccache  # cmake/ccache.cmake: a second build on this machine (a fresh clone in CI) reuses the objects
   libbenchmark-dev libgtest-dev libgmock-dev
   libtorch-dev libdnnl-dev libopenblas-dev
   ocl-icd-opencl-dev opencl-headers  # Debian's dnnl CMake config requires OpenCL (GPU runtime OCL)

@@ -29,10 +29,23 @@ std::string probe_words(const ModelCapacity& mc) {
 
 // The line in words: its figures and where its slope comes from (the line a near-limit check
 // tested, then the refined one), without the closing parenthesis.
-std::string line_words(const ModelCapacity& mc, const MemoryPoint& lo, const MemoryPoint& hi, double tested_slope,
+std::string line_words(const ModelCapacity& mc, const MemoryPoint* lo_or_null, const MemoryPoint& hi, double tested_slope,
                        const std::string& seq_words) {
   const double mib = 1048576;
   std::string why;
+  if (!lo_or_null) {  // one regular batch (the quick profile): no slope was measured
+    why = mc.probe.batch > 0
+              ? fmt::format("the line through b{}, the one measured batch, and {}", hi.batch, probe_words(mc))
+              : fmt::format("through the one measured batch, b{}, at the zoo's analytic activations per sample", hi.batch);
+    if (mc.refined_by_check)
+      why = fmt::format("the line through b{} and the near-limit check b{}; the line the check tested: {:.1f} MiB per "
+                        "sample through b{}{}; no slope measured: one batch",
+                        hi.batch, mc.check_batch, tested_slope / mib, hi.batch,
+                        mc.probe.batch > 0 ? " and " + probe_words(mc) : ", the zoo's analytic activations per sample");
+    return fmt::format("peak RSS = {} + {:.1f} MiB per sample{} ({}", gib(mc.fit.intercept), mc.fit.slope / mib, seq_words,
+                       why);
+  }
+  const MemoryPoint& lo = *lo_or_null;
   if (mc.refined_by_check)
     why = fmt::format("the line through b{} and the near-limit check b{}; the line the check tested: {:.1f} MiB per sample "
                       "through b{}{}; the slope measured from b{}: {:.1f} MiB",
@@ -105,12 +118,18 @@ ZooPoints measured_points(const RunData& run, const zoo::ModelConfig& cfg, Model
 // The memory line and the largest batch; returns the slope of the line a near-limit check tested.
 double draw_line(const RunData& run, const zoo::ModelConfig& cfg, ModelCapacity& mc, const ZooPoints& pts) {
   double tested = 0;
-  if (pts.regular.size() >= 2) {
+  const double analytic = zoo_estimate(cfg, 2, mc.seq) - zoo_estimate(cfg, 1, mc.seq);
+  mc.analytic_slope = analytic;
+  if (pts.regular.size() >= 2 || (pts.regular.size() == 1 && analytic > 0)) {
     // The line through the two LARGEST measured batches: below a few samples the peak sits under
     // the line the larger batches follow (light_cnn b2 was 0.1 GiB under the b8-b326 line, so a
     // b2-b8 line overstated the per-sample cost by 45%; docs/performance.md "capacity").
-    const MemoryPoint &lo = pts.regular[pts.regular.size() - 2], &hi = pts.regular.back();
-    mc.fit = fit_linear({{double(lo.batch), lo.peak_bytes}, {double(hi.batch), hi.peak_bytes}});
+    // One measured batch (the quick profile, issue 33): the line through it at the analytic slope,
+    // which is what two batches give too (below); the measured slope is then unknown.
+    const MemoryPoint& hi = pts.regular.back();
+    const MemoryPoint* lo = pts.regular.size() >= 2 ? &pts.regular[pts.regular.size() - 2] : nullptr;
+    mc.fit = lo ? fit_linear({{double(lo->batch), lo->peak_bytes}, {double(hi.batch), hi.peak_bytes}})
+                : LinearFit{hi.peak_bytes - analytic * hi.batch, analytic, kNaN, 1};
     // Even there the slope between small batches is not the one large batches follow, in either
     // direction, while the activations autograd keeps per sample (zoo analytic, with the loss's
     // gradients at the start of the backward pass) are: ResNet-50 118 MB/sample from b4 to b8,
@@ -118,10 +137,9 @@ double draw_line(const RunData& run, const zoo::ModelConfig& cfg, ModelCapacity&
     // (seq 64) 57.9 from b8 to b16 but 109 from b16 to b150, analytic 96.1; BERT-base (seq 64)
     // 62.4 from b8 to b16, analytic 44.5, within 8% at b200. Where the zoo has the model, its
     // analytic slope, the line kept through the largest measured point.
-    const double analytic = zoo_estimate(cfg, 2, mc.seq) - zoo_estimate(cfg, 1, mc.seq);
-    mc.analytic_slope = analytic;
-    mc.measured_slope = mc.fit.slope;
-    if (analytic > 0 && std::fabs(analytic - mc.fit.slope) > 1e-9 * analytic) {
+    mc.measured_slope = lo ? mc.fit.slope : kNaN;
+    if (!lo) mc.slope_analytic = true;
+    if (lo && analytic > 0 && std::fabs(analytic - mc.fit.slope) > 1e-9 * analytic) {
       mc.fit.slope = analytic;
       mc.fit.intercept = hi.peak_bytes - analytic * hi.batch;
       mc.slope_analytic = true;
@@ -134,7 +152,7 @@ double draw_line(const RunData& run, const zoo::ModelConfig& cfg, ModelCapacity&
       mc.slope_analytic = false;
     }
     mc.has_fit = true;
-    mc.basis = "measured fit";
+    mc.basis = lo || mc.probe.batch > 0 ? "measured fit" : "one measured batch, analytic slope";
     limit_of(mc);
     if (!pts.checks.empty()) {  // the near-limit check: measured there, against the line
       const MemoryPoint& near = pts.checks.back();
@@ -191,8 +209,8 @@ std::string answer_words(const ModelCapacity& mc, const ZooPoints& pts, double t
   // The answer in words.
   std::string t;
   if (mc.has_fit) {
-    t = line_words(mc, pts.regular[pts.regular.size() - 2], pts.regular.back(), mc.refined_by_check ? tested_slope : mc.fit.slope,
-                   seq_words) +
+    t = line_words(mc, pts.regular.size() >= 2 ? &pts.regular[pts.regular.size() - 2] : nullptr, pts.regular.back(),
+                   mc.refined_by_check ? tested_slope : mc.fit.slope, seq_words) +
         (pts.regular.size() > 2 ? fmt::format("; {} smaller batch(es) measured, left out: small batches sit below the line "
                                           "the larger ones follow)",
                                           pts.regular.size() - 2)
@@ -224,6 +242,9 @@ std::string answer_words(const ModelCapacity& mc, const ZooPoints& pts, double t
     t += fmt::format(". Nothing checks the line: b{} was measured cut to fewer layers, not whole (a near-limit check: "
                      "memory_host --profile full, or RIGCHECK_CAPACITY_CHECK={}:{}{})",
                      mc.probe.batch, mc.model, mc.probe.batch, mc.seq > 0 ? fmt::format(":{}", mc.seq) : "");
+  else if (mc.has_fit && pts.regular.size() == 1)
+    t += ". Nothing checks the line: one batch measured, the slope is the zoo's analytic one, and no near-limit check "
+         "point (memory_host --profile full, or RIGCHECK_CAPACITY_CHECK)";
   else if (mc.has_fit)
     t += fmt::format(". Nothing checks the line: exactly two batches measured ({}) and no near-limit check point "
                      "(memory_host --profile full, or RIGCHECK_CAPACITY_CHECK)",
