@@ -2,8 +2,8 @@
 # (bench/CMakeLists.txt) and the standalone fuzz build (tests/fuzz) both read these lists, so a
 # source added here is compiled by both.
 set(RIGCHECK_HARNESS_SOURCES
-  bench/harness/src/cli.cpp bench/harness/src/csv.cpp bench/harness/src/nvml.cpp bench/harness/src/paths.cpp
-  bench/harness/src/process.cpp bench/harness/src/rapl.cpp bench/harness/src/result_writer.cpp
+  bench/harness/src/cli.cpp bench/harness/src/csv.cpp bench/harness/src/distributions.cpp bench/harness/src/nvml.cpp
+  bench/harness/src/paths.cpp bench/harness/src/process.cpp bench/harness/src/rapl.cpp bench/harness/src/result_writer.cpp
   bench/harness/src/schema.cpp bench/harness/src/scratch_registry.cpp bench/harness/src/session.cpp
   bench/harness/src/sha256.cpp bench/harness/src/stats.cpp bench/harness/src/topology.cpp)
 set(RIGCHECK_INVENTORY_SOURCES
