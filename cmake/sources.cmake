@@ -38,7 +38,8 @@ set(RIGCHECK_CLI_SOURCES
 set(RIGCHECK_TOOL_SOURCES ${RIGCHECK_RUNFOLDER_SOURCES} ${RIGCHECK_CLAIMS_SOURCES} ${RIGCHECK_REPORT_SOURCES}
     ${RIGCHECK_COMPARE_SOURCES} ${RIGCHECK_CLI_SOURCES})
 set(RIGCHECK_EVALUATOR_SOURCES
-  bench/claims/src/evaluators_cpu.cpp bench/claims/src/evaluators_cpu_cache.cpp bench/claims/src/evaluators_io.cpp
+  bench/claims/src/evaluators_cpu.cpp bench/claims/src/evaluators_cpu_cache.cpp bench/claims/src/evaluators_cpu_isa.cpp
+  bench/claims/src/evaluators_io.cpp
   bench/claims/src/evaluators_comm.cpp bench/claims/src/evaluators_gpu.cpp bench/claims/src/evaluators_memory.cpp
   bench/claims/src/evaluators_power.cpp bench/claims/src/evaluators_gpu_comm.cpp)
 # The include folders of the tool's layers.
