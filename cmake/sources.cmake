@@ -2,8 +2,8 @@
 # (bench/CMakeLists.txt) and the standalone fuzz build (tests/fuzz) both read these lists, so a
 # source added here is compiled by both.
 set(RIGCHECK_HARNESS_SOURCES
-  bench/harness/src/cli.cpp bench/harness/src/csv.cpp bench/harness/src/nvml.cpp bench/harness/src/paths.cpp
-  bench/harness/src/process.cpp bench/harness/src/rapl.cpp bench/harness/src/result_writer.cpp
+  bench/harness/src/cli.cpp bench/harness/src/csv.cpp bench/harness/src/distributions.cpp bench/harness/src/nvml.cpp
+  bench/harness/src/paths.cpp bench/harness/src/process.cpp bench/harness/src/rapl.cpp bench/harness/src/result_writer.cpp
   bench/harness/src/schema.cpp bench/harness/src/scratch_registry.cpp bench/harness/src/session.cpp
   bench/harness/src/sha256.cpp bench/harness/src/stats.cpp bench/harness/src/topology.cpp)
 set(RIGCHECK_INVENTORY_SOURCES
@@ -38,7 +38,8 @@ set(RIGCHECK_CLI_SOURCES
 set(RIGCHECK_TOOL_SOURCES ${RIGCHECK_RUNFOLDER_SOURCES} ${RIGCHECK_CLAIMS_SOURCES} ${RIGCHECK_REPORT_SOURCES}
     ${RIGCHECK_COMPARE_SOURCES} ${RIGCHECK_CLI_SOURCES})
 set(RIGCHECK_EVALUATOR_SOURCES
-  bench/claims/src/evaluators_cpu.cpp bench/claims/src/evaluators_cpu_cache.cpp bench/claims/src/evaluators_io.cpp
+  bench/claims/src/evaluators_cpu.cpp bench/claims/src/evaluators_cpu_cache.cpp bench/claims/src/evaluators_cpu_isa.cpp
+  bench/claims/src/evaluators_io.cpp
   bench/claims/src/evaluators_comm.cpp bench/claims/src/evaluators_gpu.cpp bench/claims/src/evaluators_memory.cpp
   bench/claims/src/evaluators_power.cpp bench/claims/src/evaluators_gpu_comm.cpp)
 # The include folders of the tool's layers.

@@ -88,6 +88,52 @@ void compute(double s, bool spin) {
   }
 }
 
+// What the main thread and the workers share, as in PyTorch's DataLoader: an index queue per
+// worker, a ready flag per step, the first error a worker met.
+struct Queues {
+  Queues(int workers, int steps)
+      : tasks(static_cast<size_t>(std::max(1, workers))), ready(static_cast<size_t>(steps), 0) {}
+  std::mutex m;
+  std::condition_variable cv_task, cv_ready;
+  std::vector<std::deque<int>> tasks;
+  std::vector<char> ready;
+  bool stop = false;
+  std::string error;
+};
+
+// Worker `w`: loads the batches of the steps queued to it, in order, and marks each ready.
+template <class LoadBatch>
+void worker_loop(Queues& q, int w, const LoadBatch& load_batch) {
+  // Signals go to the main thread, whose handler removes the scratch files (scratch.hpp).
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  while (true) {
+    int step;
+    {
+      std::unique_lock<std::mutex> lk(q.m);
+      q.cv_task.wait(lk, [&] { return q.stop || !q.tasks[w].empty(); });
+      if (q.stop) return;
+      step = q.tasks[w].front();
+      q.tasks[w].pop_front();
+    }
+    try {
+      load_batch(step);
+    } catch (const std::exception& e) {
+      std::lock_guard<std::mutex> lk(q.m);
+      if (q.error.empty()) q.error = e.what();
+    }
+    {
+      std::lock_guard<std::mutex> lk(q.m);
+      q.ready[static_cast<size_t>(step)] = 1;
+    }
+    q.cv_ready.notify_all();
+  }
+}
+
 }  // namespace
 
 bool direct_io_works(const std::string& path, int64_t bytes) {
@@ -116,12 +162,7 @@ PipelineResult run_pipeline(const Dataset& d, const PipelineConfig& c, const std
 
   Counters k;
   PipelineResult r;
-  std::mutex m;
-  std::condition_variable cv_task, cv_ready;
-  std::vector<std::deque<int>> tasks(static_cast<size_t>(std::max(1, c.workers)));
-  std::vector<char> ready(static_cast<size_t>(c.steps), 0);
-  bool stop = false;
-  std::string error;
+  Queues q(c.workers, c.steps);
 
   auto load_batch = [&](int step) {
     char* base = buf[static_cast<size_t>(step % slots)]->data();
@@ -130,43 +171,14 @@ PipelineResult run_pipeline(const Dataset& d, const PipelineConfig& c, const std
 
   std::vector<std::thread> threads;
   for (int w = 0; w < c.workers; ++w)
-    threads.emplace_back([&, w] {
-      // Signals go to the main thread, whose handler removes the scratch files (scratch.hpp).
-      sigset_t set;
-      sigemptyset(&set);
-      sigaddset(&set, SIGINT);
-      sigaddset(&set, SIGTERM);
-      sigaddset(&set, SIGHUP);
-      pthread_sigmask(SIG_BLOCK, &set, nullptr);
-      while (true) {
-        int step;
-        {
-          std::unique_lock<std::mutex> lk(m);
-          cv_task.wait(lk, [&] { return stop || !tasks[w].empty(); });
-          if (stop) return;
-          step = tasks[w].front();
-          tasks[w].pop_front();
-        }
-        try {
-          load_batch(step);
-        } catch (const std::exception& e) {
-          std::lock_guard<std::mutex> lk(m);
-          if (error.empty()) error = e.what();
-        }
-        {
-          std::lock_guard<std::mutex> lk(m);
-          ready[static_cast<size_t>(step)] = 1;
-        }
-        cv_ready.notify_all();
-      }
-    });
+    threads.emplace_back([&, w] { worker_loop(q, w, load_batch); });
   auto dispatch = [&](int step) {
     if (step >= c.steps) return;
     {
-      std::lock_guard<std::mutex> lk(m);
-      tasks[static_cast<size_t>(step % c.workers)].push_back(step);  // round robin, as PyTorch does
+      std::lock_guard<std::mutex> lk(q.m);
+      q.tasks[static_cast<size_t>(step % c.workers)].push_back(step);  // round robin, as PyTorch does
     }
-    cv_task.notify_all();
+    q.cv_task.notify_all();
   };
 
   const long long dev0 = device_reads_completed(block_device);
@@ -186,8 +198,8 @@ PipelineResult run_pipeline(const Dataset& d, const PipelineConfig& c, const std
     if (c.workers == 0) {
       load_batch(step);
     } else {
-      std::unique_lock<std::mutex> lk(m);
-      cv_ready.wait(lk, [&] { return ready[static_cast<size_t>(step)] != 0 || !error.empty(); });
+      std::unique_lock<std::mutex> lk(q.m);
+      q.cv_ready.wait(lk, [&] { return q.ready[static_cast<size_t>(step)] != 0 || !q.error.empty(); });
     }
     const auto t1 = Clock::now();
     if (step >= c.warmup) r.wait_s += secs(t0, t1);
@@ -197,13 +209,13 @@ PipelineResult run_pipeline(const Dataset& d, const PipelineConfig& c, const std
   }
   const auto t_end = Clock::now();
   {
-    std::lock_guard<std::mutex> lk(m);
-    stop = true;
+    std::lock_guard<std::mutex> lk(q.m);
+    q.stop = true;
   }
-  cv_task.notify_all();
+  q.cv_task.notify_all();
   for (auto& t : threads) t.join();
   const long long dev1 = device_reads_completed(block_device);
-  if (!error.empty()) throw std::runtime_error(error);
+  if (!q.error.empty()) throw std::runtime_error(q.error);
 
   r.wall_s = secs(t_measure, t_end);
   r.run_s = secs(t_run, t_end);

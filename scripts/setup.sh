@@ -3,7 +3,8 @@
 # CUDA and NCCL are not Debian packages: they are used from /usr/local/cuda when present.
 #   scripts/setup.sh           what the suite needs (scripts/run.sh, scripts/fuzz.sh)
 #   scripts/setup.sh --tests   and what its tests need besides (scripts/test.sh): Debian's chromium
-#                              and a CJK font, for the browser test of report.html (html_chromium)
+#                              and a CJK font, for the browser test of report.html (html_chromium),
+#                              and universal-ctags, for scripts/check-sizes.sh (layout_sizes)
 set -euo pipefail
 for_tests=0
 for a in "$@"; do
@@ -36,6 +37,8 @@ PACKAGES=(
 # skips and says why); RIGCHECK_BROWSER=1 installs them in any case.
 browser="${RIGCHECK_BROWSER:-$for_tests}"
 if [[ $browser == 1 ]]; then PACKAGES+=(chromium fonts-noto-cjk); fi
+# scripts/check-sizes.sh (ctest layout_sizes) measures functions with universal-ctags.
+if [[ $for_tests == 1 ]]; then PACKAGES+=(universal-ctags); fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do

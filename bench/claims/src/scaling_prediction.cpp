@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "rigcheck/harness/csv.hpp"
+#include "rigcheck/harness/distributions.hpp"
 #include "rigcheck/harness/fccp.hpp"
 #include "rigcheck/harness/paths.hpp"
 #include "rigcheck/harness/stats.hpp"
@@ -28,39 +29,6 @@ bool exists(const std::string& p) {
 std::string inv(const RunData& run, const std::string& k) {
   auto it = run.inventory.find(k);
   return it == run.inventory.end() ? "(not recorded)" : it->second;
-}
-
-// The regularized incomplete beta I_x(a, b) by its continued fraction (Lentz), as Numerical
-// Recipes' betai/betacf.
-double incomplete_beta(double a, double b, double x) {
-  if (x <= 0) return 0;
-  if (x >= 1) return 1;
-  const double front = std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x));
-  const bool flip = x > (a + 1) / (a + b + 2);
-  if (flip) std::swap(a, b), x = 1 - x;
-  const double tiny = 1e-300;
-  double c = 1, d = 1 - (a + b) * x / (a + 1);
-  d = 1 / (std::fabs(d) < tiny ? tiny : d);
-  double f = d;
-  for (int m = 1; m < 300; ++m) {
-    for (int half = 0; half < 2; ++half) {
-      const double num = half == 0 ? m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m))
-                                   : -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1));
-      d = 1 + num * d;
-      d = 1 / (std::fabs(d) < tiny ? tiny : d);
-      c = 1 + num / c;
-      if (std::fabs(c) < tiny) c = tiny;
-      f *= c * d;
-    }
-    if (std::fabs(c * d - 1) < 1e-15) break;
-  }
-  const double v = front * f / a;
-  return flip ? 1 - v : v;
-}
-
-double t_cdf(double t, double df) {
-  const double tail = 0.5 * incomplete_beta(df / 2, 0.5, df / (df + t * t));
-  return t >= 0 ? 1 - tail : tail;
 }
 
 double log_sd(const std::vector<double>& v) {
@@ -102,18 +70,6 @@ bool profile_entry(const std::string& path, const RunData& run, const std::strin
   return found && !other_machine;
 }
 }  // namespace
-
-double t_quantile(double p, double df) {
-  if (!(p > 0 && p < 1) || !(df > 0)) throw std::invalid_argument("t_quantile: p in (0, 1) and df > 0");
-  if (p < 0.5) return -t_quantile(1 - p, df);
-  double lo = 0, hi = 1;
-  while (t_cdf(hi, df) < p && hi < 1e12) hi *= 2;
-  for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; ++i) {
-    const double mid = 0.5 * (lo + hi);
-    (t_cdf(mid, df) < p ? lo : hi) = mid;
-  }
-  return 0.5 * (lo + hi);
-}
 
 RunToRun prior_of(const RunData& run, const std::string& path, const std::string& quantity) {
   std::vector<double> values;
@@ -187,14 +143,14 @@ AmdahlPrediction predict(const std::map<int, Measured>& eff, const RunToRun& r2r
   }
   f.p = amdahl_fit(pts);
   const double sd = std::isnan(r2r.sd) ? 0 : r2r.sd;
-  f.k = sd > 0 ? t_quantile(1 - kAlpha / 2, r2r.df) : 0;
+  f.k = sd > 0 ? student_t_quantile(1 - kAlpha / 2, r2r.df) : 0;
   f.shift = f.k * sd;
   if (pts.size() >= 2) {
     double ss = 0;
     for (auto [t, s] : pts) ss += std::pow(std::log(s / amdahl_speedup(f.p, t)), 2);
     f.residual = std::sqrt(ss / static_cast<double>(pts.size() - 1));
     f.widened = f.residual > sd;
-    if (f.widened) f.shift += t_quantile(1 - kAlpha / 2, static_cast<double>(pts.size() - 1)) * f.residual;
+    if (f.widened) f.shift += student_t_quantile(1 - kAlpha / 2, static_cast<double>(pts.size() - 1)) * f.residual;
   }
   std::vector<std::pair<double, double>> lo, hi;
   for (auto& [t, e] : eff)

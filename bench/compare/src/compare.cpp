@@ -173,6 +173,33 @@ std::string cannot_judge_md(const FindingCounts& c) {
          "--b RUN...`, e.g. from `rigcheck run --repeat 3`), or a noise profile of this machine (`--noise "
          "noise.csv`, from `rigcheck run --repeat N` or `rigcheck noise RUN...`).\n";
 }
+
+// The lines for CI logs and scripts, after the report: the machine's states, the runs that started
+// under load, undeclared parameters, the flagged cases and the claims whose verdict differs between
+// the runs. Returns the exit code (--fail-on-regression, --fail-on-verdict-flip).
+int print_log_lines(const std::vector<MachineState>& states, const std::vector<LoadedRun>& runs, const CaseRules& rules,
+                    std::vector<CaseFinding>& fs, const std::vector<VerdictAcrossRuns>& per_run, const CompareOptions& opt) {
+  for (const MachineState& s : states) std::printf("%s\n", machine_state_text(s, "").c_str());
+  for (const LoadedRun& r : runs)
+    if (const std::string l = load_note(r); !l.empty()) std::printf("LOAD %s\n", l.c_str());
+  for (const LoadedRun& r : runs)
+    for (const std::string& u : undeclared_params(r, rules))
+      std::printf("UNDECLARED PARAM %s in %s: read as requested, so it splits the case from runs without it "
+                  "(declare it in data/params.csv: requested, observed or description)\n",
+                  u.c_str(), r.label.c_str());
+  int code = 0;
+  print_flag_lines(fs, opt, code);
+  // One line per claim whose verdict differs between the runs, for CI logs and
+  // scripts/verdict-stability.sh.
+  for (const VerdictAcrossRuns& v : per_run) {
+    if (v.change == "same") continue;
+    std::string line = fmt::format("VERDICT {} {}:", v.change == "FLIP" ? "FLIP" : "CHANGED", v.claim_id);
+    for (size_t i = 0; i < v.verdicts.size(); ++i) line += fmt::format(" {}={}", runs[i].label, to_string(v.verdicts[i]));
+    std::printf("%s\n", line.c_str());
+    if (opt.fail_on_verdict_flip) code = 1;
+  }
+  return code;
+}
 }  // namespace
 
 int run_compare(const std::vector<std::string>& positional, const CompareOptions& opt) {
@@ -270,26 +297,7 @@ int run_compare(const std::vector<std::string>& positional, const CompareOptions
   } else {
     std::printf("%s\n", md.c_str());
   }
-  for (const MachineState& s : states) std::printf("%s\n", machine_state_text(s, "").c_str());
-  for (const LoadedRun& r : runs)
-    if (const std::string l = load_note(r); !l.empty()) std::printf("LOAD %s\n", l.c_str());
-  for (const LoadedRun& r : runs)
-    for (const std::string& u : undeclared_params(r, rules))
-      std::printf("UNDECLARED PARAM %s in %s: read as requested, so it splits the case from runs without it "
-                  "(declare it in data/params.csv: requested, observed or description)\n",
-                  u.c_str(), r.label.c_str());
-  int code = 0;
-  print_flag_lines(fs, opt, code);
-  // One line per claim whose verdict differs between the runs, for CI logs and
-  // scripts/verdict-stability.sh.
-  for (const VerdictAcrossRuns& v : per_run) {
-    if (v.change == "same") continue;
-    std::string line = fmt::format("VERDICT {} {}:", v.change == "FLIP" ? "FLIP" : "CHANGED", v.claim_id);
-    for (size_t i = 0; i < v.verdicts.size(); ++i) line += fmt::format(" {}={}", runs[i].label, to_string(v.verdicts[i]));
-    std::printf("%s\n", line.c_str());
-    if (opt.fail_on_verdict_flip) code = 1;
-  }
-  return code;
+  return print_log_lines(states, runs, rules, fs, per_run, opt);
 }
 
 }  // namespace rigcheck

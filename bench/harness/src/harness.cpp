@@ -1,6 +1,7 @@
 #include "rigcheck/harness/harness.hpp"
 #include "rigcheck/harness/repetitions.hpp"
 #include "alternate.hpp"
+#include "startup.hpp"
 #include "rigcheck/harness/write_row_now.hpp"
 
 #include <omp.h>
@@ -297,30 +298,6 @@ std::vector<int64_t> default_threads(const CommonOptions& o) {
 }
 
 namespace {
-// Variables that cap a library's thread pool when the process starts (OpenBLAS sizes its pool
-// from them at load time, before main): exported on many HPC login nodes, they would make a
-// "2 threads" case run 1. The harness clears them and starts itself again, once, before any
-// library creates its pool; what the user had set is printed and kept in RIGCHECK_USER_THREAD_ENV.
-constexpr const char* kThreadCapVars[] = {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS",
-                                          "MKL_NUM_THREADS", "OMP_THREAD_LIMIT", "DNNL_MAX_THREADS"};
-
-void clear_thread_caps(char** argv) {
-  if (std::getenv("RIGCHECK_THREAD_ENV_CLEARED")) return;
-  std::string user;
-  for (const char* v : kThreadCapVars)
-    if (const char* x = std::getenv(v)) user += fmt::format("{}{}={}", user.empty() ? "" : " ", v, x);
-  if (user.empty()) return;
-  for (const char* v : kThreadCapVars) unsetenv(v);
-  setenv("RIGCHECK_THREAD_ENV_CLEARED", "1", 1);
-  setenv("RIGCHECK_USER_THREAD_ENV", user.c_str(), 1);
-  std::fprintf(stderr, "%s: cleared %s so that every thread count swept can run; starting again\n", argv[0], user.c_str());
-  execv("/proc/self/exe", argv);
-  std::fprintf(stderr, "%s: could not start again (%s); thread counts may be capped by %s\n", argv[0],
-               std::strerror(errno), user.c_str());
-}
-}  // namespace
-
-namespace {
 // Set when this process takes turns with another (--alternate-env, --turns): called before each
 // round, it returns when this process may run (alternate.hpp).
 std::function<void()> g_before_round;
@@ -425,52 +402,15 @@ void run_cases(Harness& h, const CommonOptions& opt, const AdaptiveReps& adaptiv
 }
 }  // namespace
 
-// The CPUs of every OpenMP place (OpenMP 4.5 place API): the process's CPU set as the runtime saw
-// it before it bound this thread to the first place (OMP_PROC_BIND=close with OMP_PLACES=cores
-// leaves the initial thread's own mask at one core). Empty when no place list is defined.
-std::vector<int> openmp_place_cpus() {
-  std::set<int> cpus;
-  for (int p = 0; p < omp_get_num_places(); ++p) {
-    std::vector<int> ids(static_cast<size_t>(std::max(0, omp_get_place_num_procs(p))));
-    if (!ids.empty()) omp_get_place_proc_ids(p, ids.data());
-    cpus.insert(ids.begin(), ids.end());
-  }
-  return {cpus.begin(), cpus.end()};
-}
-
 int harness_main(int argc, char** argv) {
   clear_thread_caps(argv);
   std::string prog = argv[0];
   if (auto slash = prog.rfind('/'); slash != std::string::npos) prog = prog.substr(slash + 1);
   Session session(argv[0], fmt::format("{}: a rigcheck benchmark binary", prog), shared_defaults());
   session.set_allowed_cpus(openmp_place_cpus());
-  double reps_target = -1;
-  int reps_cap = 0;
-  double reps_budget = kAddedRepsBudget;
-  session.app().add_option("--reps-target", reps_target,
-                           fmt::format("add repetitions while the relative IQR of a case's time per iteration is above this "
-                                       "(0 = never; default: {:g} tiny, {:g} quick, {:g} full)",
-                                       kRepsTargetDefault[0], kRepsTargetDefault[1], kRepsTargetDefault[2]));
-  session.app().add_option("--reps-cap", reps_cap, "at most this many repetitions per case with --reps-target (default: 2 x --reps)");
-  session.app().add_option("--reps-budget", reps_budget,
-                           fmt::format("time for added repetitions, as a fraction of the time the binary's own repetitions took so far (default {:g})", kAddedRepsBudget));
-  std::string alternate_env, turns_spec;
-  session.app().add_option("--alternate-env", alternate_env,
-                           "VAR=VALUE: start a second process of this binary with VAR=VALUE added to its environment and take "
-                           "turns with it repetition by repetition (it first), its rows in this CSV, every row saying "
-                           "interleaved=VAR; adaptive repetitions are off in both");
-  session.app().add_option("--turns", turns_spec, "R,W,KEY: the second side of --alternate-env (set by the first)")->group("");
-  auto check_reps = [&] {
-    if (!alternate_env.empty()) check_assignment(alternate_env);
-    if (!turns_spec.empty()) parse_turns_spec(turns_spec);
-    if (session.app().count("--reps-target") && !(reps_target >= 0 && std::isfinite(reps_target)))
-      throw std::invalid_argument(fmt::format("--reps-target {:g}: expected a fraction >= 0 (0 = never add repetitions)", reps_target));
-    if (session.app().count("--reps-cap") && reps_cap < 1)
-      throw std::invalid_argument(fmt::format("--reps-cap {}: expected a count >= 1", reps_cap));
-    if (!(reps_budget >= 0 && std::isfinite(reps_budget)))
-      throw std::invalid_argument(fmt::format("--reps-budget {:g}: expected a fraction >= 0", reps_budget));
-  };
-  if (auto rc = session.parse(argc, argv, check_reps)) return *rc;
+  MainOptions mo;
+  add_main_options(session, mo);
+  if (auto rc = session.parse(argc, argv, [&] { check_main_options(session, mo); })) return *rc;
   const CommonOptions& opt = session.options();
 
   std::vector<Entry> entries;
@@ -499,27 +439,27 @@ int harness_main(int argc, char** argv) {
   Harness h(std::move(entries), session);
   std::unique_ptr<AlternateSide> first_side;
   std::unique_ptr<Turns> second_side;
-  if (!alternate_env.empty()) {
+  if (!mo.alternate_env.empty()) {
     try {
-      first_side = std::make_unique<AlternateSide>(alternate_env, argc, argv, session, openmp_place_cpus());
+      first_side = std::make_unique<AlternateSide>(mo.alternate_env, argc, argv, session, openmp_place_cpus());
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "%s: cannot start the second side of --alternate-env %s: %s\n", prog.c_str(), alternate_env.c_str(), e.what());
+      std::fprintf(stderr, "%s: cannot start the second side of --alternate-env %s: %s\n", prog.c_str(), mo.alternate_env.c_str(), e.what());
       return kExitFailed;
     }
     h.set_alternate_key(first_side->key());
     g_before_round = [&first_side] { first_side->before_round(); };
-    reps_target = 0;  // the two sides decide alone: pairs must stay pairs
-  } else if (!turns_spec.empty()) {
-    const TurnsSpec t = parse_turns_spec(turns_spec);
+    mo.reps_target = 0;  // the two sides decide alone: pairs must stay pairs
+  } else if (!mo.turns_spec.empty()) {
+    const TurnsSpec t = parse_turns_spec(mo.turns_spec);
     second_side = std::make_unique<Turns>(t.read_fd, t.write_fd, true);
     h.set_alternate_key(t.key);
     g_before_round = [&second_side] { second_side->before_round(); };
-    reps_target = 0;
+    mo.reps_target = 0;
   }
   int gb_argc = 1;
   char* gb_argv[] = {argv[0], nullptr};
   benchmark::Initialize(&gb_argc, gb_argv);
-  AdaptiveReps adaptive{reps_target, reps_cap, reps_budget};
+  AdaptiveReps adaptive{mo.reps_target, mo.reps_cap, mo.reps_budget};
   adaptive.resolve(opt);
   std::fprintf(stderr, "%s: %zu cases, %d repetitions each%s, profile %s -> %s\n", prog.c_str(), h.entries().size(),
                opt.reps,

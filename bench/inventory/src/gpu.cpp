@@ -111,25 +111,9 @@ void add_cuda_devices(Collector& c) {
   }
 }
 
-// CUDA runtime version (libcudart), driver version (NVML), NCCL version.
-void add_cuda_libraries(Collector& c) {
-  c.section("cuda_runtime_version", [&] {
-    std::string err;
-    void* lib = open_first({"libcudart.so", "/usr/local/cuda/lib64/libcudart.so", "libcudart.so.13",
-                            "libcudart.so.12"},
-                           err);
-    auto get = lib != nullptr ? symbol<int (*)(int*)>(lib, "cudaRuntimeGetVersion") : nullptr;
-    int v = 0;
-    if (lib == nullptr)
-      c.add("cuda_runtime_version", unknown("libcudart.so not found"));
-    else if (get == nullptr)
-      c.add("cuda_runtime_version", unknown("no cudaRuntimeGetVersion in libcudart"));
-    else if (const int rc = get(&v); rc != 0)
-      c.add("cuda_runtime_version", unknown(fmt::format("cudaRuntimeGetVersion returned {}", rc)));
-    else
-      c.add("cuda_runtime_version", cuda_version_text(v));
-  });
-
+namespace {
+// The NVIDIA driver's version and the facts of each GPU, through NVML.
+void add_nvml_facts(Collector& c) {
   c.section("nvidia_driver_version", [&] {
     // NVML through the suite's one loader (rigcheck/harness/nvml.hpp), shared with the GPU
     // benchmarks' samplers.
@@ -158,6 +142,29 @@ void add_cuda_libraries(Collector& c) {
       for (auto& [key, value] : nvml::device_facts(dev)) c.add(fmt::format("nvml_gpu{}_{}", i, key), value);
     }
   });
+}
+}  // namespace
+
+// CUDA runtime version (libcudart), driver version (NVML), NCCL version.
+void add_cuda_libraries(Collector& c) {
+  c.section("cuda_runtime_version", [&] {
+    std::string err;
+    void* lib = open_first({"libcudart.so", "/usr/local/cuda/lib64/libcudart.so", "libcudart.so.13",
+                            "libcudart.so.12"},
+                           err);
+    auto get = lib != nullptr ? symbol<int (*)(int*)>(lib, "cudaRuntimeGetVersion") : nullptr;
+    int v = 0;
+    if (lib == nullptr)
+      c.add("cuda_runtime_version", unknown("libcudart.so not found"));
+    else if (get == nullptr)
+      c.add("cuda_runtime_version", unknown("no cudaRuntimeGetVersion in libcudart"));
+    else if (const int rc = get(&v); rc != 0)
+      c.add("cuda_runtime_version", unknown(fmt::format("cudaRuntimeGetVersion returned {}", rc)));
+    else
+      c.add("cuda_runtime_version", cuda_version_text(v));
+  });
+
+  add_nvml_facts(c);
 
   // The math libraries the GPU benchmarks and LibTorch use, as the dynamic loader finds them from
   // here (the suite's binaries have /usr/local/cuda/lib64 in their run path).

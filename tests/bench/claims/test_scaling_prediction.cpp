@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "rigcheck/claims/scaling_prediction.hpp"
+#include "rigcheck/harness/distributions.hpp"
 #include "rigcheck/harness/paths.hpp"
 #include "rigcheck/harness/stats.hpp"
 #include "rigcheck/report/report.hpp"
@@ -31,17 +32,6 @@ double e8_from_e2(double e2) {
   return 1 / ((1 - p) + p / 8) / 8;
 }
 }  // namespace
-
-// Tables of Student's t (two-sided 95% and 99%: the 0.975 and 0.995 quantiles).
-TEST(ScalingPrediction, StudentTQuantileKnownValues) {
-  EXPECT_NEAR(t_quantile(0.975, 1), 12.7062, 1e-3);
-  EXPECT_NEAR(t_quantile(0.975, 4), 2.7764, 1e-4);
-  EXPECT_NEAR(t_quantile(0.975, 17), 2.1098, 1e-4);
-  EXPECT_NEAR(t_quantile(0.975, 1e7), 1.9600, 1e-4);
-  EXPECT_NEAR(t_quantile(0.995, 4), 4.6041, 1e-4);
-  EXPECT_NEAR(t_quantile(0.995, 17), 2.8982, 1e-4);
-  EXPECT_NEAR(t_quantile(0.025, 4), -2.7764, 1e-4);
-}
 
 // Known answer: E(2) = 90% with no within-run spread, run-to-run sd 2% over 5 runs (df 4): the ends
 // of E(2) move to 90% x exp(-+4.6041 x 0.02) (t(0.995, 4): the 99% level), and E(8) follows in closed form. Without the
@@ -77,14 +67,14 @@ TEST(ScalingPrediction, ResidualOfThreeCountsWidensWhenTheModelMisses) {
   EXPECT_NEAR(fits.p, 0.95, 1e-9);
   EXPECT_NEAR(fits.residual, 0, 1e-9);
   EXPECT_FALSE(fits.widened);
-  EXPECT_NEAR(fits.shift, t_quantile(0.995, 10) * 0.01, 1e-12);
+  EXPECT_NEAR(fits.shift, student_t_quantile(0.995, 10) * 0.01, 1e-12);
   EXPECT_NE(fits.text().find("within what the runs move"), std::string::npos) << fits.text();
 
   // E(2) 100%, E(4) 50%: no Amdahl curve passes near both.
   const AmdahlPrediction misses = predict({{1, at(100, 100, 100)}, {2, at(100, 100, 100)}, {4, at(50, 50, 50)}}, r2r);
   EXPECT_GT(misses.residual, 0.1);
   EXPECT_TRUE(misses.widened);
-  EXPECT_NEAR(misses.shift, t_quantile(0.995, 10) * 0.01 + t_quantile(0.995, 1) * misses.residual, 1e-12);
+  EXPECT_NEAR(misses.shift, student_t_quantile(0.995, 10) * 0.01 + student_t_quantile(0.995, 1) * misses.residual, 1e-12);
   EXPECT_NE(misses.text().find("the model misses"), std::string::npos) << misses.text();
 }
 

@@ -49,9 +49,6 @@ RunToRun run_to_run(const RunData& run, const std::string& bench, const std::str
 // The prior alone (what run_to_run falls back to), from `path` (data/run_to_run_prior.csv).
 RunToRun prior_of(const RunData& run, const std::string& path, const std::string& quantity);
 
-// Student's t quantile: P(T <= x) = p with df degrees of freedom (df > 0; the normal's for df > 1e6).
-double t_quantile(double p, double df);
-
 // The Amdahl fit of E(n) (percent per thread count, with 1) and its interval.
 struct AmdahlPrediction {
   double p = kNaN, p_lo = kNaN, p_hi = kNaN;  // parallel fraction: the point; the fits of the interval's ends

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "rigcheck/harness/distributions.hpp"  // normal_quantile, student_t_*: the harness's, shared with claims
+
 namespace rigcheck {
 
 // ------------------------------------------------------------------ random numbers
@@ -34,13 +36,6 @@ class Rng {
 // A seed for one case: FNV-1a of the key mixed with the base seed, so that a case's interval
 // does not depend on which other cases were compared or in which order.
 uint64_t seed_for(const std::string& key, uint64_t base);
-
-// ------------------------------------------------------------------ distributions
-double normal_quantile(double p);                 // p in (0, 1)
-double student_t_cdf(double t, double df);        // df > 0
-double student_t_quantile(double p, double df);   // p in (0, 1); df <= 0 or huge: the normal's
-// Two-sided p of Student's t with df degrees of freedom.
-double student_t_two_sided_p(double t, double df);
 
 // ------------------------------------------------------------------ run values
 // Repetitions of one case (one metric), one vector per run; every value > 0.
