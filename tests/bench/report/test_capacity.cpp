@@ -113,6 +113,33 @@ TEST(Capacity, SmallBatchSlopeUnderTheAnalyticOneIsNotKept) {
   EXPECT_NE(g.text.find("under what large batches cost"), std::string::npos) << g.text;
 }
 
+// The quick profile measures ONE batch per model (issue 33): the line goes through it at the zoo's
+// analytic slope, the same line (and largest batch) as two batches whose larger one it is, and the
+// answer says no slope was measured; a model outside the zoo's analytic estimate cannot do this.
+TEST(Capacity, OneMeasuredBatchDrawsTheAnalyticLineThroughIt) {
+  SyntheticRun one = machine_run(), two = machine_run();
+  one.files.clear();
+  two.files.clear();
+  const double an = analytic_per_sample(zoo::gpt2_small(), 64), b16 = 3.110e9;
+  one.host("gpt2", 16, 64, b16 / kGiB);
+  two.host("gpt2", 8, 64, (b16 - 8 * 0.5 * an) / kGiB);
+  two.host("gpt2", 16, 64, b16 / kGiB);
+  const CapacityAnswer a1 = capacity_of(read_run(one.write())), a2 = capacity_of(read_run(two.write()));
+  const ModelCapacity &g1 = model_of(a1, "gpt2"), &g2 = model_of(a2, "gpt2");
+  EXPECT_TRUE(g1.has_fit);
+  EXPECT_EQ(g1.basis, "one measured batch, analytic slope");
+  EXPECT_TRUE(g1.slope_analytic);
+  EXPECT_TRUE(std::isnan(g1.measured_slope));
+  EXPECT_NEAR(g1.fit.slope, an, 1);
+  EXPECT_NEAR(g1.fit.at(16), b16, 1);
+  EXPECT_NEAR(g1.fit.intercept, g2.fit.intercept, 1);
+  EXPECT_GT(g1.limit_batch, 16);
+  EXPECT_EQ(g1.limit_batch, g2.limit_batch);
+  EXPECT_NE(g1.text.find("through the one measured batch, b16"), std::string::npos) << g1.text;
+  EXPECT_NE(g1.text.find("Nothing checks the line: one batch measured"), std::string::npos) << g1.text;
+  EXPECT_EQ(g1.text.find("no line can be fitted"), std::string::npos) << g1.text;
+}
+
 TEST(Capacity, NearLimitCheckPointIsSetAgainstTheLineOfTheLargestBatches) {
   SyntheticRun s = machine_run();
   s.files.clear();
