@@ -4,7 +4,8 @@
 #   scripts/setup.sh           what the suite needs (scripts/run.sh, scripts/fuzz.sh)
 #   scripts/setup.sh --tests   and what its tests need besides (scripts/test.sh): Debian's chromium
 #                              and a CJK font, for the browser test of report.html (html_chromium),
-#                              and universal-ctags, for scripts/check-sizes.sh (layout_sizes)
+#                              and universal-ctags, for scripts/check-sizes.sh (layout_sizes), and
+#                              Slurm and munge, for the Slurm cluster test (comm_slurm_cluster)
 set -euo pipefail
 for_tests=0
 for a in "$@"; do
@@ -39,6 +40,9 @@ browser="${RIGCHECK_BROWSER:-$for_tests}"
 if [[ $browser == 1 ]]; then PACKAGES+=(chromium fonts-noto-cjk); fi
 # scripts/check-sizes.sh (ctest layout_sizes) measures functions with universal-ctags.
 if [[ $for_tests == 1 ]]; then PACKAGES+=(universal-ctags); fi
+# The Slurm test (ctest comm_slurm_cluster, scripts/slurm-cluster.sh): Debian's Slurm 22.05 and
+# munge. Their services are not started by the install here (no init); the script starts its own.
+if [[ $for_tests == 1 ]]; then PACKAGES+=(slurmctld slurmd slurm-client munge); fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -19,6 +19,20 @@ echo "stand-in launcher: ORTE was unable to reliably start one or more daemons (
 exit 213
 SH
 chmod +x "$out/failing-launcher"
+# A stand-in for srun without PMIx (MpiDefault=none, or --mpi=none): Open MPI's banner, as each rank
+# prints it (tests/comm/comm_slurm_cluster.sh's cluster printed this under srun --mpi=none).
+cat >"$out/srun-without-pmi" <<'SH'
+#!/bin/sh
+cat >&2 <<'TXT'
+The application appears to have been direct launched using "srun",
+but OMPI was not built with SLURM's PMI support and therefore cannot
+execute.
+*** An error occurred in MPI_Init
+srun: error: n1: task 0: Exited with exit code 1
+TXT
+exit 1
+SH
+chmod +x "$out/srun-without-pmi"
 
 check() {  # $1 launcher, $2 text the manifest reason must hold
   local root="$out/runs-$3"
@@ -34,6 +48,9 @@ check() {  # $1 launcher, $2 text the manifest reason must hold
 }
 check "$out/no-such-dir/mpirun -np 2" "cannot execute $out/no-such-dir/mpirun" missing
 check "$out/failing-launcher -np 2" "ORTE was unable to reliably start one or more daemons" failing
+check "$out/srun-without-pmi --mpi=none" "srun started the ranks without PMIx, which this Open MPI needs" nopmi
+grep '^comm_allreduce_mpi,' "$out"/runs-nopmi/*/manifest.csv | grep -qF "add --mpi=pmix to the launcher" ||
+  fail "the reason does not say what to do"
 grep -h '^comm_allreduce_mpi,' "$out"/runs-*/*/manifest.csv | cut -d, -f5-
 
 # And the default launcher (mpirun -np 2, --allow-run-as-root as root) runs it: ok, 2 ranks.

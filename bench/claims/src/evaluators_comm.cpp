@@ -10,6 +10,7 @@
 #include "rigcheck/claims/claim.hpp"
 #include "rigcheck/runfolder/registries.hpp"
 #include "rigcheck/runfolder/run_query.hpp"
+#include "run_facts.hpp"
 
 namespace rigcheck {
 namespace {
@@ -37,6 +38,30 @@ std::string where_ran(const ResultRow* r) {
   const std::string tcp_if = param_value(r->params, "tcp_if_include");
   if (!tcp_if.empty() && tcp_if != "default") s += ", TCP on " + tcp_if;
   if (machines == "1") s += " (network namespaces of one machine: a shaped link, the CPUs and memory shared by every node)";
+  return s;
+}
+// The ranks' hosts (the mpi_ranks rows) and what started them (the run's launcher and, inside a
+// Slurm allocation, its job and nodes: the inventory), e.g. "; ranks on n1, n2, started by 'srun
+// --mpi=pmix --nodes=2' in Slurm job 7 (nodes n[1-2])"; empty when the run recorded none of it.
+std::string launched_on(const RunData& run) {
+  std::vector<std::string> hosts;
+  for (const ResultRow& r : run.results)
+    if (r.benchmark == names::kMpiRanks) {
+      const std::string h = param_value(r.params, "host");
+      if (!h.empty() && std::find(hosts.begin(), hosts.end(), h) == hosts.end()) hosts.push_back(h);
+    }
+  std::string s;
+  if (!hosts.empty()) {
+    s = "; ranks on ";
+    for (size_t i = 0; i < hosts.size(); ++i) s += (i ? ", " : "") + hosts[i];
+  }
+  auto fact = [&](const char* k) {  // empty where the run did not record it (or it was unset)
+    const std::string v = run_facts::fact(run, k);
+    return v == "unset" || v.rfind("unknown", 0) == 0 ? std::string() : v;
+  };
+  if (const std::string l = fact("run_launcher"); !l.empty()) s += fmt::format("{} started by '{}'", s.empty() ? ";" : ",", l);
+  if (const std::string job = fact("slurm_job_id"); !job.empty())
+    s += fmt::format(" in Slurm job {} (nodes {})", job, fact("slurm_job_nodelist"));
   return s;
 }
 bool oversubscribed(const std::vector<const ResultRow*>& rows) {
@@ -130,7 +155,8 @@ std::string net1_time_evidence(const RunData& run, const std::string& size, cons
     Measured t = measure(time_rows);
     evidence += fmt::format("all-reduce of 100M float32 (400 MB) on {} ranks ({}, transport {}): {} s [{} to {}], "
                             "algorithm {}, busbw {} GB/s, {:.0f}% of a {} s step",
-                            n, where_ran(time_rows.front()), tr, fmt_num(t.value), fmt_num(t.low), fmt_num(t.high),
+                            n, where_ran(time_rows.front()) + launched_on(run), tr, fmt_num(t.value), fmt_num(t.low),
+                            fmt_num(t.high),
                             algs.front().algorithm, fmt_num(algs.front().busbw.value), 100 * t.value / budget,
                             fmt_num(budget));
     if (time_mistrusted)

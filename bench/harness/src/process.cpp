@@ -269,4 +269,15 @@ ChildWatcher::~ChildWatcher() {
   }
 }
 
+std::string find_on_path(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path ? path : "/usr/bin:/bin");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    if (dir.empty()) continue;  // an empty entry is the current folder: never searched
+    const std::string p = dir + "/" + name;
+    if (::access(p.c_str(), X_OK) == 0) return p;
+  }
+  return "";
+}
+
 }  // namespace rigcheck

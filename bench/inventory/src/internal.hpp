@@ -200,6 +200,7 @@ void add_os(Collector& c);
 void add_build(Collector& c);
 void add_libraries(Collector& c);
 void add_tools(Collector& c);
+void add_slurm(Collector& c);
 void add_environment(Collector& c);
 // gpu.cpp
 void add_cuda_devices(Collector& c);

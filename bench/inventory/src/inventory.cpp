@@ -30,6 +30,7 @@ Inventory collect_inventory() {
     c.section("gpu", [&] { add_cuda_devices(c); });
     add_cuda_libraries(c);
     c.section("env", [&] { add_environment(c); });
+    c.section("slurm", [&] { add_slurm(c); });
     return c.take();
   } catch (...) {
     return {};  // only reachable when memory runs out

@@ -331,6 +331,17 @@ void add_tools(Collector& c) {
 
 // The environment variables that change what the benchmarks do, as the user had them. The thread
 // caps are cleared in every benchmark process (harness.cpp), so that the counts swept can run.
+// Inside a Slurm allocation (sbatch, salloc, srun): the job, its nodes and cluster, from the
+// variables Slurm sets; "unset" outside one (docs/multi-node.md "Slurm").
+void add_slurm(Collector& c) {
+  for (const char* v : {"SLURM_JOB_ID", "SLURM_JOB_NODELIST", "SLURM_JOB_NUM_NODES", "SLURM_CLUSTER_NAME",
+                        "SLURM_JOB_PARTITION", "SLURM_NTASKS", "SLURM_NTASKS_PER_NODE"}) {
+    std::string key = v;
+    std::transform(key.begin(), key.end(), key.begin(), [](unsigned char ch) { return std::tolower(ch); });
+    c.add(key, env_or_unset(v));
+  }
+}
+
 void add_environment(Collector& c) {
   c.add("env_cuda_visible_devices", env_or_unset("CUDA_VISIBLE_DEVICES"));
   c.add("env_nccl_socket_ifname", env_or_unset("NCCL_SOCKET_IFNAME"));

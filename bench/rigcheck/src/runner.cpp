@@ -84,6 +84,14 @@ std::string launcher_failure(const std::string& launcher, int exit_code, const s
       dead += (dead.empty() ? "" : " | ") + l.substr(l.find_first_not_of(" \t"));
   if (!dead.empty())
     return fmt::format("a rank died: {} (launcher '{}' exited {}; its last words: {})", dead, launcher, exit_code, said);
+  // srun started the ranks without a PMI Open MPI takes (Slurm's MpiDefault=none, or --mpi=none):
+  // each rank stops in MPI_Init with Open MPI's long banner; say what to do first.
+  if (tail.find("direct launched using \"srun\"") != std::string::npos ||
+      tail.find("not built with SLURM's PMI support") != std::string::npos)
+    return fmt::format("srun started the ranks without PMIx, which this Open MPI needs (\"direct launched using srun, "
+                       "but OMPI was not built with SLURM's PMI support\"): add --mpi=pmix to the launcher (srun "
+                       "--mpi=list shows what this Slurm offers) (launcher '{}' exited {}; its last words: {})",
+                       launcher, exit_code, said);
   return fmt::format("launcher '{}' exited {}: {}", launcher, exit_code, said.empty() ? "(no output)" : said);
 }
 
@@ -93,6 +101,8 @@ std::string launcher_failure(const std::string& launcher, int exit_code, const s
 }  // namespace
 
 std::string default_launcher() {
+  // Inside a Slurm allocation (sbatch, salloc): Slurm's own srun, one rank per task it allocated.
+  if (std::getenv("SLURM_JOB_ID") && !find_on_path("srun").empty()) return "srun";
   std::string l = "mpirun -np 2";
   if (::geteuid() == 0) l += " --allow-run-as-root";  // Open MPI refuses to start as root without it
   if (hardware_thread_count() < 2) l += " --oversubscribe";
@@ -456,6 +466,8 @@ int run_suite(const RunOptions& opt, std::string* run_dir) {
   competitors.check("the start");
 
   Inventory invent = collect_inventory();
+  // What starts the comm benchmarks' ranks (mpirun, srun): NET-1's evidence names it.
+  invent.emplace_back("run_launcher", opt.launcher.empty() ? default_launcher() : opt.launcher);
   try {
     write_inventory_csv(invent, dir + "/inventory.csv");
   } catch (const std::exception& e) {

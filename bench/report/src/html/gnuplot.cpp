@@ -13,24 +13,18 @@
 #include <fmt/format.h>
 
 #include "rigcheck/harness/csv.hpp"
+#include "rigcheck/harness/process.hpp"
 #include "rigcheck/harness/stats.hpp"
 #include "rigcheck/report/report_util.hpp"
 #include "html_internal.hpp"
 
 namespace rigcheck {
 
-using html_detail::split;
-
 namespace {
 
 std::string find_gnuplot() {
   if (const char* e = std::getenv("RIGCHECK_GNUPLOT")) return e;
-  const char* path = std::getenv("PATH");
-  for (const std::string& dir : split(path ? path : "/usr/bin:/bin", ':')) {
-    std::string p = dir + "/gnuplot";
-    if (::access(p.c_str(), X_OK) == 0) return p;
-  }
-  return "";
+  return find_on_path("gnuplot");
 }
 
 // Runs gnuplot on a script; returns its stdout (the SVG) or throws with its first error line.

@@ -46,6 +46,9 @@ std::string describe_child_end(const ChildResult& r, unsigned long long address_
 // (children, grandchildren, even those that left its process groups) carries its run's tag.
 std::vector<int> tagged_processes(const std::string& tag);
 
+// The executable `name` in $PATH's folders (/usr/bin:/bin when PATH is unset), or "" when none.
+std::string find_on_path(const std::string& name);
+
 // A process of its own (its own session, so Ctrl-C and a kill of the runner's group spare it)
 // that outlives the runner: when the runner ends for any reason, SIGKILL included, its pipe
 // closes, and the watcher kills the last child's process group and then every process tagged
