@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "rigcheck/harness/names.hpp"
+#include "rigcheck/harness/stats.hpp"
 
 namespace rigcheck::gpu {
 
@@ -25,12 +26,6 @@ Sample decode(const RawSample& r) {
 }
 
 namespace {
-double median(std::vector<double> v) {
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 double mean(const std::vector<double>& v) {
   if (v.empty()) return NAN;
   double sum = 0;
@@ -116,9 +111,9 @@ PowerSummary summarize(const std::vector<RawSample>& raw, double from_s, double 
   }
   p.temp_max_c = temp_max;
   p.temp_first_c = temp_first;
-  p.sm_mhz_median = median(sm);
+  p.sm_mhz_median = median_of(sm);
   if (!sm.empty()) p.sm_mhz_min = *std::min_element(sm.begin(), sm.end());
-  p.mem_mhz_median = median(mem);
+  p.mem_mhz_median = median_of(mem);
   p.mem_used_max_bytes = mem_max;
   if (reasons_n) {
     p.thermal_fraction = static_cast<double>(thermal) / reasons_n;

@@ -2,11 +2,9 @@
 # `rigcheck run --launcher`: a launcher that cannot start (missing) or that exits non-zero marks
 # the launched comm benchmark failed with the launcher's own words; the other benchmarks and
 # the report still complete. Local stand-ins only: no remote address is ever contacted.
-set -euo pipefail
+source "$(dirname "$0")/../support/lib.sh"
 rigcheck="$1"
-out="$(mktemp -d)"
-trap 'rm -rf "$out"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+out="$tmp"
 cat >"$out/registry.csv" <<'CSV'
 name,area,binary,args,env,needs,timeout_tiny_s,timeout_quick_s,timeout_full_s,description
 fake_ok,fake,fake_bench,--filter n4096,,,60,60,60,"a benchmark that is not launched"

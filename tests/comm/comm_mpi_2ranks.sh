@@ -2,15 +2,13 @@
 # The MPI all-reduce on 2 ranks through mpirun: every size from 8 B to 64 MiB (x2 steps),
 # in-place and out-of-place, Open MPI's default algorithm and the forced `nonoverlapping` one:
 # 0 wrong elements in every case, one CSV from rank 0 in the suite's schema.
-set -euo pipefail
+source "$(dirname "$0")/../support/lib.sh"
 bin="$1"
 command -v mpirun >/dev/null || { echo "SKIP: mpirun not found (Debian: openmpi-bin)"; exit 77; }
 # CI and this machine run as root; Open MPI refuses to start as root unless told (these two
 # variables are its documented switch). Oversubscribe lets 2 ranks start on a 1-core runner.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-out="$(mktemp -d)"
-trap 'rm -rf "$out"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+out="$tmp"
 mpirun -np 2 "$bin" --profile tiny --sizes 8-64M*2 --algorithms default,nonoverlapping --reps 1 --min-time 0.001 \
   --warmup 1 --out "$out" --stem ar >"$out/log" 2>&1 || { cat "$out/log"; fail "mpirun exited $?"; }
 csv="$out/ar.csv"

@@ -6,31 +6,19 @@
 # node, one machine), the interface and the link named in the rows; then the cluster comes down
 # and nothing of it is left (namespaces, links, processes, state). Skips (77) where namespaces
 # cannot be made (not root, no ip/tc) or there is no mpirun.
-set -euo pipefail
+source "$(dirname "$0")/../support/lib.sh"
+source "$(dirname "$0")/../support/netns.sh"
 bin="$1"
-src="$(cd "$(dirname "$0")/../.." && pwd)"
-cluster="$src/scripts/netns-cluster.sh"
-command -v mpirun >/dev/null || { echo "SKIP: mpirun not found (Debian: openmpi-bin)"; exit 77; }
 id="ct$$"
-subnet=10.213.77
-out="$(mktemp -d)"
-fail() { echo "FAIL: $*" >&2; exit 1; }
+out="$tmp"
 # veth links in this (the root) namespace: the cluster makes its veths inside its own namespaces,
 # so none may appear here (other kinds of link come and go with the machine's own services).
 links_before=$(ip -o link show type veth 2>/dev/null | wc -l || echo 0)
 cleanup() {
-  "$cluster" --id "$id" down >/dev/null 2>&1 || true
+  cluster_down
   ip netns del "f$id-n2" 2>/dev/null || true
-  rm -rf "$out"
 }
-trap cleanup EXIT
-set +e
-"$cluster" --id "$id" --subnet "$subnet" up 2 10gbit 0ms >"$out/up.log" 2>&1
-rc=$?
-set -e
-cat "$out/up.log"
-[[ $rc -eq 77 ]] && exit 77
-[[ $rc -eq 0 ]] || fail "netns-cluster.sh up exited $rc"
+cluster_up "$id" 10.213.77 10gbit
 state=/run/rigcheck-netns/$id
 launcher=$(cat "$state/launcher")
 start=$SECONDS

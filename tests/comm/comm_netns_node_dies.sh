@@ -3,28 +3,18 @@
 # starts a long all-reduce through mpirun; the rank processes of node 2 are killed (SIGKILL) mid-run.
 # The benchmark must end `failed` within 30 s with a reason naming that host, and the run must go
 # on to the next benchmark and its report. Skips (77) where namespaces cannot be made.
-set -euo pipefail
+source "$(dirname "$0")/../support/lib.sh"
+source "$(dirname "$0")/../support/netns.sh"
 rigcheck="$1"
-src="$(cd "$(dirname "$0")/../.." && pwd)"
-cluster="$src/scripts/netns-cluster.sh"
-command -v mpirun >/dev/null || { echo "SKIP: mpirun not found (Debian: openmpi-bin)"; exit 77; }
 id="cd$$"
 subnet=10.213.78
-out="$(mktemp -d)"
-fail() { echo "FAIL: $*" >&2; [[ -f $out/log ]] && cat "$out/log" >&2; exit 1; }
+out="$tmp"
+fail_log="$out/log"
 cleanup() {
   [[ -n ${runner:-} ]] && kill "$runner" 2>/dev/null || true
-  "$cluster" --id "$id" down >/dev/null 2>&1 || true
-  rm -rf "$out"
+  cluster_down
 }
-trap cleanup EXIT
-set +e
-"$cluster" --id "$id" --subnet "$subnet" up 2 none 0ms >"$out/up.log" 2>&1
-rc=$?
-set -e
-cat "$out/up.log"
-[[ $rc -eq 77 ]] && exit 77
-[[ $rc -eq 0 ]] || fail "netns-cluster.sh up exited $rc"
+cluster_up "$id" "$subnet" none
 cat >"$out/registry.csv" <<'CSV'
 name,area,binary,args,env,needs,timeout_tiny_s,timeout_quick_s,timeout_full_s,description
 comm_allreduce_mpi,comm,comm_allreduce_mpi,@launcher --sizes 16M --algorithms ring --modes out --reps 200 --min-time 1,,,120,120,120,"a long all-reduce, killed mid-run"

@@ -72,6 +72,19 @@ bool accepted(const uint8_t* data, size_t size, const char* name, T& out, Read r
   return !refused_with_input_error(path, [&] { out = read(path); });
 }
 
+// The suite's own writer's copy of accepted input, read back: TEXT (what WRITER wrote) as the file
+// NAME, given to READ, which must accept it (a refusal is a broken promise). Returns what it read.
+template <class Read>
+auto read_back(const std::string& text, const char* name, const std::string& writer, Read read) {
+  decltype(read(std::string())) back;
+  try {
+    back = read(write_input(text, name));
+  } catch (const InputError& e) {
+    check(false, writer + "'s copy of accepted input is refused: " + e.what());
+  }
+  return back;
+}
+
 }  // namespace rigcheck::fuzz
 
 #if defined(RIGCHECK_FUZZ_REPLAY)

@@ -16,15 +16,14 @@
 # usage: gpu_pack.sh BUILD_DIR SOURCE_DIR MODE [PACK_DIR]
 # PACK_DIR: check that pack (e.g. gpu-pack/ made by scripts/gpu-pack.sh) instead of making one from
 # BUILD_DIR; it must then also hold the 60 MiB limit.
-set -uo pipefail
+tmp_template=/tmp/rigcheck-gpu-pack.XXXXXX
+source "$(dirname "$0")/../support/lib.sh"
+set +e  # each step's exit status is checked where it matters
 build=$1
 src=$2
 mode=$3
 given=${4:-}
-fail() { echo "FAIL: $*"; exit 1; }
 [[ -x $build/bin/gpu_gemm && -x $build/bin/gpu_transfer ]] || { echo "SKIP: no CUDA benchmarks built here (RIGCHECK_WITH_CUDA=OFF)"; exit 77; }
-tmp=$(mktemp -d /tmp/rigcheck-gpu-pack.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
 pack=$tmp/pack
 if [[ -n $given ]]; then
   pack=$(cd "$given" && pwd) || fail "no pack at $given"

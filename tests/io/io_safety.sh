@@ -3,13 +3,12 @@
 # refusals (block/char device, existing file, symlink out of the scratch directory, '..',
 # absolute path outside), nothing written on a refusal, no scratch file left after SIGINT and
 # SIGTERM mid-run, a missing fio and a fio printing broken JSON give a clear error.
-set -uo pipefail
+source "$(dirname "$0")/../support/lib.sh"
+set +e  # each step's exit status is checked where it matters
 bin="$1"            # build/bin
 io_fio="$bin/io_fio"
 io_dl="$bin/io_dataloader"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+work="$tmp"
 n=0
 
 # expect_refusal NAME PATTERN ARGS...: exit 2, stderr names the path and the reason, no CSV

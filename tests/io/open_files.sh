@@ -7,12 +7,10 @@
 #     and fio/w8 runs ok (every file open when the hard limit allows it);
 #  2. hard limit 200: fio's openfiles is set to (200 - 64) / 8 = 17 and fio/w8 runs ok;
 #  3. hard limit 70: not one file per job fits; fio/w8 fails with the reason naming the limit.
-set -euo pipefail
+tmp_template=/var/tmp/rigcheck-openfiles.XXXXXX
+source "$(dirname "$0")/../support/lib.sh"
 bin="$1"
 command -v fio >/dev/null || { echo "fio not found: skipped"; exit 77; }
-tmp="$(mktemp -d /var/tmp/rigcheck-openfiles.XXXXXX)"
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # 0. the limit bites (else this test would pass without the fix)
 mkdir "$tmp/d"

@@ -3,13 +3,12 @@
 # build tree inside it) hidden by an empty folder mounted over it in a mount namespace of its own,
 # the installed `rigcheck run --profile tiny` runs every area and writes its report. Skips where no
 # mount namespace can be made (not root).
-set -uo pipefail
+tmp_template=/tmp/rigcheck-install.XXXXXX
+source "$(dirname "$0")/../support/lib.sh"
+set +e  # each step's exit status is checked where it matters
 build=$1
 src=$2
-fail() { echo "FAIL: $*"; exit 1; }
 if ! unshare -m true 2>/dev/null; then echo "SKIP: cannot make a mount namespace here (unshare -m needs root)"; exit 77; fi
-tmp=$(mktemp -d /tmp/rigcheck-install.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
 cmake --install "$build" --prefix "$tmp/prefix" >"$tmp/install.log" 2>&1 || { cat "$tmp/install.log"; fail "cmake --install"; }
 [[ -x $tmp/prefix/bin/rigcheck && -f $tmp/prefix/share/rigcheck/data/claims.csv ]] || fail "no bin/rigcheck or share/rigcheck/data/claims.csv in the prefix"
 mkdir "$tmp/empty"

@@ -44,6 +44,20 @@ inline ReportOptions quiet() {
   return o;
 }
 
+// Fixture run NAME as compare loads it with RULES, labelled LABEL, its rows changed by EDIT (a
+// callable taking RunData&) and its cases built again from them.
+template <class Edit>
+LoadedRun edited_run(const std::string& name, const std::string& label, const CaseRules& rules, Edit edit) {
+  LoadedRun r = load_run(kRuns + name, rules);
+  r.label = label;
+  edit(r.data);
+  r.cases.clear();
+  r.not_working.clear();
+  r.not_working_by_name.clear();
+  build_cases(r, rules);
+  return r;
+}
+
 // The confounders of data/confounders.csv.
 inline std::vector<ConfounderDef> defs() { return read_confounders(data_path("confounders.csv")); }
 

@@ -10,7 +10,6 @@
 #include "rigcheck/claims/claim.hpp"
 #include "rigcheck/runfolder/registries.hpp"
 #include "rigcheck/runfolder/run_query.hpp"
-#include "run_facts.hpp"
 
 namespace rigcheck {
 namespace {
@@ -56,8 +55,8 @@ std::string launched_on(const RunData& run) {
     for (size_t i = 0; i < hosts.size(); ++i) s += (i ? ", " : "") + hosts[i];
   }
   auto fact = [&](const char* k) {  // empty where the run did not record it (or it was unset)
-    const std::string v = run_facts::fact(run, k);
-    return v == "unset" || v.rfind("unknown", 0) == 0 ? std::string() : v;
+    const std::string v = fact_or(run.facts, k, "");
+    return v == "unset" ? std::string() : v;
   };
   if (const std::string l = fact("run_launcher"); !l.empty()) s += fmt::format("{} started by '{}'", s.empty() ? ";" : ",", l);
   if (const std::string job = fact("slurm_job_id"); !job.empty())

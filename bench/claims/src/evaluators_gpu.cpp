@@ -105,10 +105,7 @@ const std::vector<GpuDatasheet>& sheets() {
   return s;
 }
 
-std::string fact(const RunData& run, const std::string& k) {
-  auto it = run.facts.find(k);
-  return it == run.facts.end() ? std::string() : it->second;
-}
+std::string fact(const RunData& run, const std::string& k) { return fact_or(run.facts, k, ""); }
 
 std::string gpu_name(const RunData& run) { return fact(run, "gpu0_name"); }
 

@@ -17,8 +17,7 @@ namespace rigcheck {
 namespace {
 
 std::string fact(const RunData& run, const char* k) {
-  auto it = run.facts.find(k);
-  return it == run.facts.end() ? std::string("not in the inventory") : it->second;
+  return fact_or(run.facts, k, "not in the inventory");
 }
 
 // Median [min, max] of every ok repetition of one case selected by params.

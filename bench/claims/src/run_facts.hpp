@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "rigcheck/claims/claim.hpp"
+#include "rigcheck/runfolder/run_query.hpp"
 
 namespace rigcheck::run_facts {
 
@@ -14,10 +15,7 @@ inline int physical_cores(const RunData& run) {
   return it == run.facts.end() ? 0 : std::atoi(it->second.c_str());
 }
 
-inline std::string fact(const RunData& run, const std::string& key) {
-  auto it = run.facts.find(key);
-  return it == run.facts.end() ? "unknown: not in inventory" : it->second;
-}
+inline std::string fact(const RunData& run, const std::string& key) { return fact_or(run.facts, key, kNotInInventory); }
 
 inline std::string cpu_budget_text(const RunData& run) {
   return fmt::format("affinity {}, cgroup CPU quota {}", fact(run, "cpu_affinity"), fact(run, "cgroup_cpu_quota"));

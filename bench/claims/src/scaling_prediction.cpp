@@ -26,11 +26,6 @@ bool exists(const std::string& p) {
   return ::stat(p.c_str(), &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
-std::string inv(const RunData& run, const std::string& k) {
-  auto it = run.inventory.find(k);
-  return it == run.inventory.end() ? "(not recorded)" : it->second;
-}
-
 double log_sd(const std::vector<double>& v) {
   double mean = 0, ss = 0;
   for (double x : v) mean += std::log(x);
@@ -58,9 +53,11 @@ std::string profile_path(const RunData& run) {
 bool profile_entry(const std::string& path, const RunData& run, const std::string& bench, const std::string& c,
                    const std::string& metric, double& sd, double& runs, bool& other_machine) {
   bool found = false;
+  const std::string host = fact_or(run.inventory, "hostname", kNotRecorded);
+  const std::string cpu = fact_or(run.inventory, "cpu_model", kNotRecorded);
   for_each_csv_row<7>(path, io::ignore_extra_column, {"benchmark", "case", "metric", "runs", "sd_log", "host", "cpu_model"},
                       [&](long line, const std::array<std::string, 7>& x) {
-                        if (x[5] != inv(run, "hostname") || x[6] != inv(run, "cpu_model")) other_machine = true;
+                        if (x[5] != host || x[6] != cpu) other_machine = true;
                         if (x[0] != bench || x[1] != c || x[2] != metric) return;
                         if (!parse_double(x[4], sd) || !(sd >= 0) || !std::isfinite(sd) || !parse_double(x[3], runs) ||
                             !(runs >= 2) || !std::isfinite(runs))

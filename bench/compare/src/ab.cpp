@@ -95,12 +95,10 @@ struct OrderRow {
 };
 
 std::string format_order(const std::vector<OrderRow>& rows) {
-  std::string s = std::string(kOrderHeader) + "\n";
-  for (const OrderRow& r : rows)
-    s += csv_line({std::to_string(r.round), std::to_string(r.position), r.side, r.spec, r.run_dir,
-                   std::to_string(r.exit_code), r.started}) +
-         "\n";
-  return s;
+  return format_csv(kOrderHeader, rows, [](const OrderRow& r) -> std::vector<std::string> {
+    return {std::to_string(r.round), std::to_string(r.position), r.side, r.spec, r.run_dir, std::to_string(r.exit_code),
+            r.started};
+  });
 }
 
 std::vector<OrderRow> read_order(const std::string& path) {

@@ -166,16 +166,16 @@ std::string changes_md(const std::vector<Change>& cs, const std::vector<LoadedRu
 }
 
 std::string changes_csv(const std::vector<Change>& cs, const std::vector<LoadedRun>& runs) {
-  std::string s = "benchmark,case,source,label,params,metric,unit,better,before_run,after_run,before_value,after_value,"
-                  "change_pct,change_low_pct,change_high_pct,p_value,runs_before,runs_after,flag,attributes,changed_fields\n";
-  for (const Change& c : cs)
-    s += csv_line({c.s->benchmark, c.s->case_name, c.s->source, c.s->label, c.s->params, c.s->metric, c.s->unit,
-                   c.s->better > 0 ? "higher" : "lower", runs[c.before_run].label, runs[c.after_run].label,
-                   format_double(std::exp(c.cp.before)), format_double(std::exp(c.cp.after)), format_double(c.change_pct),
-                   format_double(c.low_pct), format_double(c.high_pct), format_double(c.cp.p),
-                   std::to_string(c.cp.n_before), std::to_string(c.cp.n_after), c.flag, c.attributes, c.changed_fields}) +
-         "\n";
-  return s;
+  const char* header = "benchmark,case,source,label,params,metric,unit,better,before_run,after_run,before_value,"
+                       "after_value,change_pct,change_low_pct,change_high_pct,p_value,runs_before,runs_after,flag,"
+                       "attributes,changed_fields";
+  return format_csv(header, cs, [&runs](const Change& c) -> std::vector<std::string> {
+    return {c.s->benchmark, c.s->case_name, c.s->source, c.s->label, c.s->params, c.s->metric, c.s->unit,
+            c.s->better > 0 ? "higher" : "lower", runs[c.before_run].label, runs[c.after_run].label,
+            format_double(std::exp(c.cp.before)), format_double(std::exp(c.cp.after)), format_double(c.change_pct),
+            format_double(c.low_pct), format_double(c.high_pct), format_double(c.cp.p),
+            std::to_string(c.cp.n_before), std::to_string(c.cp.n_after), c.flag, c.attributes, c.changed_fields};
+  });
 }
 
 std::string series_md(const std::vector<Series>& series, const std::vector<LoadedRun>& runs) {

@@ -10,16 +10,11 @@
 
 #include "rigcheck/compare/compare.hpp"
 #include "rigcheck/harness/csv.hpp"
+#include "rigcheck/harness/stats.hpp"
 
 namespace rigcheck {
 
 namespace {
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 bool judged(const CaseFinding& f) {
   return f.j.iv.method != Method::none && (f.flagged() || f.flag == "no_change" || f.flag == "unstable");
 }

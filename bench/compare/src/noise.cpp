@@ -13,6 +13,7 @@
 #include "rigcheck/harness/csv.hpp"
 #include "rigcheck/harness/fccp.hpp"
 #include "rigcheck/compare/compare.hpp"
+#include "rigcheck/runfolder/run_query.hpp"
 
 namespace rigcheck {
 
@@ -21,8 +22,7 @@ constexpr const char* kNoiseHeader =
     "source,benchmark,case,params,metric,unit,runs,sd_log,cv_pct,spread_pct,host,cpu_model,runs_from";
 
 std::string inv(const LoadedRun& r, const std::string& k) {
-  auto it = r.data.inventory.find(k);
-  return it == r.data.inventory.end() ? "(not recorded)" : it->second;
+  return fact_or(r.data.inventory, k, kNotRecorded);
 }
 }  // namespace
 

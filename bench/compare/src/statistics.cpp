@@ -8,6 +8,8 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "rigcheck/harness/stats.hpp"
+
 namespace rigcheck {
 
 // ------------------------------------------------------------------ random numbers
@@ -59,15 +61,6 @@ uint64_t seed_for(const std::string& key, uint64_t base) {
 
 // ------------------------------------------------------------------ run values
 namespace {
-double median_in_place(std::vector<double>& v) {
-  const size_t n = v.size(), h = n / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<long>(h), v.end());
-  if (n % 2) return v[h];
-  const double upper = v[h];
-  const double lower = *std::max_element(v.begin(), v.begin() + static_cast<long>(h));
-  return (lower + upper) / 2;
-}
-
 double mean(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size()); }
 }  // namespace
 

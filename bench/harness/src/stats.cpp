@@ -26,6 +26,18 @@ double quantile(std::vector<double> v, double q) {
 
 double median(std::vector<double> v) { return quantile(std::move(v), 0.5); }
 
+double median_in_place(std::vector<double>& v) {
+  if (v.empty()) return std::nan("");
+  const size_t n = v.size(), h = n / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<long>(h), v.end());
+  if (n % 2) return v[h];
+  const double upper = v[h];
+  const double lower = *std::max_element(v.begin(), v.begin() + static_cast<long>(h));
+  return (lower + upper) / 2;
+}
+
+double median_of(std::vector<double> v) { return median_in_place(v); }
+
 Summary summarize(std::vector<double> v) {
   check_sample(v);
   Summary s;

@@ -55,10 +55,12 @@ std::string inventory_get(const Inventory& inv, const std::string& key, const st
   return fallback;
 }
 
+std::string format_inventory_csv(const Inventory& inv) {
+  return format_csv("key,value", inv, [](const InventoryEntry& e) -> std::vector<std::string> { return {e.first, e.second}; });
+}
+
 void write_inventory_csv(const Inventory& inv, const std::string& path) {
-  std::string text = "key,value\n";
-  for (const auto& [k, v] : inv) text += csv_line({k, v}) + "\n";
-  write_file_atomic(path, text);
+  write_file_atomic(path, format_inventory_csv(inv));
 }
 
 }  // namespace rigcheck

@@ -19,23 +19,6 @@ namespace rigcheck {
 
 namespace capacity_detail {
 
-std::string gib(double b) { return std::isnan(b) ? "-" : fmt::format("{:.2f} GiB", b / kGiB); }
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return kNaN;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-double fact(const RunData& run, const std::string& key) {
-  auto it = run.inventory.find(key);
-  double v;
-  if (it == run.inventory.end() || !parse_double(it->second, v)) return kNaN;
-  return v;
-}
-
-
 double peak_at(const Machine& m, int threads) {
   auto it = m.peak.find(threads);
   return it == m.peak.end() ? kNaN : it->second;
@@ -321,7 +304,7 @@ std::string gpu_answer(const RunData& run) {
     return fmt::format("No GPU answer: {} GPU(s) present but no model_memory rows measured ({}): the gpu area was "
                        "not run, or its training steps failed.",
                        count, manifest_status(run, "gpu_model_memory"));
-  const double mem = fact(run, "gpu0_memory_bytes");
+  const double mem = fact_number(run.inventory, "gpu0_memory_bytes");
   std::string s = fmt::format("GPU 0 ({} of device memory, 10% kept free): ", gib(mem));
   for (auto& [k, bs] : by) {
     s += "\n- " + k + ": ";
@@ -346,8 +329,8 @@ using namespace capacity_detail;
 
 CapacityAnswer capacity_of(const RunData& run, const CapacityOptions& opt) {
   CapacityAnswer a;
-  a.total_bytes = fact(run, "memory_total_bytes");
-  a.available_bytes = fact(run, "memory_available_bytes");
+  a.total_bytes = fact_number(run.inventory, "memory_total_bytes");
+  a.available_bytes = fact_number(run.inventory, "memory_available_bytes");
   if (std::isnan(a.total_bytes)) {
     a.memory_text = "the inventory has no memory_total_bytes: no limit can be drawn";
   } else {

@@ -5,16 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "rigcheck/harness/stats.hpp"
+#include "rigcheck/harness/units.hpp"
 #include "rigcheck/models/zoo.hpp"
 #include "rigcheck/report/capacity.hpp"
 
 namespace rigcheck::capacity_detail {
-
-constexpr double kGiB = 1073741824.0;
-std::string gib(double b);
-double median_of(std::vector<double> v);
-// A number of the run's inventory; NaN when absent or not a number.
-double fact(const RunData& run, const std::string& key);
 
 // The machine's measured figures, at the step's thread count.
 struct Machine {

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "rigcheck/harness/units.hpp"
 #include "rigcheck/report/capacity.hpp"
 #include "rigcheck/report/html.hpp"
 #include "rigcheck/report/report_util.hpp"
@@ -12,10 +13,6 @@
 namespace rigcheck {
 
 namespace {
-constexpr double kGiB = 1073741824.0;
-
-std::string gib(double b) { return std::isnan(b) ? "-" : fmt::format("{:.2f} GiB", b / kGiB); }
-
 // The cells of one model's row in the summary table, plain text (each page escapes them).
 struct CapacityRow {
   std::string model, basis, limit, peak, step, samples, check, bottleneck;

@@ -4,11 +4,12 @@
 #include <string>
 
 #include "rigcheck/report/report.hpp"
+#include "rigcheck/runfolder/run_query.hpp"
 
 namespace rigcheck::report_detail {
 
 // An inventory value, or "unknown: not in inventory".
-std::string inv(const RunData& r, const std::string& key);
+inline std::string inv(const RunData& r, const std::string& key) { return fact_or(r.inventory, key, kNotInInventory); }
 // The best f32 GEMM (benchmarks gemm_*: oneDNN matmul and sgemm, OpenBLAS sgemm; not a convolution
 // or an inner product) at the most threads the peak was measured at, beside that peak.
 struct GemmHeadline {

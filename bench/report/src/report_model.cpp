@@ -20,11 +20,6 @@ namespace rigcheck {
 
 namespace report_detail {
 
-std::string inv(const RunData& r, const std::string& key) {
-  auto it = r.inventory.find(key);
-  return it == r.inventory.end() ? "unknown: not in inventory" : it->second;
-}
-
 // f32 FMA peak per thread count: the median of the best ISA, from cpu_peak (medians on both sides).
 std::map<std::string, double> peaks(const RunData& run) {
   std::map<std::string, double> p;

@@ -35,13 +35,11 @@ std::string create_run_dir(const std::string& root, const std::string& host, con
 }
 
 std::string format_manifest(const std::vector<ManifestRow>& rows) {
-  std::string s = std::string(kManifestHeader) + "\n";
-  for (const ManifestRow& r : rows)
-    s += csv_line({one_line(r.benchmark), one_line(r.area), one_line(r.command), std::to_string(r.exit_code),
-                   one_line(r.status), fmt::format("{:.3f}", r.duration_s), one_line(r.output), one_line(r.reason),
-                   r.rows >= 0 ? std::to_string(r.rows) : "", r.sha256}) +
-         "\n";
-  return s;
+  return format_csv(kManifestHeader, rows, [](const ManifestRow& r) -> std::vector<std::string> {
+    return {one_line(r.benchmark), one_line(r.area), one_line(r.command), std::to_string(r.exit_code),
+            one_line(r.status), fmt::format("{:.3f}", r.duration_s), one_line(r.output), one_line(r.reason),
+            r.rows >= 0 ? std::to_string(r.rows) : "", r.sha256};
+  });
 }
 
 std::vector<ManifestRow> read_manifest(const std::string& path) {
@@ -89,9 +87,9 @@ std::vector<ManifestRow> read_manifest(const std::string& path) {
 }
 
 std::string format_concurrent_runs(const std::vector<ConcurrentRun>& rows) {
-  std::string s = std::string(kConcurrentRunsHeader) + "\n";
-  for (const ConcurrentRun& r : rows) s += csv_line({std::to_string(r.pid), r.run_dir, r.first_seen, r.last_seen}) + "\n";
-  return s;
+  return format_csv(kConcurrentRunsHeader, rows, [](const ConcurrentRun& r) -> std::vector<std::string> {
+    return {std::to_string(r.pid), r.run_dir, r.first_seen, r.last_seen};
+  });
 }
 
 std::vector<ConcurrentRun> read_concurrent_runs(const std::string& path) {

@@ -74,6 +74,18 @@ std::string manifest_status(const RunData& run, const std::string& benchmark) {
   return fmt::format("{}: not in this run's manifest", benchmark);
 }
 
+std::string fact_or(const std::map<std::string, std::string>& facts, const std::string& key, const std::string& missing) {
+  auto it = facts.find(key);
+  return it == facts.end() ? missing : it->second;
+}
+
+double fact_number(const std::map<std::string, std::string>& facts, const std::string& key) {
+  auto it = facts.find(key);
+  double v;
+  if (it == facts.end() || !parse_double(it->second, v)) return kNaN;
+  return v;
+}
+
 
 // ------------------------------------------------------------------ reading a run
 std::map<std::string, std::vector<const ResultRow*>> RunData::select(

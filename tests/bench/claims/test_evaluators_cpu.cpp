@@ -19,6 +19,7 @@
 #include "rigcheck/report/report.hpp"
 #include "support/files.hpp"
 #include "support/runs.hpp"
+#include "support/text.hpp"
 
 using namespace rigcheck;
 using namespace rigcheck::testsupport;
@@ -58,9 +59,8 @@ TEST(CpuResnetReport, Cpu1LeadsWithResNetAndPredictsE8) {
   // Where the run-to-run part came from, and that an old folder without a profile says so.
   EXPECT_NE(v.reason.find("from the prior for the 2-vCPU VM class, data/run_to_run_prior.csv: 18 runs"), std::string::npos)
       << v.reason;
-  EXPECT_NE(v.reason.find("this run has no noise profile of its machine"), std::string::npos) << v.reason;
-  EXPECT_NE(v.reason.find("2.90 x 4.35%, t(0.995, 17 df)"), std::string::npos) << v.reason;
-  EXPECT_NE(v.reason.find("no residual can test the model"), std::string::npos) << v.reason;
+  EXPECT_TRUE(has_all(v.reason, {"this run has no noise profile of its machine", "2.90 x 4.35%, t(0.995, 17 df)",
+                                 "no residual can test the model"}));
 }
 
 // Issue 31 item 2: 32 cores from 1..2 measured threads is 16x beyond the largest measured count,
@@ -81,9 +81,7 @@ TEST(CpuResnetReport, Cpu2BeyondTheReachIsNotMeasurableNamingTheCores) {
 TEST(CpuResnetReport, Cpu5CarriesModelLevelSecondEvidence) {
   auto vs = make_report(copy_fixture("resnet_synthetic"), quiet());
   const Verdict& v = verdict_of(vs, "CPU-5");
-  EXPECT_NE(v.evidence.find("ResNet-50 inference"), std::string::npos) << v.evidence;
-  EXPECT_NE(v.evidence.find("ResNet-50 train_step"), std::string::npos) << v.evidence;
-  EXPECT_NE(v.evidence.find("ATen AVX2, oneDNN avx2"), std::string::npos) << v.evidence;
+  EXPECT_TRUE(has_all(v.evidence, {"ResNet-50 inference", "ResNet-50 train_step", "ATen AVX2, oneDNN avx2"}));
   EXPECT_EQ(v.evidence.find("had no effect"), std::string::npos) << v.evidence;
 }
 
@@ -179,8 +177,7 @@ TEST(CpuResnetReport, SuperlinearEfficiencyIsNeverTrustedSilently) {
   EXPECT_EQ(v.basis, Basis::measured);
   EXPECT_GT(v.measured.value, 150);
   EXPECT_TRUE(std::isnan(v.predicted));
-  EXPECT_NE(v.reason.find("above 105%"), std::string::npos) << v.reason;
-  EXPECT_NE(v.reason.find("E(2) = 157.1%"), std::string::npos) << v.reason;  // 4.40 / (2 x 1.40)
+  EXPECT_TRUE(has_all(v.reason, {"above 105%", "E(2) = 157.1%"}));  // 4.40 / (2 x 1.40)
   const Verdict& v2 = verdict_of(vs, "CPU-2");
   EXPECT_EQ(v2.verdict, Outcome::inconclusive);
   EXPECT_TRUE(std::isnan(v2.predicted));
@@ -251,9 +248,8 @@ RunData l3_run(double knee_mib, double lat_mib) {
 TEST(CpuL3Verdicts, AgreeingKneeAndLatencyEndAreBothShown) {
   RunData run = l3_run(12, 8);  // knee 12-16 MiB, latency L3 end 8-16 MiB
   Verdict v4 = evaluate_claim(cpu_claim("CPU-4"), run);
-  EXPECT_NE(v4.evidence.find("measured effective L3 12.00 MiB to 16.00 MiB"), std::string::npos) << v4.evidence;
-  EXPECT_NE(v4.evidence.find("L3 plateau ends between 8 MiB and 16.00 MiB (thp pages)"), std::string::npos) << v4.evidence;
-  EXPECT_NE(v4.evidence.find("they agree"), std::string::npos) << v4.evidence;
+  EXPECT_TRUE(has_all(v4.evidence, {"measured effective L3 12.00 MiB to 16.00 MiB",
+                                    "L3 plateau ends between 8 MiB and 16.00 MiB (thp pages)", "they agree"}));
   Verdict v3 = evaluate_claim(cpu_claim("CPU-3"), run);
   EXPECT_EQ(v3.basis, Basis::emulated);
   EXPECT_EQ(v3.reason.find("INCONCLUSIVE whatever"), std::string::npos) << v3.reason;
@@ -264,8 +260,7 @@ TEST(CpuL3Verdicts, DisagreementIsStatedAndCpu3StaysInconclusive) {
   RunData run = l3_run(32, 4);  // knee 32-48 MiB, latency L3 end 4-8 MiB: 4x apart
   Verdict v4 = evaluate_claim(cpu_claim("CPU-4"), run);
   EXPECT_EQ(v4.verdict, Outcome::confirmed);  // judged on the nominal 32 MiB, as before
-  EXPECT_NE(v4.evidence.find("measured effective L3 32.00 MiB to 48.00 MiB"), std::string::npos) << v4.evidence;
-  EXPECT_NE(v4.evidence.find("DISAGREE by more than 2x"), std::string::npos) << v4.evidence;
+  EXPECT_TRUE(has_all(v4.evidence, {"measured effective L3 32.00 MiB to 48.00 MiB", "DISAGREE by more than 2x"}));
   Verdict v3 = evaluate_claim(cpu_claim("CPU-3"), run);
   EXPECT_EQ(v3.verdict, Outcome::inconclusive);
   EXPECT_EQ(v3.basis, Basis::emulated);
@@ -299,9 +294,8 @@ TEST(CpuL3Verdicts, CacheLargerThanTheChipIsMistrusted) {
   run.facts["cache_l3_bytes"] = "16777216";
   Verdict v4 = evaluate_claim(cpu_claim("CPU-4"), run);
   EXPECT_EQ(v4.verdict, Outcome::refuted);  // judged on the nominal 16 MiB, as ever
-  EXPECT_NE(v4.evidence.find("MISTRUSTED: the FC knee ("), std::string::npos) << v4.evidence;
-  EXPECT_NE(v4.evidence.find("above 1.5x the chip's L3 (16"), std::string::npos) << v4.evidence;
-  EXPECT_NE(v4.evidence.find("stands on the nominal size"), std::string::npos) << v4.evidence;
+  EXPECT_TRUE(has_all(v4.evidence, {"MISTRUSTED: the FC knee (", "above 1.5x the chip's L3 (16",
+                                    "stands on the nominal size"}));
   Verdict v3 = evaluate_claim(cpu_claim("CPU-3"), run);
   EXPECT_EQ(v3.verdict, Outcome::inconclusive);
   EXPECT_NE(v3.reason.find("MISTRUSTED: the FC knee"), std::string::npos) << v3.reason;
@@ -355,8 +349,7 @@ TEST(CpuIsaReport, Cpu5TakesTheGainPerPairOfInterleavedRepetitions) {
   EXPECT_NEAR(v.measured.low, 100 * (62.0 / 60 - 1), 1e-9);
   EXPECT_NEAR(v.measured.high, 100 * (95.0 / 70 - 1), 1e-9);
   EXPECT_EQ(v.measured.reps, 5);
-  EXPECT_NE(v.reason.find("per pair of interleaved repetitions"), std::string::npos) << v.reason;
-  EXPECT_NE(v.reason.find("over 5 pairs"), std::string::npos) << v.reason;
+  EXPECT_TRUE(has_all(v.reason, {"per pair of interleaved repetitions", "over 5 pairs"}));
   EXPECT_NE(v.evidence.find("+12.5% (median per pair of interleaved repetitions; [+3.3 to +35.7] over 5 pairs)"),
             std::string::npos)
       << v.evidence;

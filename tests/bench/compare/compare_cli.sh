@@ -7,12 +7,12 @@
 # version change -> one change point in the right place, attributed to that field; broken,
 # mixed or too-few inputs -> a clear error, or a stated exclusion with --exclude-broken; outputs
 # never overwritten. Outputs stay in $3 for reading.
-set -uo pipefail
+source "$(dirname "$0")/../../support/lib.sh"
+set +e  # each step's exit status is checked where it matters
 rigcheck="$1"
 runs="$2/runs"
 out="$3"
 rm -rf "$out" && mkdir -p "$out"
-fail() { echo "FAIL: $*" >&2; exit 1; }
 # compare.csv's flag (column 4) per benchmark; the first columns hold no comma.
 flagged_benchmarks() { awk -F, -v f="$2" 'NR>1 && $4==f {print $1}' "$1" | sort -u | tr '\n' ' '; }
 

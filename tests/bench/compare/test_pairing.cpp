@@ -40,16 +40,13 @@ namespace {
 // machines, oversubscribed, tcp_if_include and link; ResNet-50's step with a description of its
 // warm-up; the DataLoader's fio peer with fio_openfiles and open_file_limit.
 LoadedRun upgraded(const CaseRules& rules) {
-  LoadedRun r = load_run(kRuns + "quick_vm", rules);
-  r.label = "quick_vm_upgraded";
-  for (ResultRow& row : r.data.results) {
-    if (row.benchmark == "mpi_allreduce_f32") row.params += ";machines=1;oversubscribed=no;tcp_if_include=lo;link=loopback";
-    if (row.benchmark == "resnet50_train_step") row.params += ";warmup=one untimed step before the timed ones";
-    if (row.benchmark == "dataloader_vs_fio") row.params += ";fio_openfiles=512;open_file_limit=1048576";
-  }
-  r.cases.clear();
-  build_cases(r, rules);
-  return r;
+  return edited_run("quick_vm", "quick_vm_upgraded", rules, [](RunData& run) {
+    for (ResultRow& row : run.results) {
+      if (row.benchmark == "mpi_allreduce_f32") row.params += ";machines=1;oversubscribed=no;tcp_if_include=lo;link=loopback";
+      if (row.benchmark == "resnet50_train_step") row.params += ";warmup=one untimed step before the timed ones";
+      if (row.benchmark == "dataloader_vs_fio") row.params += ";fio_openfiles=512;open_file_limit=1048576";
+    }
+  });
 }
 }  // namespace
 

@@ -22,29 +22,24 @@ const CaseFinding& finding(const std::vector<CaseFinding>& fs, const std::string
 // compare_a2 with fma_peak_f32 avx2/t1 skipped (one row, without the chains param its ok rows have,
 // as a benchmark that skips before it sets up writes) and avx2/t2's timed rows all mistrusted.
 LoadedRun broken_a2(const CaseRules& rules) {
-  LoadedRun r = load_run(kRuns + "compare_a2", rules);
-  r.label = "thp_never";
-  std::vector<ResultRow> rows;
-  bool skipped = false;
-  for (ResultRow row : r.data.results) {
-    if (row.benchmark == "fma_peak_f32" && row.case_name == "avx2/t1") {
-      if (skipped) continue;
-      row = result_row(row.benchmark, row.case_name, "isa=avx2;threads=1;dtype=f32", "", kNaN, "", -1, Status::skipped,
-                       "MADV_HUGEPAGE took no effect: AnonHugePages 0 of 2 MiB (THP never)");
-      row.source = "cpu_peak";
-      skipped = true;
-    } else if (row.benchmark == "fma_peak_f32" && row.case_name == "avx2/t2" && row.repetition >= 0) {
-      row.status = Status::mistrusted;
-      row.note = "cpu_utilization 0.41 < 0.75";
+  return edited_run("compare_a2", "thp_never", rules, [](RunData& run) {
+    std::vector<ResultRow> rows;
+    bool skipped = false;
+    for (ResultRow row : run.results) {
+      if (row.benchmark == "fma_peak_f32" && row.case_name == "avx2/t1") {
+        if (skipped) continue;
+        row = result_row(row.benchmark, row.case_name, "isa=avx2;threads=1;dtype=f32", "", kNaN, "", -1, Status::skipped,
+                         "MADV_HUGEPAGE took no effect: AnonHugePages 0 of 2 MiB (THP never)");
+        row.source = "cpu_peak";
+        skipped = true;
+      } else if (row.benchmark == "fma_peak_f32" && row.case_name == "avx2/t2" && row.repetition >= 0) {
+        row.status = Status::mistrusted;
+        row.note = "cpu_utilization 0.41 < 0.75";
+      }
+      rows.push_back(row);
     }
-    rows.push_back(row);
-  }
-  r.data.results = rows;
-  r.cases.clear();
-  r.not_working.clear();
-  r.not_working_by_name.clear();
-  build_cases(r, rules);
-  return r;
+    run.results = rows;
+  });
 }
 }  // namespace
 
@@ -93,18 +88,15 @@ TEST(StatusChange, StoppedWorkingIsAFindingThatFailsTheGate) {
 namespace {
 // A run of the fixture with every timed value of every case slowed by `factor` (a slow spell).
 LoadedRun slowed(const std::string& name, double factor, const CaseRules& rules) {
-  LoadedRun r = load_run(kRuns + name, rules);
-  r.label = name + "_slow";
-  for (ResultRow& row : r.data.results) {
-    if (row.repetition < 0 || row.status != Status::ok) continue;
-    const int d = direction_of_unit(row.unit);
-    if (d > 0) row.value *= factor;
-    if (d < 0) row.value /= factor;
-  }
-  r.data.inventory["loadavg_1m"] = "1.57";
-  r.cases.clear();
-  build_cases(r, rules);
-  return r;
+  return edited_run(name, name + "_slow", rules, [factor](RunData& run) {
+    for (ResultRow& row : run.results) {
+      if (row.repetition < 0 || row.status != Status::ok) continue;
+      const int d = direction_of_unit(row.unit);
+      if (d > 0) row.value *= factor;
+      if (d < 0) row.value /= factor;
+    }
+    run.inventory["loadavg_1m"] = "1.57";
+  });
 }
 }  // namespace
 

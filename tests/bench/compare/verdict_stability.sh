@@ -11,11 +11,18 @@ script="$1"
 export RIGCHECK="$2" RIGCHECK_STABILITY_NO_COMPARE=1
 runs="$3/runs"
 
+# stability WANT LOG DIR...: the script on the run folders DIR under $tmp, its output in $tmp/LOG.log;
+# fails unless it exits WANT.
+stability() {
+  local want="$1" log="$tmp/$2.log" rc=0
+  shift 2
+  bash "$script" "${@/#/$tmp/}" >"$log" 2>&1 || rc=$?
+  [[ $rc == "$want" ]] || fail "$*: exit $rc, expected $want: $(tail -12 "$log")"
+}
+
 # 1. The same recorded run three times.
 for i in 1 2 3; do cp -r "$runs/quick_vm" "$tmp/vm$i"; done
-rc=0
-bash "$script" "$tmp/vm1" "$tmp/vm2" "$tmp/vm3" >"$tmp/same.log" 2>&1 || rc=$?
-[[ $rc == 0 ]] || fail "same run thrice: exit $rc: $(tail -12 "$tmp/same.log")"
+stability 0 same vm1 vm2 vm3
 [[ -s "$tmp/vm1/verdicts.csv" ]] || fail "no verdicts.csv made by rigcheck report"
 grep -q "VERDICT\|UNSTABLE" "$tmp/same.log" && fail "same run thrice: $(grep 'VERDICT\|UNSTABLE' "$tmp/same.log")"
 grep -Eq "^figure CPU-4: ([0-9.]+), \1, \1; median [0-9.]+, within \+-0.0%$" "$tmp/same.log" ||
@@ -42,45 +49,37 @@ verdict_csv() {
     echo "MEM-1,memory,x,confirmed,1,,,,5,,GB,,,,measured,"
   } >"$d/verdicts.csv"
 }
-verdict_csv a confirmed 70 10 20 30 100 2 3 4
-verdict_csv b confirmed 72 10 21 30 100 2 3 4
-verdict_csv c inconclusive 71 10 20 30 100 2 3 4
-rc=0
-bash "$script" "$tmp/a" "$tmp/b" "$tmp/c" >"$tmp/changed.log" 2>&1 || rc=$?
-[[ $rc == 1 ]] || fail "a changed verdict: exit $rc, expected 1: $(cat "$tmp/changed.log")"
-grep -q "^VERDICT CHANGED CPU-1: a=confirmed b=confirmed c=inconclusive$" "$tmp/changed.log" ||
+# three_runs NAME FIGURES-OF-THE-SECOND: NAME1 and NAME3 the base run, NAME2 with the figures given.
+base=(confirmed 70 10 20 30 100 2 3 4)
+three_runs() {
+  verdict_csv "${1}1" "${base[@]}"
+  verdict_csv "${1}2" "${@:2}"
+  verdict_csv "${1}3" "${base[@]}"
+}
+three_runs a confirmed 72 10 21 30 100 2 3 4
+verdict_csv a3 inconclusive 71 10 20 30 100 2 3 4
+stability 1 changed a1 a2 a3
+grep -q "^VERDICT CHANGED CPU-1: a1=confirmed a2=confirmed a3=inconclusive$" "$tmp/changed.log" ||
   fail "no VERDICT CHANGED line: $(cat "$tmp/changed.log")"
 [[ $(grep -c "^VERDICT" "$tmp/changed.log") == 1 ]] || fail "other verdicts named: $(grep '^VERDICT' "$tmp/changed.log")"
 grep -q "UNSTABLE" "$tmp/changed.log" && fail "figures within 3% called unstable: $(grep UNSTABLE "$tmp/changed.log")"
 echo "ok: one changed verdict named, exit 1"
 
-verdict_csv d confirmed 70 10 20 30 100 2 3 4
-verdict_csv e confirmed 70 10 30 30 100 2 3 4.7
-verdict_csv f confirmed 70 10 20 30 100 2 3 4
-rc=0
-bash "$script" "$tmp/d" "$tmp/e" "$tmp/f" >"$tmp/two.log" 2>&1 || rc=$?
-[[ $rc == 0 ]] || fail "two unstable figures: exit $rc, expected 0: $(cat "$tmp/two.log")"
+three_runs d confirmed 70 10 30 30 100 2 3 4.7
+stability 0 two d1 d2 d3
 grep -q "^UNSTABLE CPU-4: 20, 30, 20; median 20, spread +-50.0% (limit 15%)$" "$tmp/two.log" ||
   fail "CPU-4 not unstable: $(cat "$tmp/two.log")"
 grep -q "^UNSTABLE NET-1: 4, 4.7, 4; median 4, spread +-17.5%" "$tmp/two.log" || fail "NET-1 not unstable: $(cat "$tmp/two.log")"
 grep -q "^figure MEM-4: 100, 100, 100; median 100, within +-0.0%$" "$tmp/two.log" || fail "MEM-4: $(cat "$tmp/two.log")"
 echo "ok: two unstable figures printed with their spread, exit 0"
 
-verdict_csv g confirmed 70 10 20 30 100 2 3 4
-verdict_csv h confirmed 70 10 30 30 100 2 3 4.7
-verdict_csv i confirmed 70 10 20 30 100 2 3 4
-sed -i 's/^IO-3,io,x,confirmed,1,3,/IO-3,io,x,confirmed,1,,/' "$tmp/i/verdicts.csv"
-rc=0
-bash "$script" "$tmp/g" "$tmp/h" "$tmp/i" >"$tmp/three.log" 2>&1 || rc=$?
-[[ $rc == 1 ]] || fail "three unstable figures: exit $rc, expected 1: $(cat "$tmp/three.log")"
+three_runs g confirmed 70 10 30 30 100 2 3 4.7
+sed -i 's/^IO-3,io,x,confirmed,1,3,/IO-3,io,x,confirmed,1,,/' "$tmp/g3/verdicts.csv"
+stability 1 three g1 g2 g3
 grep -q "^UNSTABLE IO-3: measured in 2 of 3 runs (3, 3, -)$" "$tmp/three.log" || fail "missing figure: $(cat "$tmp/three.log")"
 grep -q "3 of 8 headline figures unstable (at most 2 allowed)" "$tmp/three.log" || fail "summary: $(tail -1 "$tmp/three.log")"
 echo "ok: three unstable figures (one missing from a run), exit 1"
 
-rc=0
-bash "$script" "$tmp/a" >/dev/null 2>&1 || rc=$?
-[[ $rc == 2 ]] || fail "one run folder: exit $rc, expected 2"
-rc=0
-bash "$script" "$tmp/a" "$tmp/nonexistent" >/dev/null 2>&1 || rc=$?
-[[ $rc == 2 ]] || fail "a missing run folder: exit $rc, expected 2"
+stability 2 one a1
+stability 2 missing a1 nonexistent
 echo "ok: bad usage refused"

@@ -4,10 +4,10 @@
 #  2. io_fio's job count follows the CPUs this process may use: under `taskset -c 0`, one job;
 #  3. a result that cannot be written (a file-size limit) makes the MPI binary end `failed` with the
 #     file and the cause, on every rank, within seconds (not a hang, not a terminate()).
-set -uo pipefail
+source "$(dirname "$0")/../../support/lib.sh"
+set +e  # each step's exit status is checked where it matters
 bin=$1
 registry=$2
-fail() { echo "FAIL: $*"; exit 1; }
 checked=0
 # Every binary of the benchmark registry that this build has.
 for name in $(tail -n +2 "$registry" | cut -d, -f3 | sort -u); do
@@ -30,8 +30,6 @@ fi
 
 if [[ -x $bin/comm_allreduce_mpi ]] && command -v mpirun >/dev/null; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-  tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp"' EXIT
   # 4 KiB of file size for the ranks (not for mpirun, whose own files need more): the first rows
   # fit, the rest of the case's rows do not.
   out=$(timeout 60 mpirun -np 2 bash -c "ulimit -f 4; exec '$bin/comm_allreduce_mpi' --profile tiny --sizes 8,64 --out '$tmp'" 2>&1)

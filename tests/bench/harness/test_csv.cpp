@@ -16,3 +16,12 @@ TEST(Csv, QuotingFollowsRfc4180) {
   EXPECT_FALSE(parse_double("", v));
   EXPECT_FALSE(parse_double("nan", v));
 }
+
+TEST(Csv, FormatCsvWritesTheHeaderAndALinePerRow) {
+  const std::vector<std::pair<std::string, int>> rows = {{"a,b", 1}, {"c", 2}};
+  auto fields = [](const std::pair<std::string, int>& r) -> std::vector<std::string> {
+    return {r.first, std::to_string(r.second)};
+  };
+  EXPECT_EQ(format_csv("name,n", rows, fields), "name,n\n\"a,b\",1\nc,2\n");
+  EXPECT_EQ(format_csv("name,n", std::vector<std::pair<std::string, int>>{}, fields), "name,n\n");
+}

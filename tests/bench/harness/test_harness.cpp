@@ -16,8 +16,21 @@ using namespace rigcheck;
 using namespace rigcheck::testsupport;
 
 namespace {
-ChildResult run_fake(const std::string& dir, std::vector<std::string> env = {}) {
-  return run_child({RIGCHECK_FAKE_BENCH, "--profile", "tiny", "--out", dir, "--reps", "3"}, env, 60, dir + "/log", false);
+// fake_bench --profile tiny --out DIR ARGS... with ENV, its output in DIR/log.
+ChildResult fake(const std::string& dir, const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
+  std::vector<std::string> argv = {RIGCHECK_FAKE_BENCH, "--profile", "tiny", "--out", dir};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_child(argv, env, 60, dir + "/log", false);
+}
+
+ChildResult run_fake(const std::string& dir, const std::vector<std::string>& env = {}) { return fake(dir, {"--reps", "3"}, env); }
+
+// fake_bench refuses ARGS before it runs anything: exit 2, saying TEXT.
+void expect_refused(const std::string& name, const std::vector<std::string>& args, const std::string& text) {
+  const std::string dir = fresh_dir(name);
+  const ChildResult r = fake(dir, args);
+  EXPECT_EQ(r.exit_code, 2) << r.output_tail;
+  EXPECT_NE(r.output_tail.find(text), std::string::npos) << r.output_tail;
 }
 }  // namespace
 
@@ -83,9 +96,7 @@ TEST(Harness, InterleavedCasesAlternateRepetitions) {
 TEST(Harness, AlternateEnvTakesTurnsWithASecondProcess) {
   std::string dir = fresh_dir("fake-alternate");
   std::string tmp = fresh_dir("fake-alternate-tmp");
-  ChildResult r = run_child({RIGCHECK_FAKE_BENCH, "--profile", "tiny", "--out", dir, "--reps", "3", "--run-id", "alt1",
-                             "--alternate-env", "RIGCHECK_TEST_SIDE=b"},
-                            {"TMPDIR=" + tmp}, 60, dir + "/log", false);
+  ChildResult r = fake(dir, {"--reps", "3", "--run-id", "alt1", "--alternate-env", "RIGCHECK_TEST_SIDE=b"}, {"TMPDIR=" + tmp});
   ASSERT_EQ(r.exit_code, 0) << r.output_tail;
   std::string order;
   int checks = 0, skipped = 0;
@@ -114,9 +125,8 @@ TEST(Harness, AlternateEnvTakesTurnsWithASecondProcess) {
 // case runs, the second's runs too.
 TEST(Harness, AlternateEnvSecondSideGetsEveryCpuOfTheFirst) {
   std::string dir = fresh_dir("fake-alternate-cpus");
-  ChildResult r = run_child({RIGCHECK_FAKE_BENCH, "--profile", "tiny", "--out", dir, "--reps", "1", "--alternate-env",
-                             "RIGCHECK_TEST_SIDE=b"},
-                            {"RIGCHECK_TEST_THREADS=2", "OMP_PROC_BIND=close", "OMP_PLACES=cores"}, 60, dir + "/log", false);
+  ChildResult r = fake(dir, {"--reps", "1", "--alternate-env", "RIGCHECK_TEST_SIDE=b"},
+                       {"RIGCHECK_TEST_THREADS=2", "OMP_PROC_BIND=close", "OMP_PLACES=cores"});
   ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 77) << r.output_tail;
   std::map<std::string, Status> check;
   for (const ResultRow& row : read_results(dir + "/fake_bench.csv"))
@@ -128,11 +138,7 @@ TEST(Harness, AlternateEnvSecondSideGetsEveryCpuOfTheFirst) {
 
 // A bad --alternate-env is refused before anything runs.
 TEST(Harness, AlternateEnvNeedsAnAssignment) {
-  std::string dir = fresh_dir("fake-alternate-bad");
-  ChildResult r = run_child({RIGCHECK_FAKE_BENCH, "--profile", "tiny", "--out", dir, "--alternate-env", "NOEQUALS"}, {}, 60,
-                            dir + "/log", false);
-  EXPECT_EQ(r.exit_code, 2) << r.output_tail;
-  EXPECT_NE(r.output_tail.find("expected VAR=VALUE"), std::string::npos) << r.output_tail;
+  expect_refused("fake-alternate-bad", {"--alternate-env", "NOEQUALS"}, "expected VAR=VALUE");
 }
 
 TEST(Harness, WrongKernelFailsAndReportsNoSpeed) {
@@ -174,9 +180,8 @@ TEST(Harness, BadCommandLineIsRefused) {
 // cap, interleaved cases by whole rounds (pairs stay pairs), and each case says the cap stopped it.
 TEST(Harness, AdaptiveRepetitionsStopAtTheCapInWholeRounds) {
   std::string dir = fresh_dir("fake-adaptive");
-  ChildResult r = run_child({RIGCHECK_FAKE_BENCH, "--profile", "tiny", "--out", dir, "--reps", "3", "--reps-target",
-                             "1e-12", "--reps-cap", "5", "--reps-budget", "1000"},
-                            {"RIGCHECK_TEST_INTERLEAVE=1"}, 60, dir + "/log", false);
+  ChildResult r = fake(dir, {"--reps", "3", "--reps-target", "1e-12", "--reps-cap", "5", "--reps-budget", "1000"},
+                       {"RIGCHECK_TEST_INTERLEAVE=1"});
   ASSERT_EQ(r.exit_code, 0) << r.output_tail;
   std::string order;
   std::map<std::string, int> reps, cap_hit, spread;
@@ -209,8 +214,7 @@ TEST(Harness, AdaptiveRepetitionsStopAtTheCapInWholeRounds) {
 // off (no reps_* rows); a negative target is refused.
 TEST(Harness, AdaptiveRepetitionsWithinTargetOrOff) {
   std::string dir = fresh_dir("fake-adaptive-met");
-  ChildResult r = run_child({RIGCHECK_FAKE_BENCH, "--profile", "tiny", "--out", dir, "--reps", "3", "--reps-target", "1e9"},
-                            {}, 60, dir + "/log", false);
+  ChildResult r = fake(dir, {"--reps", "3", "--reps-target", "1e9"});
   ASSERT_EQ(r.exit_code, 0) << r.output_tail;
   int reps = 0, hits = 0;
   for (const ResultRow& row : read_results(dir + "/fake_bench.csv")) {
@@ -227,11 +231,7 @@ TEST(Harness, AdaptiveRepetitionsWithinTargetOrOff) {
   ASSERT_EQ(run_fake(off).exit_code, 0);
   for (const ResultRow& row : read_results(off + "/fake_bench.csv")) EXPECT_NE(row.metric, kRepsCapHit);
 
-  std::string bad = fresh_dir("fake-adaptive-bad");
-  ChildResult b = run_child({RIGCHECK_FAKE_BENCH, "--profile", "tiny", "--out", bad, "--reps-target", "-1"}, {}, 60,
-                            bad + "/log", false);
-  EXPECT_EQ(b.exit_code, 2) << b.output_tail;
-  EXPECT_NE(b.output_tail.find("--reps-target"), std::string::npos) << b.output_tail;
+  expect_refused("fake-adaptive-bad", {"--reps-target", "-1"}, "--reps-target");
 }
 
 TEST(Harness, RelativeIqr) {

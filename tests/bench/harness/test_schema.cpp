@@ -29,17 +29,9 @@ TEST(Schema, HeaderIsDerivedFromTheColumnTable) {
 }
 
 TEST(Schema, RoundTripKeepsEveryFieldIncludingQuotesAndCommas) {
-  ResultRow a;
+  ResultRow a = result_row("gemm_matmul_f32", "m2048n2048k2048/t2", "m=2048;impl=brg:avx512_core", "gflops",
+                           123.456789012345, "GFLOP/s", 3, Status::mistrusted, "a note, with \"quotes\" and commas");
   a.run_id = "vm-20261202T000000Z";
-  a.benchmark = "gemm_matmul_f32";
-  a.case_name = "m2048n2048k2048/t2";
-  a.params = "m=2048;impl=brg:avx512_core";
-  a.metric = "gflops";
-  a.value = 123.456789012345;
-  a.unit = "GFLOP/s";
-  a.repetition = 3;
-  a.status = Status::mistrusted;
-  a.note = "a note, with \"quotes\" and commas";
   ResultRow b = a;
   b.status = Status::skipped;
   b.value = std::nan("");

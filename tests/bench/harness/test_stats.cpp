@@ -2,8 +2,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <vector>
 
 #include "rigcheck/harness/stats.hpp"
+#include "rigcheck/harness/units.hpp"
 
 using namespace rigcheck;
 
@@ -35,4 +37,22 @@ TEST(Stats, AmdahlFitRecoversTheParallelFraction) {
   EXPECT_NEAR(amdahl_speedup(p, 8) / 8, 0.7308, 1e-4);
   EXPECT_DOUBLE_EQ(amdahl_fit({{2, 2.5}}), 1.0);  // superlinear clamps to 1
   EXPECT_THROW(amdahl_fit({{1, 1.0}}), std::invalid_argument);
+}
+
+// median_of (the tool's medians): the middle value or the mean of the two middle ones, in any
+// order, NaN for an empty sample; median_in_place the same on the caller's vector.
+TEST(Stats, MedianOfMiddleValuesAndEmpty) {
+  EXPECT_EQ(median_of({5, 1, 3}), 3);
+  EXPECT_EQ(median_of({4, 1, 3, 2}), 2.5);
+  EXPECT_EQ(median_of({0.1, 0.7}), (0.1 + 0.7) / 2);  // the midpoint, not 0.1 + (0.7 - 0.1) / 2
+  EXPECT_TRUE(std::isnan(median_of({})));
+  std::vector<double> v = {9, 8, 7, 6, 5, 4};
+  EXPECT_EQ(median_in_place(v), 6.5);
+  EXPECT_EQ(v.size(), 6u);
+}
+
+TEST(Units, GibHasTwoDecimalsAndADashForNaN) {
+  EXPECT_EQ(gib(3.43 * kGiB), "3.43 GiB");
+  EXPECT_EQ(gib(1.5 * 1024 * 1024 * 1024), "1.50 GiB");
+  EXPECT_EQ(gib(std::nan("")), "-");
 }

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <stdexcept>
+#include <vector>
 
 #include "rigcheck/report/report.hpp"
 #include "support/runs.hpp"
@@ -12,35 +13,42 @@ using namespace rigcheck::testsupport;
 namespace fs = std::filesystem;
 
 TEST(Verdict, RulesForEachKindOfClaim) {
-  // kind, the claim's low and high, its tolerance; a measured interval and the verdict it gets.
-  struct Row {
-    ClaimKind kind;
-    double low, high, tolerance, measured_low, measured_high;
+  // A claim of each kind (its low and high, its tolerance), and measured intervals with the verdict
+  // each gets.
+  struct Interval {
+    double low, high;
     Outcome want;
     const char* why;
   };
-  const Row rows[] = {
-      {ClaimKind::range, 20, 30, 2, 21, 29, Outcome::confirmed, "inside the range"},
-      {ClaimKind::range, 20, 30, 2, 18.5, 31.5, Outcome::confirmed, "inside the tolerance"},
-      {ClaimKind::range, 20, 30, 2, 5, 10, Outcome::refuted, "below"},
-      {ClaimKind::range, 20, 30, 2, 33, 40, Outcome::refuted, "above"},
-      {ClaimKind::range, 20, 30, 2, 25, 35, Outcome::inconclusive, "noise straddles the upper edge"},
-      {ClaimKind::at_least, 85, 30, 5, 90, 99, Outcome::confirmed, "above the floor"},
-      {ClaimKind::at_least, 85, 30, 5, 60, 70, Outcome::refuted, "below the floor and its tolerance"},
-      {ClaimKind::at_least, 85, 30, 5, 75, 85, Outcome::inconclusive, "straddles the floor's tolerance"},
-      {ClaimKind::at_most, 20, 10, 0, 1, 9, Outcome::confirmed, "under the ceiling"},
-      {ClaimKind::at_most, 20, 10, 0, 11, 12, Outcome::refuted, "over the ceiling"},
-      {ClaimKind::approx, 18, 30, 3, 16, 20, Outcome::confirmed, "within the tolerance of the figure"},
-      {ClaimKind::approx, 18, 30, 3, 0, 2, Outcome::refuted, "far from the figure"},
+  struct Kind {
+    ClaimKind kind;
+    double low, high, tolerance;
+    std::vector<Interval> measured;
   };
-  for (const Row& r : rows) {
+  const Kind kinds[] = {
+      {ClaimKind::range, 20, 30, 2,
+       {{21, 29, Outcome::confirmed, "inside the range"},
+        {18.5, 31.5, Outcome::confirmed, "inside the tolerance"},
+        {5, 10, Outcome::refuted, "below"},
+        {33, 40, Outcome::refuted, "above"},
+        {25, 35, Outcome::inconclusive, "noise straddles the upper edge"}}},
+      {ClaimKind::at_least, 85, 30, 5,
+       {{90, 99, Outcome::confirmed, "above the floor"},
+        {60, 70, Outcome::refuted, "below the floor and its tolerance"},
+        {75, 85, Outcome::inconclusive, "straddles the floor's tolerance"}}},
+      {ClaimKind::at_most, 20, 10, 0,
+       {{1, 9, Outcome::confirmed, "under the ceiling"}, {11, 12, Outcome::refuted, "over the ceiling"}}},
+      {ClaimKind::approx, 18, 30, 3,
+       {{16, 20, Outcome::confirmed, "within the tolerance of the figure"}, {0, 2, Outcome::refuted, "far from the figure"}}},
+  };
+  for (const Kind& k : kinds) {
     Claim c;
     c.id = "X";
-    c.kind = r.kind;
-    c.low = r.low;
-    c.high = r.high;
-    c.tolerance = r.tolerance;
-    EXPECT_EQ(judge(c, r.measured_low, r.measured_high), r.want) << r.why;
+    c.kind = k.kind;
+    c.low = k.low;
+    c.high = k.high;
+    c.tolerance = k.tolerance;
+    for (const Interval& m : k.measured) EXPECT_EQ(judge(c, m.low, m.high), m.want) << m.why;
   }
   Claim fact;
   fact.kind = ClaimKind::fact;

@@ -2,13 +2,11 @@
 # `taskset -c 0 rigcheck run --profile tiny --only cpu`: the suite must see one usable core, sweep
 # only 1 thread, and say CPU-1 is not_measurable for that reason (issue: 2 threads on 1 CPU once
 # passed as ok at cpu_utilization 0.5000 and gave a "measured" E(2) of 46%).
-set -euo pipefail
+source "$(dirname "$0")/../../support/lib.sh"
 rigcheck="$1"
 command -v taskset >/dev/null || { echo "SKIP: taskset (util-linux) is not installed"; exit 77; }
 (( $(nproc) >= 2 )) || { echo "SKIP: needs at least 2 CPUs to restrict to one"; exit 77; }
-out="$(mktemp -d)"
-trap 'rm -rf "$out"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+out="$tmp"
 taskset -c 0 "$rigcheck" run --profile tiny --only cpu --out "$out" >"$out/run.log" 2>&1 || true
 run="$(find "$out" -mindepth 1 -maxdepth 1 -type d | head -1)"
 [[ -s "$run/verdicts.csv" ]] || { cat "$out/run.log"; fail "no verdicts.csv"; }

@@ -19,16 +19,7 @@ using namespace rigcheck::testsupport;
 
 namespace {
 // A valid result row of benchmark b, case c: 1.5 GFLOP/s at repetition 0.
-ResultRow gflops_row() {
-  ResultRow r;
-  r.benchmark = "b";
-  r.case_name = "c";
-  r.metric = "gflops";
-  r.value = 1.5;
-  r.unit = "GFLOP/s";
-  r.repetition = 0;
-  return r;
-}
+ResultRow gflops_row() { return result_row("b", "c", "", "gflops", 1.5, "GFLOP/s", 0); }
 }  // namespace
 
 TEST(Runner, RunFoldersAreNeverReused) {

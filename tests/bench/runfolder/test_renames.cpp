@@ -73,23 +73,23 @@ TEST(Renames, OldRowsAreReadUnderTodaysNames) {
 }
 
 TEST(Renames, BadTablesAreRefusedWithFileAndLine) {
-  auto refused = [](const std::string& text, long line, const std::string& what) {
-    const std::string p = temp_file("renames_bad.csv", text);
-    try {
-      read_renames(p);
-      ADD_FAILURE() << "accepted: " << text;
-    } catch (const InputError& e) {
-      EXPECT_EQ(e.line(), line) << e.what();
-      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
-    }
+  const struct {
+    const char* text;
+    long line;
+    const char* why;
+  } bad[] = {
+      {"kind,old,new,why\nbench,a,b,\n", 2, "kind 'bench'"},
+      {"kind,old,new,why\nbenchmark,a,b,\nbenchmark,a,c,\n", 3, "renamed twice"},
+      {"kind,old,new,why\nmetric,a,a,\n", 2, "not a rename"},
+      {"kind,old,new,case_suffix,why\nbenchmark,a,b,/x,\n", 2, "only a source gets one"},
+      {"kind,old,new,case_suffix,why\nsource,a,c,/x,\nsource,b,c,/x,\n", 3, "their cases would merge"},
+      {"kind,old,new,case_suffix,why\nsource,a,c,/x,\nsource,a,d,/y,\n", 3, "renamed twice"},
+      {"kind,old,case_suffix,why\nsource,a,/x,\n", 1, "no column 'new'"},
   };
-  refused("kind,old,new,why\nbench,a,b,\n", 2, "kind 'bench'");
-  refused("kind,old,new,why\nbenchmark,a,b,\nbenchmark,a,c,\n", 3, "renamed twice");
-  refused("kind,old,new,why\nmetric,a,a,\n", 2, "not a rename");
-  refused("kind,old,new,case_suffix,why\nbenchmark,a,b,/x,\n", 2, "only a source gets one");
-  refused("kind,old,new,case_suffix,why\nsource,a,c,/x,\nsource,b,c,/x,\n", 3, "their cases would merge");
-  refused("kind,old,new,case_suffix,why\nsource,a,c,/x,\nsource,a,d,/y,\n", 3, "renamed twice");
-  refused("kind,old,case_suffix,why\nsource,a,/x,\n", 1, "no column 'new'");
+  for (const auto& b : bad) {
+    const std::string p = temp_file("renames_bad.csv", b.text);
+    expect_refused_at([&] { read_renames(p); }, b.line, b.why, p);
+  }
   // Without the optional case_suffix column, as before; a source renamed with a suffix only is one.
   EXPECT_EQ(read_renames(temp_file("renames_ok.csv", "kind,old,new,why\nmetric,a,b,\n")).metric.at("a"), "b");
   const Renames r = read_renames(temp_file("renames_ok2.csv", "kind,old,new,case_suffix,why\nsource,a,a,/x,\n"));

@@ -21,13 +21,8 @@ RIGCHECK_FUZZ_TARGET(results) {
       check(std::isfinite(r.value), "accepted a measured row without a finite value");
     text += format_result_row(r) + "\n";
   }
-  const std::string again = write_input(text, "result-again.csv");
-  std::vector<ResultRow> back;
-  try {
-    back = read_results(again);
-  } catch (const InputError& e) {
-    check(false, std::string("the writer's copy of accepted rows is refused: ") + e.what());
-  }
+  const std::vector<ResultRow> back =
+      read_back(text, "result-again.csv", "format_result_row", [](const std::string& p) { return read_results(p); });
   check(back.size() == rows.size(), "the writer's copy has another number of rows");
   for (size_t i = 0; i < rows.size(); ++i) {
     const ResultRow &a = rows[i], &b = back[i];

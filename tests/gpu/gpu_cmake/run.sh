@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # CMake logic of the GPU build tested without a GPU: nvtx_shim (cmake/torch_cuda.cmake) and
 # find_nccl (cmake/find_nccl.cmake). usage: run.sh MODE SOURCE_DIR WORK_DIR
-set -uo pipefail
+source "$(dirname "$0")/../../support/lib.sh"
+set +e  # each step's exit status is checked where it matters
 mode=$1
 src=$2
 work=$3/$mode
 here=$src/tests/gpu/gpu_cmake
-fail() { echo "FAIL: $*"; exit 1; }
 rm -rf "$work"
 mkdir -p "$work"
 case $mode in

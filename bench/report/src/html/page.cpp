@@ -93,8 +93,7 @@ void write_run_html(const std::string& run_dir, const RunData& run, const std::v
     while (run_id.size() > 1 && run_id.back() == '/') run_id.pop_back();
     if (auto p = run_id.rfind('/'); p != std::string::npos) run_id = run_id.substr(p + 1);
     auto inv = [&](const char* k) {
-      auto it = run.inventory.find(k);
-      return html_escape(it == run.inventory.end() ? "unknown" : it->second);
+      return html_escape(fact_or(run.inventory, k, "unknown"));
     };
     std::string body = "<h1>rigcheck report: " + html_escape(run_id) + "</h1>\n";
     body += fmt::format(

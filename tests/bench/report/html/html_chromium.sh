@@ -12,12 +12,12 @@
 #     them is named (the first family of the quote's font list that is installed and draws them).
 # Skips (exit 77) with the reason only where Chromium or gnuplot is absent (scripts/test.sh
 # installs both).
-set -uo pipefail
+source "$(dirname "$0")/../../../support/lib.sh"
+set +e  # each step's exit status is checked where it matters
 rigcheck="$1"
 runs="$2/runs"
 out="$3"
 max_table_px=1800
-fail() { echo "FAIL: $*" >&2; exit 1; }
 browser=""
 for b in chromium chromium-browser google-chrome; do
   if command -v "$b" >/dev/null 2>&1; then browser="$b"; break; fi

@@ -23,6 +23,13 @@ class InputError : public std::runtime_error {
 // RFC 4180 quoting: quoted when the field holds a comma, a quote or a line break.
 std::string csv_field(const std::string& s);
 std::string csv_line(const std::vector<std::string>& fields);
+// A whole CSV file: the header line, then csv_line(fields(row)) for each row, every line ended.
+template <class Rows, class Fields>
+std::string format_csv(const std::string& header, const Rows& rows, Fields fields) {
+  std::string s = header + "\n";
+  for (const auto& r : rows) s += csv_line(fields(r)) + "\n";
+  return s;
+}
 // The text on one line: every line break (\n or \r\n) becomes " | ". The suite's readers
 // (fast-cpp-csv-parser) read a quoted field only within one line, so writers of files the suite
 // reads back (result rows, the manifest) pass free text through this.

@@ -16,6 +16,11 @@ struct Summary {
 // Throws std::invalid_argument on an empty sample or a non-finite value.
 Summary summarize(std::vector<double> values);
 double median(std::vector<double> values);
+// The middle value of a sample, the mean of the two middle ones for an even count; NaN for an
+// empty sample. Unlike median() it neither throws nor interpolates: the tool's medians of medians,
+// of peaks and of bootstrap draws. median_in_place reorders v (no copy, for resampling loops).
+double median_in_place(std::vector<double>& v);
+double median_of(std::vector<double> v);
 // Linear-interpolation quantile, q in [0,1].
 double quantile(std::vector<double> values, double q);
 

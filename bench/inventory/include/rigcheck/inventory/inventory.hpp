@@ -41,5 +41,7 @@ const CpuCacheDatasheet* cpu_cache_datasheet(const std::string& vendor, int fami
 
 // Writes inventory.csv (header "key,value") through a temporary file and rename.
 void write_inventory_csv(const Inventory& inv, const std::string& path);
+// What write_inventory_csv writes: key,value and a line per entry.
+std::string format_inventory_csv(const Inventory& inv);
 
 }  // namespace rigcheck

@@ -22,4 +22,12 @@ std::string fmt_num(double v);
 // The manifest's word on a benchmark, for reasons: "cpu_gemm: failed (exit 1)".
 std::string manifest_status(const RunData& run, const std::string& benchmark);
 
+// One fact of a run's inventory (RunData::inventory, or ::facts, which adds the derived ones): its
+// text, or `missing` where the run has none. How a gap reads is the caller's to say.
+inline constexpr const char* kNotInInventory = "unknown: not in inventory";
+inline constexpr const char* kNotRecorded = "(not recorded)";
+std::string fact_or(const std::map<std::string, std::string>& facts, const std::string& key, const std::string& missing);
+// The same as a number: NaN where the run has none or it is not a number.
+double fact_number(const std::map<std::string, std::string>& facts, const std::string& key);
+
 }  // namespace rigcheck
