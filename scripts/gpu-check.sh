@@ -85,6 +85,7 @@ exec 2> >(tee -a "$logs/gpu-check.log" >&3)
 say() { printf '[gpu-check %4ss] %s\n' "$(elapsed)" "$*" >&2; }
 steps=()  # "name seconds status" per step, for the summary
 parts=()  # parts of the check left out, each with why
+torch_side="not checked (stopped before the precheck ended)"
 step_start=0
 step_name=
 # step NAME CAP MIN_AFTER: starts a step whose budget is CAP seconds, less if the steps after it
@@ -129,7 +130,10 @@ finish() {  # EXIT_CODE HEADLINE
   cat "$res/summary.txt" >&2
   exit "$rc"
 }
-trap 'say "stopped by a signal"; trap - TERM INT; finish 1 "stopped by a signal after $(elapsed) s (what was measured is in the archive)"' TERM INT
+# Stopped (timeout, Ctrl-C): the summary and archive of what there is. stderr back to the terminal
+# first: a signal to the process group also ends the tee that copies it into the log.
+trap 'exec 2>&3; trap "" PIPE; trap - TERM INT; say "stopped by a signal"
+      finish 1 "stopped by a signal after $(elapsed) s (what was measured is in the archive)"' TERM INT
 
 # ------------------------------------------------------------------ 1 precheck
 step precheck 60 0
