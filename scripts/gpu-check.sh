@@ -341,13 +341,15 @@ if [[ $torch_built == yes && $profile != tiny && -x $run_bin/gpu_gemm && -x $run
 fi
 # The median of a case's metric over the ok repetitions of result CSVs, read by the suite's own
 # reader (rigcheck median): quoting, a comma in the params column and the schema are its concern.
-med() {  # CASE METRIC FILE... -> the median, or nothing
+med() {  # [--observed] CASE METRIC FILE... -> the median, or nothing
+  local how=()
+  [[ $1 == --observed ]] && { how=(--observed); shift; }
   local c=$1 m=$2 f
   shift 2
   local files=()
   for f in "$@"; do [[ -s $f ]] && files+=("$f"); done
   ((${#files[@]})) || return 0
-  "$run_bin/rigcheck" median --case "$c" --metric "$m" "${files[@]}" 2>>"$logs/peers.log" | cut -d' ' -f1
+  "$run_bin/rigcheck" median "${how[@]}" --case "$c" --metric "$m" "${files[@]}" 2>>"$logs/peers.log" | cut -d' ' -f1
 }
 {
   printf 'suite vs torch: median over %s of %s alternation round(s) of 10 repetitions; per-round ratios in brackets\n' \
@@ -367,6 +369,11 @@ med() {  # CASE METRIC FILE... -> the median, or nothing
       awk -v w="$what" -v a="$a" -v b="$b" -v s="$scale" -v u="$unit" -v want="$want" -v per="$per" 'BEGIN {
         r = a / b; printf "  %-16s suite %.4g %s, torch %.4g %s: suite/torch %.3f (wanted >= %s: %s) [%s ]\n",
           w, a * s, u, b * s, u, r, want, (r >= want ? "yes" : "NO"), per }'
+      # The second metric: one call alone between the event pair (the host's launch inside it).
+      a1=$(med --observed "$ca" "single_call_$metric" "$res"/peers/"$sa"_*.csv)
+      b1=$(med --observed "$cb" "single_call_$metric" "$res"/peers/"$sb"_*.csv)
+      [[ -n $a1 && -n $b1 ]] && awk -v a="$a1" -v b="$b1" -v s="$scale" -v u="$unit" 'BEGIN {
+        printf "  %-16s one call alone: suite %.4g %s, torch %.4g %s: suite/torch %.3f\n", "", a * s, u, b * s, u, a / b }'
     else
       echo "  $what: not measured ($([[ $torch_built == yes ]] && echo 'see logs/peers.log' || echo "torch side $torch_side"))"
     fi

@@ -216,5 +216,73 @@ missing_tool)
   grep -q '^gpu_transfer,' "$m" || fail "gpu_transfer was not run"
   echo "ok: no nvcc, no cuBLASLt: exit 3 after $secs s; $(head -1 "$s")"
   ;;
-*) echo "usage: gpu_pack.sh BUILD_DIR SOURCE_DIR relocatable|no_gpu|no_cmake|no_python3|missing_tool"; exit 2 ;;
+peers)
+  # The torch side's path on stand-ins: a driver, a CUDA torch, a cmake that "builds" the LibTorch
+  # targets, and pack binaries that write canned peer CSVs (a params field with a quoted comma, as
+  # impl has; single_call_* rows). The check must run every round, read the ratios through the
+  # suite's reader, say each side's method, and end complete (exit 0).
+  f=$tmp/fake
+  mkdir -p "$f"
+  cat >"$f/nvidia-smi" <<'EOS'
+#!/bin/sh
+case "$*" in
+  -L) echo "GPU 0: NVIDIA H200 (UUID: GPU-stand-in)" ;;
+  *name*) echo "NVIDIA H200" ;; *driver_version*) echo "580.65" ;; *compute_cap*) echo "9.0" ;;
+  *) echo "stand-in" ;;
+esac
+EOS
+  printf '#!/bin/sh\ncat >/dev/null\necho site=/nonexistent\necho torch_version=2.11.0+cu130\necho torch_cuda=13.0\necho torch_cmake=/nonexistent\necho torch_cudnn=91000\n' >"$f/python3"
+  cat >"$f/cmake" <<EOS
+#!/bin/bash
+if [[ \$1 == --build ]]; then mkdir -p "\$2/bin"; cp '$f/gpu_torch_peer' '$f/gpu_model_memory' "\$2/bin/"; exit 0; fi
+while [[ \$# -gt 0 ]]; do [[ \$1 == -B ]] && bt=\$2; shift; done
+mkdir -p "\$bt" && echo "RIGCHECK_WITH_TORCH:BOOL=ON" >"\$bt/CMakeCache.txt"
+EOS
+  # fake BENCHMARK CASE METRIC VALUE SINGLE [CASE METRIC VALUE SINGLE]: a peer binary's stand-in.
+  fake() {
+    local name=$1
+    shift
+    {
+      echo '#!/bin/bash'
+      echo 'out= stem=; while [[ $# -gt 0 ]]; do case $1 in --out) out=$2; shift ;; --stem) stem=$2; shift ;; esac; shift; done'
+      echo '[[ -n $stem ]] || { echo "SKIP: no GPU behind the stand-in"; exit 77; }'
+      echo 'f=$out/$stem.csv; echo schema_version,run_id,benchmark,case,params,metric,value,unit,repetition,status,note >"$f"'
+      while [[ $# -gt 0 ]]; do
+        echo "for r in 0 1 2; do echo \"1,peers,$1,$2,\\\"impl=x TN, fastest of 8\\\",$3,\$(( $4 + r - 1 )),u,\$r,ok,\" >>\"\$f\"; done"
+        echo "echo \"1,peers,$1,$2,\\\"impl=x TN, fastest of 8\\\",single_call_$3,$5,u,-1,ok,\" >>\"\$f\""
+        shift 5
+      done
+    } >"$f/$name"
+    chmod +x "$f/$name"
+  }
+  fake gpu_gemm gpu_gemm bf16/n8192 gflops 700000 690000
+  fake gpu_transfer gpu_transfer d2d/1024MiB gbps 2900 2800
+  fake gpu_torch_peer torch_peer matmul_bf16/n8192 gflops 720000 650000 torch_peer copy/1024MiB gbps 3000 2700
+  fake gpu_model_memory
+  chmod +x "$f"/*
+  cp -a "$pack" "$tmp/fpack" && cp "$f/gpu_gemm" "$f/gpu_transfer" "$tmp/fpack/bin/"
+  t0=$(date +%s)
+  OUT= PATH=$f:$PATH bash "$src/scripts/gpu-check.sh" --pack "$tmp/fpack" --out "$tmp/out" --jobs 1 >"$tmp/check.log" 2>&1
+  rc=$?
+  secs=$(($(date +%s) - t0))
+  cat "$tmp/check.log"
+  comes_back "$tmp/out" "$tmp/back"
+  s=$tmp/back/summary.txt
+  [[ $rc -eq 0 ]] || fail "gpu-check.sh exited $rc, not 0 (complete)"
+  grep -q '^rigcheck GPU check, .*: complete$' "$s" || fail "the headline does not say complete"
+  grep -q '^GPU: NVIDIA H200; driver 580.65; torch 2.11.0+cu130' "$s" || fail "no GPU/driver/torch versions"
+  grep -q '^torch side: available$' "$s" || fail "the torch side is not available"
+  grep -q '^suite vs torch: median over 5 of 5 alternation' "$s" || fail "not 5 of 5 rounds"
+  grep -q 'bf16 GEMM 8192^3 *suite 700 TFLOP/s, torch 720 TFLOP/s: suite/torch 0.972 (wanted >= 0.97: yes) \[ 0.972 0.972 0.972 0.972 0.972 \]' "$s" ||
+    fail "the GEMM ratio is not read right: $(grep 'GEMM' "$s")"
+  grep -q 'D2D copy 1 GiB *suite 2900 GB/s, torch 3000 GB/s: suite/torch 0.967 (wanted >= 0.95: yes)' "$s" ||
+    fail "the copy ratio is not read right: $(grep 'D2D' "$s")"
+  grep -q 'one call alone: suite 690 TFLOP/s, torch 650 TFLOP/s: suite/torch 1.062' "$s" || fail "no single-call GEMM line"
+  grep -q 'methods: suite GEMM cuBLASLt, TN layout' "$s" || fail "no methods line"
+  grep -q '^steps: precheck .*configure [0-9]*s ok; build [0-9]*s ok; peers [0-9]*s 5 of 5 rounds; run [0-9]*s exit 0' "$s" ||
+    fail "the steps are not all there: $(grep '^steps' "$s")"
+  ls "$tmp"/back/res/peers/suite_gemm_5.csv "$tmp"/back/res/peers/torch_5.csv >/dev/null || fail "the peers' CSVs are not in the archive"
+  echo "ok: the torch side on stand-ins: exit 0 after $secs s; $(grep 'GEMM' "$s" | head -1)"
+  ;;
+*) echo "usage: gpu_pack.sh BUILD_DIR SOURCE_DIR relocatable|no_gpu|no_cmake|no_python3|missing_tool|peers"; exit 2 ;;
 esac

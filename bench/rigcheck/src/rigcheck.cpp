@@ -201,6 +201,7 @@ struct Answers {
   std::string capacity_dir, inv_out = "inventory.csv", list_registry;
   std::vector<std::string> median_files;
   std::string median_case, median_metric;
+  bool median_observed = false;
   CapacityOptions cap;
   CLI::App *capacity_cmd = nullptr, *inv_cmd = nullptr, *list_cmd = nullptr, *schema_cmd = nullptr, *median_cmd = nullptr;
 
@@ -227,6 +228,9 @@ struct Answers {
     median_cmd->add_option("files", median_files, "result CSVs (e.g. the peers' STEM.csv)")->required()->expected(1, 1000);
     median_cmd->add_option("--case", median_case, "BENCHMARK/CASE, e.g. gpu_gemm/bf16/n8192")->required();
     median_cmd->add_option("--metric", median_metric, "the metric, e.g. gflops")->required();
+    median_cmd->add_flag("--observed", median_observed,
+                         "the rows observed over a whole case (repetition -1, e.g. single_call_gflops), one per file, "
+                         "instead of the repetitions");
   }
   bool chosen() const { return *capacity_cmd || *inv_cmd || *list_cmd || *schema_cmd || *median_cmd; }
   int run_chosen() {
@@ -257,10 +261,11 @@ struct Answers {
     for (const std::string& f : median_files)
       for (const ResultRow& r : read_results(f))
         if (r.benchmark + "/" + r.case_name == median_case && r.metric == median_metric && r.status == Status::ok &&
-            r.repetition >= 0 && std::isfinite(r.value))
+            (median_observed ? r.repetition == -1 : r.repetition >= 0) && std::isfinite(r.value))
           v.push_back(r.value);
     if (v.empty()) {
-      std::fprintf(stderr, "rigcheck median: no ok repetition of %s %s in %zu file(s)\n", median_case.c_str(),
+      std::fprintf(stderr, "rigcheck median: no ok %s of %s %s in %zu file(s)\n",
+                   median_observed ? "observed row" : "repetition", median_case.c_str(),
                    median_metric.c_str(), median_files.size());
       return 1;
     }
