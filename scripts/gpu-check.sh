@@ -408,7 +408,12 @@ if [[ -n $run_dir && -f $run_dir/verdicts.csv ]]; then
                gsub(/[*]/, "", v); gsub(/^ +| +$/, "", v); print id " " v }' "$run_dir/report.md" |
     awk 'BEGIN { line = "verdicts:" } { item = $0; if (length(line) + length(item) > 108) { print line ";"; line = "  " item } else line = line (NR > 1 && line != "verdicts:" ? "; " : " ") item }
          END { print line }' >"$res/verdicts.txt"
-  awk -F, 'NR > 1 { printf "%s %s; ", $1, $5 }' "$run_dir/manifest.csv" | sed 's/; $//;s/^/benchmarks: /' >"$res/benchmarks.txt"
+  # Each benchmark's status from manifest.csv (benchmark,area,command,exit_code,status,...): fields
+  # split at commas outside quotes (a command or reason may hold one).
+  awk 'NR > 1 { n = 0; f = ""; q = 0
+         for (i = 1; i <= length($0); i++) { c = substr($0, i, 1)
+           if (c == "\"") q = !q; else if (c == "," && !q) { v[++n] = f; f = "" } else f = f c }
+         v[++n] = f; printf "%s %s; ", v[1], v[5] }' "$run_dir/manifest.csv" | sed 's/; $//;s/^/benchmarks: /' >"$res/benchmarks.txt"
   echo >>"$res/benchmarks.txt"
 else
   step_done "failed (exit $rrc, no report; logs/run.log)"

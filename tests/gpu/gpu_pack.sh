@@ -214,6 +214,7 @@ missing_tool)
   [[ -n $m ]] || fail "no run folder in the archive"
   grep -q '^gpu_gemm,.*not_built.*libcublasLt' "$m" || fail "the run's manifest does not record gpu_gemm not_built with the reason: $(grep gpu_gemm "$m")"
   grep -q '^gpu_transfer,' "$m" || fail "gpu_transfer was not run"
+  grep -q '^benchmarks: gpu_gemm not_built; gpu_transfer skipped' "$s" || fail "the benchmarks line: $(grep '^benchmarks' "$s")"
   echo "ok: no nvcc, no cuBLASLt: exit 3 after $secs s; $(head -1 "$s")"
   ;;
 peers)
