@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "cuda_util.hpp"
+#include "launch_timing.hpp"
 #include "numerics.hpp"
 #include "power.hpp"
 #include "rigcheck/harness/harness.hpp"
@@ -112,7 +113,9 @@ struct DevBuf {
 class LtGemm final : public Kernel {
  public:
   // sustained_s > 0: run_timed keeps launching for that many seconds (power and heat case).
-  LtGemm(Dtype dt, int64_t n, double sustained_s) : d_(info(dt)), M_(n), N_(n), K_(n), sustained_s_(sustained_s) {
+  // launches: calls per timed iteration, between one event pair (launch_timing.hpp).
+  LtGemm(Dtype dt, int64_t n, double sustained_s, int launches = 1)
+      : d_(info(dt)), M_(n), N_(n), K_(n), sustained_s_(sustained_s), launches_(launches) {
     require_gpus();
     RIGCHECK_CUDA(cudaSetDevice(0));
     timer_ = std::make_unique<EventTimer>();
@@ -273,9 +276,12 @@ class LtGemm final : public Kernel {
 
   double run_timed() override {
     if (sustained_s_ <= 0) {
+      // One call alone between the events (the second metric), then k back to back: the iteration.
       timer_->start(stream_);
       launch();
-      return timer_->stop(stream_);
+      single_.push_back(timer_->stop(stream_));
+      return interval_seconds(
+          launches_, [&] { timer_->start(stream_); }, [&] { launch(); }, [&] { return timer_->stop(stream_); });
     }
     // Sustained: back-to-back launches in batches of 8 until the time is up.
     const auto t0 = std::chrono::steady_clock::now();
@@ -298,7 +304,13 @@ class LtGemm final : public Kernel {
     Params p = device_facts(dev_);
     if (sustained_s_ > 0) p.push_back({"dtype", d_.name});
     p.push_back({"out_dtype", d_.out_name});
-    p.push_back({"impl", fmt::format("cublasLt TN f32-accumulate: fastest of its first {} heuristic candidates (#{})", candidates_, chosen_)});
+    p.push_back({"impl", fmt::format("cublasLt TN (A transposed, column-major) f32-accumulate: fastest of its first {} "
+                                     "heuristic candidates (#{})",
+                                     candidates_, chosen_)});
+    if (sustained_s_ <= 0) p.push_back({"timing", timing_fact(launches_)});
+    if (d_.name == std::string("fp8_e4m3"))
+      p.push_back({"fast_accum", "off: CUBLASLT_MATMUL_DESC_FAST_ACCUM not set, every partial sum in f32 (datasheets' "
+                                 "fp8 figures assume fast accumulation: the % of datasheet reads low)"});
     p.push_back({"workspace_bytes", std::to_string(kWorkspace)});
     p.push_back({"split_k", reduction_});
     if (!nvml_->ok()) p.push_back({"power_sampling", "none: " + nvml_->why()});
@@ -315,6 +327,10 @@ class LtGemm final : public Kernel {
     } else {
       out.push_back({"power_samples", "count", 0, "no power samples: " + nvml_->why()});
     }
+    if (!single_.empty())
+      out.push_back({"single_call_gflops", "GFLOP/s", single_call_rate(single_, 2.0 * M_ * N_ * K_),
+                     fmt::format("one launch alone between the event pair (the host's launch inside it), median of {}",
+                                 single_.size())});
     if (sustained_time_ > 0)
       out.push_back({"sustained_gflops", "GFLOP/s", sustained_flops_ / sustained_time_ / 1e9,
                      fmt::format("{:.1f} s of back-to-back launches", sustained_time_)});
@@ -343,6 +359,8 @@ class LtGemm final : public Kernel {
   cublasLtMatmulHeuristicResult_t heur_{};
   std::unique_ptr<EventTimer> timer_;  // created after require_gpus(): events need a driver
   double sustained_flops_ = 0, sustained_time_ = 0;
+  int launches_ = 1;
+  std::vector<double> single_;  // seconds of one call alone, per timed iteration
 };
 
 std::vector<int64_t> gemm_sizes(const CommonOptions& o) {
@@ -364,11 +382,12 @@ const bool gemm = register_benchmark(
            Case c;
            c.name = fmt::format("{}/n{}", d.name, n);
            c.params = {{"dtype", d.name}, {"m", std::to_string(n)}, {"n", std::to_string(n)}, {"k", std::to_string(n)}};
-           c.work.flops = 2.0 * n * n * n;
-           c.work.bytes = static_cast<double>(n) * n * (2 * d.in_bytes + d.out_bytes);
+           const int k = gemm_launches(n, n, n);  // an iteration: k calls between one event pair
+           c.work.flops = k * 2.0 * n * n * n;
+           c.work.bytes = k * static_cast<double>(n) * n * (2 * d.in_bytes + d.out_bytes);
            c.manual_time = true;
            c.threads = o.usable_cores;  // OpenMP fills the inputs; the timing is the GPU's
-           c.make = [dt, n]() -> std::unique_ptr<Kernel> { return std::make_unique<LtGemm>(dt, n, 0); };
+           c.make = [dt, n, k]() -> std::unique_ptr<Kernel> { return std::make_unique<LtGemm>(dt, n, 0, k); };
            cs.push_back(std::move(c));
          }
        return cs;

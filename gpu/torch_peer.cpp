@@ -1,13 +1,15 @@
 // gpu_torch_peer: the peer the GPU figures are set beside (docs/performance.md, section gpu):
 // LibTorch's own matmul (what torch.matmul calls) and tensor copy, timed exactly as gpu_gemm and
-// gpu_transfer time theirs (CUDA events around one call on the current stream, through ATen's
-// CUDAEvent), in the suite's harness and CSV. Not a registered suite benchmark: scripts/gpu-check.sh
+// gpu_transfer time theirs (k back-to-back calls between one pair of CUDA events on the current
+// stream, through ATen's CUDAEvent, the same k for the same work: launch_timing.hpp; one call alone
+// as the single_call_* row), in the suite's harness and CSV. Not a registered suite benchmark: scripts/gpu-check.sh
 // runs it into the run folder's peers/ subfolder. Without CUDA in LibTorch every case skips.
 #include <torch/torch.h>
 
 #include <cmath>
 #include <memory>
 #include <random>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -15,6 +17,7 @@
 #include <ATen/cuda/CUDAEvent.h>
 #endif
 
+#include "launch_timing.hpp"
 #include "numerics.hpp"
 #include "rigcheck/harness/harness.hpp"
 #include "rigcheck/harness/names.hpp"
@@ -30,27 +33,36 @@ void require_cuda() {
 #endif
 }
 
-// Seconds of `f` on the current stream, between two CUDA events.
+// Seconds of `k` back-to-back calls of `f` on the current stream, between two CUDA events.
 template <class F>
-double event_seconds(F&& f) {
+double event_seconds(int k, F&& f) {
 #if RIGCHECK_TORCH_CUDA
   at::cuda::CUDAEvent a(0), b(0);  // flags 0: timing enabled
-  a.record();
-  f();
-  b.record();
-  b.synchronize();
-  return a.elapsed_time(b) * 1e-3;
+  return interval_seconds(
+      k, [&] { a.record(); }, f,
+      [&] {
+        b.record();
+        b.synchronize();
+        return a.elapsed_time(b) * 1e-3;
+      });
 #else
-  f();
+  for (int i = 0; i < k; ++i) f();
   return NAN;
 #endif
+}
+
+// One call alone (kept for the single_call_* row), then k back to back: the iteration's seconds.
+template <class F>
+double timed_iteration(int k, std::vector<double>& single, F&& f) {
+  single.push_back(event_seconds(1, f));
+  return event_seconds(k, f);
 }
 
 class Matmul final : public Kernel {
   static constexpr int kSlices = 4;  // split-K slices the check allows cuBLAS (1 at n = 8192 on current GPUs)
 
  public:
-  Matmul(torch::Dtype dt, int64_t n) : dt_(dt), n_(n) {
+  Matmul(torch::Dtype dt, int64_t n, int launches) : dt_(dt), n_(n), launches_(launches) {
     require_cuda();
     torch::manual_seed(3);
     auto o = torch::TensorOptions().device(torch::kCUDA);
@@ -88,20 +100,30 @@ class Matmul final : public Kernel {
     return r;
   }
   double run_timed() override {
-    return event_seconds([&] { torch::matmul_out(c_, a_, b_); });
+    return timed_iteration(launches_, single_, [&] { torch::matmul_out(c_, a_, b_); });
   }
   void run() override { torch::matmul_out(c_, a_, b_); }
-  Params facts() const override { return {{"impl", "torch::matmul_out (LibTorch " TORCH_VERSION ")"}}; }
+  Params facts() const override {
+    return {{"impl", "torch::matmul_out (LibTorch " TORCH_VERSION "): row-major NN, cuBLAS's default heuristic"},
+            {"timing", timing_fact(launches_)}};
+  }
+  std::vector<Observed> observed() override {
+    if (single_.empty()) return {};
+    return {{"single_call_gflops", "GFLOP/s", single_call_rate(single_, 2.0 * n_ * n_ * n_),
+             fmt::format("one call alone between the event pair (ATen's dispatch inside it), median of {}", single_.size())}};
+  }
 
  private:
   torch::Dtype dt_;
   int64_t n_;
+  int launches_;
+  std::vector<double> single_;
   torch::Tensor a_, b_, c_;
 };
 
 class Copy final : public Kernel {
  public:
-  explicit Copy(int64_t bytes) {
+  Copy(int64_t bytes, int launches) : bytes_(bytes), launches_(launches) {
     require_cuda();
     auto o = torch::TensorOptions().device(torch::kCUDA).dtype(torch::kUInt8);
     src_ = torch::randint(0, 256, {bytes}, o);
@@ -117,12 +139,22 @@ class Copy final : public Kernel {
     return r;
   }
   double run_timed() override {
-    return event_seconds([&] { dst_.copy_(src_); });
+    return timed_iteration(launches_, single_, [&] { dst_.copy_(src_); });
   }
   void run() override { dst_.copy_(src_); }
-  Params facts() const override { return {{"impl", "Tensor::copy_ (LibTorch " TORCH_VERSION ")"}}; }
+  Params facts() const override {
+    return {{"impl", "Tensor::copy_ (LibTorch " TORCH_VERSION ")"}, {"timing", timing_fact(launches_)}};
+  }
+  std::vector<Observed> observed() override {
+    if (single_.empty()) return {};
+    return {{"single_call_gbps", "GB/s", single_call_rate(single_, 2.0 * bytes_),
+             fmt::format("one copy alone between the event pair (ATen's dispatch inside it), median of {}", single_.size())}};
+  }
 
  private:
+  int64_t bytes_;
+  int launches_;
+  std::vector<double> single_;
   torch::Tensor src_, dst_;
 };
 
@@ -135,10 +167,11 @@ const bool peer = register_benchmark(
          Case c;
          c.name = fmt::format("matmul_{}/n{}", name, n);
          c.params = {{"op", "matmul"}, {"dtype", name}, {"m", std::to_string(n)}, {"n", std::to_string(n)}, {"k", std::to_string(n)}};
-         c.work.flops = 2.0 * n * n * n;
+         const int k = gemm_launches(n, n, n);  // as gpu_gemm's: an iteration is k calls
+         c.work.flops = k * 2.0 * n * n * n;
          c.manual_time = true;
          auto d = dt;
-         c.make = [d, n]() -> std::unique_ptr<Kernel> { return std::make_unique<Matmul>(d, n); };
+         c.make = [d, n, k]() -> std::unique_ptr<Kernel> { return std::make_unique<Matmul>(d, n, k); };
          cs.push_back(std::move(c));
        }
        std::vector<int64_t> sizes = o.sizes;
@@ -147,9 +180,10 @@ const bool peer = register_benchmark(
          Case c;
          c.name = fmt::format("copy/{}MiB", bytes >> 20);
          c.params = {{"op", "copy"}, {"bytes", std::to_string(bytes)}, {"bytes_counted", "read+written"}};
-         c.work.bytes = 2.0 * bytes;
+         const int k = copy_launches(static_cast<double>(bytes));  // as gpu_transfer's
+         c.work.bytes = k * 2.0 * bytes;
          c.manual_time = true;
-         c.make = [bytes]() -> std::unique_ptr<Kernel> { return std::make_unique<Copy>(bytes); };
+         c.make = [bytes, k]() -> std::unique_ptr<Kernel> { return std::make_unique<Copy>(bytes, k); };
          cs.push_back(std::move(c));
        }
        return cs;

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "cuda_util.hpp"
+#include "launch_timing.hpp"
 #include "numerics.hpp"
 #include "power.hpp"
 #include "rigcheck/harness/harness.hpp"
@@ -66,7 +67,9 @@ void fill_random(uint8_t* p, size_t n, uint64_t seed) {
 
 class Copy final : public Kernel {
  public:
-  Copy(Kind k, bool pinned_or_peer, size_t bytes) : kind_(k), flag_(pinned_or_peer), bytes_(bytes) {
+  // launches: copies per timed iteration, back to back between one event pair (launch_timing.hpp).
+  Copy(Kind k, bool pinned_or_peer, size_t bytes, int launches)
+      : kind_(k), flag_(pinned_or_peer), bytes_(bytes), launches_(launches) {
     const int ngpu = require_gpus(k == Kind::p2p ? 2 : 1);
     (void)ngpu;
     dev_ = device_info(0);
@@ -149,9 +152,12 @@ class Copy final : public Kernel {
   }
 
   double run_timed() override {
+    // One copy alone between the events (the second metric), then k back to back: the iteration.
     timer_->start(stream_);
     copy();
-    return timer_->stop(stream_);
+    single_.push_back(timer_->stop(stream_));
+    return interval_seconds(
+        launches_, [&] { timer_->start(stream_); }, [&] { copy(); }, [&] { return timer_->stop(stream_); });
   }
 
   Params facts() const override {
@@ -159,14 +165,20 @@ class Copy final : public Kernel {
     for (auto& f : nvml_->facts())
       if (f.first.rfind("pcie", 0) == 0) p.push_back(f);
     if (!nvml_->ok()) p.push_back({"pcie", "unknown: " + nvml_->why()});
+    p.push_back({"timing", timing_fact(launches_)});
     return p;
   }
 
   std::vector<Observed> observed() override {
-    if (!sampler_) return {};
+    std::vector<Observed> keep;
+    if (!single_.empty())
+      keep.push_back({"single_call_gbps", "GB/s",
+                      single_call_rate(single_, (kind_ == Kind::d2d ? 2.0 : 1.0) * static_cast<double>(bytes_)),
+                      fmt::format("one copy alone between the event pair (the host's launch inside it), median of {}",
+                                  single_.size())});
+    if (!sampler_) return keep;
     auto rows = observed_rows(summarize(sampler_->stop()));
     sampler_.reset();
-    std::vector<Observed> keep;
     for (auto& o : rows)
       if (o.metric == names::kPowerMaxW || o.metric == names::kGpuTempMaxC) keep.push_back(o);
     return keep;
@@ -183,6 +195,8 @@ class Copy final : public Kernel {
   std::unique_ptr<HostBuf> src_host_, dst_host_;
   std::unique_ptr<DevMem> a_, b_;
   bool peer_enabled_ = false;
+  int launches_ = 1;
+  std::vector<double> single_;  // seconds of one copy alone, per timed iteration
   std::unique_ptr<EventTimer> timer_;  // created after require_gpus(): events need a driver
 };
 
@@ -214,12 +228,13 @@ const bool transfer = register_benchmark(
            c.name = fmt::format("{}/{}MiB", k.name, bytes >> 20);
            c.params = {{"copy", k.name}, {"bytes", std::to_string(bytes)}, {"what", k.what},
                        {"bytes_counted", k.traffic == 2 ? "read+written" : "copied"}};
-           c.work.bytes = k.traffic * static_cast<double>(bytes);
+           const int launches = copy_launches(static_cast<double>(bytes));  // copies per iteration
+           c.work.bytes = launches * k.traffic * static_cast<double>(bytes);
            c.manual_time = true;
            Kind kind = k.kind;
            bool flag = k.flag;
-           c.make = [kind, flag, bytes]() -> std::unique_ptr<Kernel> {
-             return std::make_unique<Copy>(kind, flag, static_cast<size_t>(bytes));
+           c.make = [kind, flag, bytes, launches]() -> std::unique_ptr<Kernel> {
+             return std::make_unique<Copy>(kind, flag, static_cast<size_t>(bytes), launches);
            };
            cs.push_back(std::move(c));
          }

@@ -7,9 +7,11 @@
 #                            NAME.not-built for the rest (gpu_model_memory and gpu_torch_peer are
 #                            built there, against that machine's LibTorch)
 #   gpu-pack/lib/            the shared libraries they need that a bare CUDA image lacks (fmt, Google
-#                            Benchmark, the OpenMP runtime, hwloc, cpuinfo... from ldd); never the
-#                            driver's (libcuda, libnvidia-ml), glibc's, libstdc++/libgcc_s, nor the
-#                            CUDA math libraries and NCCL (hundreds of MB; the image has them)
+#                            Benchmark, the OpenMP runtime, hwloc, cpuinfo... from ldd), and the C++
+#                            runtime (libstdc++, libgcc_s: the binaries need this compiler's GLIBCXX and
+#                            CXXABI, which an older image lacks); never the driver's (libcuda,
+#                            libnvidia-ml), glibc's, nor the CUDA math libraries and NCCL (hundreds
+#                            of MB; the image has them)
 #   gpu-pack/share/rigcheck/data/   the registries (every binary finds them at <bin>/../share)
 #   gpu-pack/deps/usr/       headers, CMake configs and libraries of fmt, Google Benchmark, CLI11 and
 #                            fast-cpp-csv-parser, for the LibTorch build there (no apt there)
@@ -74,6 +76,22 @@ for b in "${packed[@]}"; do
   cp -L "$bin/$b" "$out/bin/$b" || die "copy of $b"
   command -v strip >/dev/null && strip --strip-debug "$out/bin/$b"
 done
+# The run path without empty entries: CMake ends a build tree's run path with a separator (room for
+# its install-time rewrite), and glibc reads an empty entry as the current folder. Rewritten in
+# place (the string only shortens: the bytes after it become NULs), as CMake's own rewrite does.
+for b in "${packed[@]}"; do
+  rp=$(readelf -d "$out/bin/$b" 2>/dev/null | sed -n 's/.*(R[UN]*PATH).*\[\(.*\)\]$/\1/p' | head -1)
+  [[ -n $rp ]] || continue
+  clean=$(tr ':' '\n' <<<"$rp" | grep -v '^$' | paste -sd:)
+  [[ $clean == "$rp" ]] && continue
+  OLD=$rp NEW=$clean perl -0777 -pi -e '
+    my ($o, $n) = ($ENV{OLD} . "\0", $ENV{NEW} . "\0");
+    my $count = () = /\Q$o\E/g;
+    die "the run path occurs $count times\n" unless $count == 1;
+    s/\Q$o\E/$n . ("\0" x (length($o) - length($n)))/e;' "$out/bin/$b" || die "rewriting the run path of $b"
+  rp=$(readelf -d "$out/bin/$b" | sed -n 's/.*(R[UN]*PATH).*\[\(.*\)\]$/\1/p' | head -1)
+  [[ $rp == "$clean" ]] || die "the run path of $b is '$rp' after the rewrite, not '$clean'"
+done
 for f in "$bin"/*.not-built; do
   [[ -e $f ]] && cp "$f" "$out/bin/"
 done
@@ -85,9 +103,9 @@ for b in "${packed[@]}"; do rm -f "$out/bin/$b.not-built"; done
 cp -rL "$here/data" "$out/share/rigcheck/data" || die "copy of data/"
 
 # Libraries: everything ldd resolves outside what every GPU image has.
-#  glibc and the toolchain's runtime (every image), the driver's (the GPU machine's own), the CUDA
+#  glibc (every image), the driver's (the GPU machine's own), the CUDA
 #  libraries and NCCL (its toolkit or PyTorch's pip wheels; far too big to carry).
-from_image='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libresolv|libutil|libstdc\+\+|libgcc_s|libcuda|libnvidia-|libcudart|libcublas|libcublasLt|libnccl|libcudnn|libnvrtc|libnvJitLink)\.'
+from_image='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libresolv|libutil|libcuda|libnvidia-|libcudart|libcublas|libcublasLt|libnccl|libcudnn|libnvrtc|libnvJitLink)\.'
 needs_there=()
 while read -r name arrow path _; do
   [[ $arrow == "=>" ]] || continue
@@ -128,7 +146,7 @@ nvcc_version=$( (command -v nvcc >/dev/null && nvcc --version || /usr/local/cuda
   echo "carried libraries: $(cd "$out/lib" && ls | tr '\n' ' ')"
   echo "needed from the GPU machine: the NVIDIA driver (libcuda.so.1, libnvidia-ml.so.1), $(printf '%s\n' "${needs_there[@]}" | sort -u | tr '\n' ' ')"
   echo "  (looked for in its run path: /usr/local/cuda/lib64, then LD_LIBRARY_PATH: gpu-check.sh adds pip's nvidia/*/lib)"
-  echo "needs at least: ${glibc:-?} and ${glibcxx:-?} (the image's glibc and libstdc++)"
+  echo "needs at least: ${glibc:-?} (the image's glibc); libstdc++ (${glibcxx:-?}) and libgcc_s are carried in lib/"
 } >"$out/MANIFEST.txt"
 size=$(du -sb "$out" | cut -f1)
 mib=$(( (size + 1048575) / 1048576 ))

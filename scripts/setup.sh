@@ -3,9 +3,10 @@
 # CUDA and NCCL are not Debian packages: they are used from /usr/local/cuda when present.
 #   scripts/setup.sh           what the suite needs (scripts/run.sh, scripts/fuzz.sh)
 #   scripts/setup.sh --tests   and what its tests need besides (scripts/test.sh): Debian's chromium
-#                              and a CJK font, for the browser test of report.html (html_chromium),
-#                              and universal-ctags, for scripts/check-sizes.sh (layout_sizes), and
-#                              Slurm and munge, for the Slurm cluster test (comm_slurm_cluster)
+#                              and a CJK font, for the browser test of report.html (html_chromium);
+#                              universal-ctags, for scripts/check-sizes.sh (layout_sizes); Slurm and
+#                              munge, for the Slurm cluster test (comm_slurm_cluster); debootstrap,
+#                              for the GPU pack's bare-root test (gpu_pack_bare_root)
 set -euo pipefail
 for_tests=0
 for a in "$@"; do
@@ -37,6 +38,9 @@ PACKAGES=(
 # For the tests (--tests, which scripts/test.sh passes) unless RIGCHECK_BROWSER=0 (the test then
 # skips and says why); RIGCHECK_BROWSER=1 installs them in any case.
 browser="${RIGCHECK_BROWSER:-$for_tests}"
+# The GPU pack's bare-root test (tests/gpu/gpu_bare_root.sh) builds a minimal Debian root once per
+# machine with debootstrap (--variant=minbase, cached) and runs the pack there under chroot.
+if [[ $for_tests == 1 ]]; then PACKAGES+=(debootstrap); fi
 if [[ $browser == 1 ]]; then PACKAGES+=(chromium fonts-noto-cjk); fi
 # scripts/check-sizes.sh (ctest layout_sizes) measures functions with universal-ctags.
 if [[ $for_tests == 1 ]]; then PACKAGES+=(universal-ctags); fi

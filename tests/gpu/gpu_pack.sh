@@ -10,9 +10,14 @@
 #                 the gpu area and reports its claims not_measurable; and the size check refuses a
 #                 pack over --max-mib
 #   no_gpu        scripts/gpu-check.sh on this machine: the clean "no GPU" ending (exit 4) within
-#                 60 s, its logs in the result folder, the archive and summary beside it
-#   missing_tool  scripts/gpu-check.sh with a driver and a torch stand-in but no nvcc on PATH: stops
-#                 within 60 s with one line naming nvcc, and nothing else (exit 5)
+#                 60 s; what an output folder limited as a GPU machine's (8 files, two folders down)
+#                 gives back is all the check leaves there: preflight.txt, summary.txt and one archive
+#                 holding the result folder with its logs (comes_back)
+#   no_cmake, no_python3   the same with that command stripped from PATH: still exit 4 (not 5 before
+#                 the GPU probe), the summary saying `torch side: not available (missing cmake|python3`
+#   missing_tool  a driver and a torch stand-in, the CUDA toolkit hidden (no nvcc, no cuBLASLt): the
+#                 check goes on without the torch side and with gpu_gemm not_built (the reason in the
+#                 run's manifest), runs the rest and ends "done, with parts missing" naming both (exit 3)
 # usage: gpu_pack.sh BUILD_DIR SOURCE_DIR MODE [PACK_DIR]
 # PACK_DIR: check that pack (e.g. gpu-pack/ made by scripts/gpu-pack.sh) instead of making one from
 # BUILD_DIR; it must then also hold the 60 MiB limit.
@@ -43,11 +48,55 @@ done
 bins=()
 for b in "$pack"/bin/*; do [[ -x $b && ! $b == *.not-built ]] && bins+=("$b"); done
 
+# strip_tool NAME: sets $stripped, a PATH of one folder holding links to every command on PATH but NAME.
+strip_tool() {
+  local d f n
+  mkdir -p "$tmp/path-$1"
+  IFS=: read -ra dirs <<<"$PATH"
+  for d in "${dirs[@]}"; do
+    [[ -n $d && -d $d ]] || continue
+    for f in "$d"/*; do
+      n=${f##*/}
+      [[ -x $f && ! -d $f && $n != "$1" && ! -e $tmp/path-$1/$n ]] && ln -s "$f" "$tmp/path-$1/$n"
+    done
+  done
+  stripped=$tmp/path-$1
+  PATH=$stripped command -v "$1" >/dev/null && fail "$1 still on the test's PATH"
+  return 0
+}
+# comes_back OUT DEST: what a GPU machine gives back of OUT (at most 8 files, at most two folders
+# down, the rest dropped) copied to DEST; fails unless that is everything the check promises: OUT
+# holds only preflight.txt, summary.txt and one archive (no result folder), and the archive holds
+# the result folder with its logs and summary. The archive is unpacked into DEST/res.
+comes_back() {
+  local o=$1 d=$2 f
+  mkdir -p "$d"
+  local all
+  all=$(cd "$o" && find . -mindepth 1 | sort)
+  local files
+  files=$(cd "$o" && find . -mindepth 1 -maxdepth 3 -type f | sort | head -8)
+  while read -r f; do [[ -n $f ]] && mkdir -p "$d/$(dirname "$f")" && cp "$o/$f" "$d/$f"; done <<<"$files"
+  [[ $(cd "$d" && find . -mindepth 1 | sort) == "$all" ]] ||
+    fail "not everything in the output folder comes back (8 files, two folders down): it holds $(echo $all)"
+  [[ $(echo $all) =~ ^\./gpu-check-[^/]*\.tar\.gz\ \./preflight\.txt\ \./summary\.txt$ ]] ||
+    fail "the output folder holds more or less than one archive, preflight.txt and summary.txt: $(echo $all)"
+  mkdir -p "$d/res"
+  tar -C "$d/res" --strip-components=1 -xzf "$d"/gpu-check-*.tar.gz || fail "the archive does not unpack"
+  for f in logs/precheck.log logs/gpu-check.log summary.txt preflight.txt; do
+    [[ -s $d/res/$f ]] || fail "no $f in the archive"
+  done
+  cmp -s "$d/res/summary.txt" "$d/summary.txt" || fail "the summary beside the archive differs from the one inside"
+  grep -q '^rigcheck GPU check, ' "$d/summary.txt" || fail "the summary has no headline"
+  grep -q '^GPU: ' "$d/summary.txt" && grep -q '^torch side: ' "$d/summary.txt" && grep -q '^steps: precheck ' "$d/summary.txt" ||
+    fail "the summary lacks the GPU/driver/torch line, the torch side or the steps"
+  echo "ok: the output folder gives back all it holds: $(echo $all)"
+}
+
 case $mode in
 relocatable)
   # The libraries a GPU image has (glibc, the toolchain's runtime, the driver's, CUDA's and NCCL):
   # everything else must resolve inside the pack.
-  image='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libresolv|libutil|libstdc\+\+|libgcc_s|libcuda|libnvidia-|libcudart|libcublas|libcublasLt|libnccl|libcudnn|libnvrtc|libnvJitLink)\.'
+  image='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libresolv|libutil|libcuda|libnvidia-|libcudart|libcublas|libcublasLt|libnccl|libcudnn|libnvrtc|libnvJitLink)\.'
   for b in "${bins[@]}"; do
     out=$(LD_LIBRARY_PATH=$pack/lib ldd "$b" 2>&1)
     if grep -q 'not found' <<<"$out"; then echo "$out"; fail "$(basename "$b"): unresolved libraries"; fi
@@ -57,6 +106,15 @@ relocatable)
     done <<<"$out"
   done
   echo "ok: ldd of ${#bins[@]} binaries: nothing unresolved, every library a GPU image lacks from $pack/lib"
+  # The C++ runtime is carried (an older image lacks this compiler's GLIBCXX/CXXABI), and no run
+  # path has an empty entry (glibc reads it as the current folder).
+  for l in libstdc++.so.6 libgcc_s.so.1; do [[ -e $pack/lib/$l ]] || fail "the pack does not carry $l"; done
+  for b in "${bins[@]}"; do
+    rp=$(readelf -d "$b" | sed -n 's/.*(R[UN]*PATH).*\[\(.*\)\]$/\1/p' | head -1)
+    [[ $rp == '$ORIGIN/../lib'* ]] || fail "$(basename "$b"): run path '$rp' does not start with \$ORIGIN/../lib"
+    [[ $rp != *::* && $rp != *: && $rp != :* ]] || fail "$(basename "$b"): run path '$rp' has an empty entry"
+  done
+  echo "ok: libstdc++ and libgcc_s carried; run paths without empty entries: $rp"
   if bash "$src/scripts/gpu-pack.sh" --from "$build" --out "$tmp/small" --max-mib 1 >"$tmp/small.log" 2>&1; then
     fail "gpu-pack.sh accepted a pack over --max-mib 1"
   fi
@@ -100,49 +158,131 @@ EOF
   grep -q '^GPU-1,.*gpu_count>=1 (this machine: 0)' "$run/verdicts.csv" || fail "GPU-1 does not say the GPU is missing"
   echo "ok: source tree hidden, only the pack's lib/ on LD_LIBRARY_PATH: every GPU binary exits 77 naming the GPU; rigcheck ran the gpu area"
   ;;
-no_gpu)
+no_gpu|no_cmake|no_python3)
   if command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then echo "SKIP: a GPU is here"; exit 77; fi
+  path=$PATH
+  if [[ $mode != no_gpu ]]; then strip_tool "${mode#no_}"; path=$stripped; fi
   t0=$(date +%s)
-  OUT= bash "$src/scripts/gpu-check.sh" --pack "$pack" --out "$tmp/out" >"$tmp/check.log" 2>&1
+  OUT= PATH=$path bash "$src/scripts/gpu-check.sh" --pack "$pack" --out "$tmp/out" >"$tmp/check.log" 2>&1
   rc=$?
   secs=$(($(date +%s) - t0))
   cat "$tmp/check.log"
-  [[ $rc -eq 4 ]] || fail "gpu-check.sh exited $rc, not 4 (no GPU)"
+  [[ $rc -eq 4 ]] || fail "gpu-check.sh exited $rc, not 4 (nothing measured: no GPU)"
   ((secs <= 60)) || fail "gpu-check.sh took $secs s to find no GPU (limit 60 s)"
-  grep -q 'no GPU here: ' "$tmp/check.log" || fail "no 'no GPU here' line"
-  res=$(ls -d "$tmp"/out/gpu-check-*/ | head -1)
-  [[ -n $res ]] || fail "no result folder in $tmp/out"
-  for f in logs/precheck.log logs/gpu-check.log summary.txt; do [[ -s $res/$f ]] || fail "no $f in the result folder"; done
-  grep -q 'no GPU here' "$res/logs/gpu-check.log" || fail "the log in the result folder lacks the ending"
-  archive=$(ls "$tmp"/out/gpu-check-*.tar.gz | head -1)
-  [[ -s $archive && -s $tmp/out/summary.txt ]] || fail "no archive or summary beside the result folder"
-  tar -tzf "$archive" | grep -q 'logs/precheck.log$' || fail "the archive lacks the logs"
-  echo "ok: no GPU: exit 4 after $secs s, logs in $res, archive $(basename "$archive")"
+  grep -q 'nothing measured: no GPU here: ' "$tmp/check.log" || fail "no 'nothing measured: no GPU here' line"
+  comes_back "$tmp/out" "$tmp/back"
+  grep -q 'nothing measured: no GPU here' "$tmp/back/res/logs/gpu-check.log" || fail "the log in the archive lacks the ending"
+  if [[ $mode != no_gpu ]]; then
+    grep -q "^torch side: not available (missing ${mode#no_}" "$tmp/back/summary.txt" ||
+      fail "the summary does not say the torch side lacks ${mode#no_}: $(grep 'torch side' "$tmp/back/summary.txt")"
+  fi
+  echo "ok: $mode: exit 4 after $secs s; $(grep '^torch side' "$tmp/back/summary.txt")"
   ;;
 missing_tool)
-  # A driver and a PyTorch with CUDA (stand-ins), and no nvcc anywhere on PATH nor in CUDA_HOME.
-  mkdir -p "$tmp/fake"
+  # A driver and a PyTorch with CUDA (stand-ins), and the CUDA toolkit hidden (an empty folder
+  # mounted over it): no nvcc, no cuBLASLt. The check goes on without the torch side and without
+  # gpu_gemm, runs what is left (every GPU binary skips: there is no GPU behind the stand-in) and
+  # names both in the summary (exit 3).
+  if ! unshare -m true 2>/dev/null; then echo "SKIP: cannot make a mount namespace here (unshare -m needs root)"; exit 77; fi
+  mkdir -p "$tmp/fake" "$tmp/empty"
   printf '#!/bin/sh\n[ "$1" = -L ] && echo "GPU 0: NVIDIA H200 (UUID: GPU-stand-in)" && exit 0\nexit 9\n' >"$tmp/fake/nvidia-smi"
   printf '#!/bin/sh\ncat >/dev/null\necho site=/nonexistent\necho torch_version=2.11.0+cu130\necho torch_cuda=13.0\necho torch_cmake=%s\necho torch_cudnn=91000\n' \
     "$tmp/torch" >"$tmp/fake/python3"
   chmod +x "$tmp/fake/nvidia-smi" "$tmp/fake/python3"
-  path=$tmp/fake
-  IFS=: read -ra dirs <<<"$PATH"
-  for d in "${dirs[@]}"; do [[ -n $d && ! -x $d/nvcc ]] && path+=":$d"; done
-  PATH=$path command -v nvcc >/dev/null && fail "nvcc still on the test's PATH"
+  strip_tool nvcc
+  cuda=$(realpath /usr/local/cuda)
   t0=$(date +%s)
-  OUT= PATH=$path CUDA_HOME=$tmp/no-cuda bash "$src/scripts/gpu-check.sh" --pack "$pack" --out "$tmp/out" >"$tmp/check.log" 2>&1
+  OUT= PATH=$tmp/fake:$stripped unshare -m bash -c "mount --bind '$tmp/empty' '$cuda' || exit 90
+    bash '$src/scripts/gpu-check.sh' --pack '$pack' --out '$tmp/out' --profile tiny" >"$tmp/check.log" 2>&1
   rc=$?
   secs=$(($(date +%s) - t0))
   cat "$tmp/check.log"
-  [[ $rc -eq 5 ]] || fail "gpu-check.sh exited $rc, not 5 (something missing)"
-  ((secs <= 60)) || fail "the precheck took $secs s (limit 60 s)"
-  line=$(grep 'STOP: missing: ' "$tmp/check.log" | head -1)
-  [[ $line == *"missing: nvcc ("* ]] || fail "the STOP line does not name nvcc: $line"
-  [[ $line != *";"* ]] || fail "the STOP line names more than nvcc: $line"
-  res=$(ls -d "$tmp"/out/gpu-check-*/ | head -1)
-  [[ -s $res/logs/precheck.log && -s $(ls "$tmp"/out/gpu-check-*.tar.gz | head -1) ]] || fail "no logs or archive"
-  echo "ok: without nvcc: exit 5 after $secs s: $line"
+  [[ $rc -eq 3 ]] || fail "gpu-check.sh exited $rc, not 3 (done, with parts missing)"
+  ((secs <= 120)) || fail "the check took $secs s (limit 120 s)"
+  comes_back "$tmp/out" "$tmp/back"
+  s=$tmp/back/summary.txt
+  grep -q '^rigcheck GPU check, .*: done, with parts missing: ' "$s" || fail "no 'done, with parts missing' headline"
+  grep -q '^torch side: not available (missing nvcc' "$s" || fail "the summary does not name nvcc: $(grep 'torch side' "$s")"
+  grep -q 'gpu_gemm: not_built (libcublasLt' "$s" || fail "the summary does not say gpu_gemm is not_built for want of cuBLASLt"
+  grep -q '^steps: .*run [0-9]*s exit' "$s" || fail "the run step did not run: $(grep '^steps' "$s")"
+  for id in GPU-1 GPU-2 GPU-7 PWR-1 THM-1; do
+    tr '\n' ' ' <"$s" | grep -q "verdicts: .*$id [a-z_]" || fail "the summary lacks $id's verdict"
+  done
+  grep -q '^suite vs torch: .*0 of 5 alternation' "$s" || fail "the summary does not say how many peer rounds ran"
+  m=$(ls "$tmp"/back/res/run/*/manifest.csv 2>/dev/null | head -1)
+  [[ -n $m ]] || fail "no run folder in the archive"
+  grep -q '^gpu_gemm,.*not_built.*libcublasLt' "$m" || fail "the run's manifest does not record gpu_gemm not_built with the reason: $(grep gpu_gemm "$m")"
+  grep -q '^gpu_transfer,' "$m" || fail "gpu_transfer was not run"
+  grep -q '^benchmarks: gpu_gemm not_built; gpu_transfer skipped' "$s" || fail "the benchmarks line: $(grep '^benchmarks' "$s")"
+  echo "ok: no nvcc, no cuBLASLt: exit 3 after $secs s; $(head -1 "$s")"
   ;;
-*) echo "usage: gpu_pack.sh BUILD_DIR SOURCE_DIR relocatable|no_gpu|missing_tool"; exit 2 ;;
+peers)
+  # The torch side's path on stand-ins: a driver, a CUDA torch, a cmake that "builds" the LibTorch
+  # targets, and pack binaries that write canned peer CSVs (a params field with a quoted comma, as
+  # impl has; single_call_* rows). The check must run every round, read the ratios through the
+  # suite's reader, say each side's method, and end complete (exit 0).
+  f=$tmp/fake
+  mkdir -p "$f"
+  cat >"$f/nvidia-smi" <<'EOS'
+#!/bin/sh
+case "$*" in
+  -L) echo "GPU 0: NVIDIA H200 (UUID: GPU-stand-in)" ;;
+  *name*) echo "NVIDIA H200" ;; *driver_version*) echo "580.65" ;; *compute_cap*) echo "9.0" ;;
+  *) echo "stand-in" ;;
+esac
+EOS
+  printf '#!/bin/sh\ncat >/dev/null\necho site=/nonexistent\necho torch_version=2.11.0+cu130\necho torch_cuda=13.0\necho torch_cmake=/nonexistent\necho torch_cudnn=91000\n' >"$f/python3"
+  cat >"$f/cmake" <<EOS
+#!/bin/bash
+if [[ \$1 == --build ]]; then mkdir -p "\$2/bin"; cp '$f/gpu_torch_peer' '$f/gpu_model_memory' "\$2/bin/"; exit 0; fi
+while [[ \$# -gt 0 ]]; do [[ \$1 == -B ]] && bt=\$2; shift; done
+mkdir -p "\$bt" && echo "RIGCHECK_WITH_TORCH:BOOL=ON" >"\$bt/CMakeCache.txt"
+EOS
+  # fake BENCHMARK CASE METRIC VALUE SINGLE [CASE METRIC VALUE SINGLE]: a peer binary's stand-in.
+  fake() {
+    local name=$1
+    shift
+    {
+      echo '#!/bin/bash'
+      echo 'out= stem=; while [[ $# -gt 0 ]]; do case $1 in --out) out=$2; shift ;; --stem) stem=$2; shift ;; esac; shift; done'
+      echo '[[ -n $stem ]] || { echo "SKIP: no GPU behind the stand-in"; exit 77; }'
+      echo 'f=$out/$stem.csv; echo schema_version,run_id,benchmark,case,params,metric,value,unit,repetition,status,note >"$f"'
+      while [[ $# -gt 0 ]]; do
+        echo "for r in 0 1 2; do echo \"1,peers,$1,$2,\\\"impl=x TN, fastest of 8\\\",$3,\$(( $4 + r - 1 )),u,\$r,ok,\" >>\"\$f\"; done"
+        echo "echo \"1,peers,$1,$2,\\\"impl=x TN, fastest of 8\\\",single_call_$3,$5,u,-1,ok,\" >>\"\$f\""
+        shift 5
+      done
+    } >"$f/$name"
+    chmod +x "$f/$name"
+  }
+  fake gpu_gemm gpu_gemm bf16/n8192 gflops 700000 690000
+  fake gpu_transfer gpu_transfer d2d/1024MiB gbps 2900 2800
+  fake gpu_torch_peer torch_peer matmul_bf16/n8192 gflops 720000 650000 torch_peer copy/1024MiB gbps 3000 2700
+  fake gpu_model_memory
+  chmod +x "$f"/*
+  cp -a "$pack" "$tmp/fpack" && cp "$f/gpu_gemm" "$f/gpu_transfer" "$tmp/fpack/bin/"
+  t0=$(date +%s)
+  OUT= PATH=$f:$PATH bash "$src/scripts/gpu-check.sh" --pack "$tmp/fpack" --out "$tmp/out" --jobs 1 >"$tmp/check.log" 2>&1
+  rc=$?
+  secs=$(($(date +%s) - t0))
+  cat "$tmp/check.log"
+  comes_back "$tmp/out" "$tmp/back"
+  s=$tmp/back/summary.txt
+  [[ $rc -eq 0 ]] || fail "gpu-check.sh exited $rc, not 0 (complete)"
+  grep -q '^rigcheck GPU check, .*: complete$' "$s" || fail "the headline does not say complete"
+  grep -q '^GPU: NVIDIA H200; driver 580.65; torch 2.11.0+cu130' "$s" || fail "no GPU/driver/torch versions"
+  grep -q '^torch side: available$' "$s" || fail "the torch side is not available"
+  grep -q '^suite vs torch: median over 5 of 5 alternation' "$s" || fail "not 5 of 5 rounds"
+  grep -q 'bf16 GEMM 8192^3 *suite 700 TFLOP/s, torch 720 TFLOP/s: suite/torch 0.972 (wanted >= 0.97: yes) \[ 0.972 0.972 0.972 0.972 0.972 \]' "$s" ||
+    fail "the GEMM ratio is not read right: $(grep 'GEMM' "$s")"
+  grep -q 'D2D copy 1 GiB *suite 2900 GB/s, torch 3000 GB/s: suite/torch 0.967 (wanted >= 0.95: yes)' "$s" ||
+    fail "the copy ratio is not read right: $(grep 'D2D' "$s")"
+  grep -q 'one call alone: suite 690 TFLOP/s, torch 650 TFLOP/s: suite/torch 1.062' "$s" || fail "no single-call GEMM line"
+  grep -q 'methods: suite GEMM cuBLASLt, TN layout' "$s" || fail "no methods line"
+  grep -q '^steps: precheck .*configure [0-9]*s ok; build [0-9]*s ok; peers [0-9]*s 5 of 5 rounds; run [0-9]*s exit 0' "$s" ||
+    fail "the steps are not all there: $(grep '^steps' "$s")"
+  ls "$tmp"/back/res/peers/suite_gemm_5.csv "$tmp"/back/res/peers/torch_5.csv >/dev/null || fail "the peers' CSVs are not in the archive"
+  echo "ok: the torch side on stand-ins: exit 0 after $secs s; $(grep 'GEMM' "$s" | head -1)"
+  ;;
+*) echo "usage: gpu_pack.sh BUILD_DIR SOURCE_DIR relocatable|no_gpu|no_cmake|no_python3|missing_tool|peers"; exit 2 ;;
 esac

@@ -2,10 +2,11 @@
 // `rigcheck schema` (the result CSV schema as Markdown, for docs/csv-schema.md),
 // `rigcheck capacity RUN_DIR [--model-csv F]` (what this machine can train, bench/report/src/capacity.cpp),
 // `rigcheck compare RUN...`, `rigcheck history RUN...`, `rigcheck noise RUN...` and `rigcheck ab`
-// (bench/compare/src/).
+// (bench/compare/src/); `rigcheck median CSV... --case B/C --metric M` (a case's median, for scripts).
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include <CLI/CLI.hpp>
@@ -21,6 +22,7 @@
 #include "rigcheck/harness/repetitions.hpp"
 #include "rigcheck/harness/paths.hpp"
 #include "rigcheck/harness/split.hpp"
+#include "rigcheck/harness/stats.hpp"
 #include "rigcheck/harness/topology.hpp"
 
 using namespace rigcheck;
@@ -197,8 +199,11 @@ struct RunAndReport {
 // capacity, inventory, list and schema: what the machine can train, its facts, the registry, the CSV schema.
 struct Answers {
   std::string capacity_dir, inv_out = "inventory.csv", list_registry;
+  std::vector<std::string> median_files;
+  std::string median_case, median_metric;
+  bool median_observed = false;
   CapacityOptions cap;
-  CLI::App *capacity_cmd = nullptr, *inv_cmd = nullptr, *list_cmd = nullptr, *schema_cmd = nullptr;
+  CLI::App *capacity_cmd = nullptr, *inv_cmd = nullptr, *list_cmd = nullptr, *schema_cmd = nullptr, *median_cmd = nullptr;
 
   void add(CLI::App& app) {
     capacity_cmd = app.add_subcommand(
@@ -218,14 +223,23 @@ struct Answers {
     list_cmd = app.add_subcommand("list", "the benchmarks of the registry: name (what --select takes), area, "
                                           "timeout per profile, what each measures");
     list_cmd->add_option("--benchmarks", list_registry, "benchmark registry CSV (default: data/benchmarks.csv)");
+    median_cmd = app.add_subcommand("median", "the median of one case's metric over its ok repetitions in result CSVs, "
+                                              "read by the suite's own reader: prints MEDIAN COUNT (exit 1 when none)");
+    median_cmd->add_option("files", median_files, "result CSVs (e.g. the peers' STEM.csv)")->required()->expected(1, 1000);
+    median_cmd->add_option("--case", median_case, "BENCHMARK/CASE, e.g. gpu_gemm/bf16/n8192")->required();
+    median_cmd->add_option("--metric", median_metric, "the metric, e.g. gflops")->required();
+    median_cmd->add_flag("--observed", median_observed,
+                         "the rows observed over a whole case (repetition -1, e.g. single_call_gflops), one per file, "
+                         "instead of the repetitions");
   }
-  bool chosen() const { return *capacity_cmd || *inv_cmd || *list_cmd || *schema_cmd; }
+  bool chosen() const { return *capacity_cmd || *inv_cmd || *list_cmd || *schema_cmd || *median_cmd; }
   int run_chosen() {
     if (*capacity_cmd) {
       std::fputs(("# What this machine can train\n\n" + capacity_md(capacity_of(read_run(capacity_dir), cap))).c_str(), stdout);
       return 0;
     }
     if (*inv_cmd) return inventory();
+    if (*median_cmd) return median_of_case();
     if (*list_cmd) {
       std::fputs(format_benchmark_list(read_benchmark_registry(
                      list_registry.empty() ? data_dir() + "/benchmarks.csv" : list_registry)).c_str(),
@@ -238,6 +252,24 @@ struct Answers {
                 "docs/methodology.md, Timing and noise):\n\n| metric | unit | meaning |\n|---|---|---|\n");
     for (const auto& m : kAdaptiveRepsRows) std::printf("| `%s` | %s | %s |\n", m[0], m[1], m[2]);
     std::printf("\nschema_version: %d\n", kSchemaVersion);
+    return 0;
+  }
+  // scripts/gpu-check.sh reads the peers' figures through this: quoted fields, a comma in params and
+  // the schema are the reader's concern (read_results), not a split on raw commas.
+  int median_of_case() const {
+    std::vector<double> v;
+    for (const std::string& f : median_files)
+      for (const ResultRow& r : read_results(f))
+        if (r.benchmark + "/" + r.case_name == median_case && r.metric == median_metric && r.status == Status::ok &&
+            (median_observed ? r.repetition == -1 : r.repetition >= 0) && std::isfinite(r.value))
+          v.push_back(r.value);
+    if (v.empty()) {
+      std::fprintf(stderr, "rigcheck median: no ok %s of %s %s in %zu file(s)\n",
+                   median_observed ? "observed row" : "repetition", median_case.c_str(),
+                   median_metric.c_str(), median_files.size());
+      return 1;
+    }
+    std::printf("%.9g %zu\n", median(v), v.size());
     return 0;
   }
   int inventory() const {

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# The GPU pack on a bare root (issue 35): this machine's /usr/lib holds Debian's fmt, Google
+# Benchmark, hwloc, OpenMP..., which hide any library the pack forgot. So a minimal Debian root
+# (debootstrap --variant=minbase, from the mirror apt already uses; built once per machine and
+# cached in $RIGCHECK_BARE_ROOT, default ~/.cache/rigcheck/bare-root-SUITE) receives only the pack,
+# and under chroot, in a private mount namespace:
+#   1 ldd of every pack binary resolves everything but the driver's and CUDA's own libraries
+#     (libcuda, libnvidia-*, libcublas*, libcudart, libnccl, libcudnn, libnvrtc, libnvJitLink);
+#   2 with the CUDA toolkit's folder mounted where a CUDA image has it (/usr/local/cuda, read-only)
+#     and no driver, every GPU binary exits 77 naming the missing GPU, and the pack's rigcheck runs
+#     (`rigcheck list`);
+#   3 the same pack with one carried library left out (libfmt) fails, naming that library.
+# Skips (77) with the reason: no CUDA binaries in the build, not root (chroot, mount), no
+# debootstrap (scripts/setup.sh --tests), the mirror out of reach.
+# usage: gpu_bare_root.sh BUILD_DIR SOURCE_DIR
+set -uo pipefail
+build=$1
+src=$2
+fail() { echo "FAIL: $*"; exit 1; }
+skip() { echo "SKIP: $*"; exit 77; }
+[[ -x $build/bin/gpu_gemm && -x $build/bin/gpu_transfer ]] || skip "no CUDA benchmarks built here (RIGCHECK_WITH_CUDA=OFF)"
+[[ $(id -u) -eq 0 ]] || skip "chroot and mount need root"
+unshare -m true 2>/dev/null || skip "cannot make a mount namespace here (unshare -m)"
+[[ -e /dev/nvidia0 || -e /dev/nvidiactl ]] && skip "a GPU is here: the no-GPU runs do not apply"
+cuda=$(realpath /usr/local/cuda 2>/dev/null) || skip "no /usr/local/cuda"
+
+# ------------------------------------------------------------------ the root, cached
+suite=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-bookworm}")
+suite=${suite:-bookworm}
+root=${RIGCHECK_BARE_ROOT:-${XDG_CACHE_HOME:-$HOME/.cache}/rigcheck/bare-root-$suite}
+if [[ ! -x $root/usr/bin/ldd ]]; then
+  command -v debootstrap >/dev/null || skip "no debootstrap (scripts/setup.sh --tests installs it)"
+  mirror=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -1)
+  [[ -n $mirror ]] || mirror=$(awk '$1 == "deb" { print $2; exit }' /etc/apt/sources.list 2>/dev/null)
+  mirror=${mirror:-http://deb.debian.org/debian}
+  if command -v curl >/dev/null; then
+    timeout 20 curl -fsI "$mirror/dists/$suite/Release" >/dev/null 2>&1 || skip "the mirror $mirror cannot be reached"
+  fi
+  echo "building the bare root once: debootstrap --variant=minbase $suite $root $mirror"
+  rm -rf "$root.partial"
+  mkdir -p "$(dirname "$root")"
+  debootstrap --variant=minbase "$suite" "$root.partial" "$mirror" >"$root.log" 2>&1 ||
+    { tail -5 "$root.log"; rm -rf "$root.partial"; skip "debootstrap failed (mirror $mirror; log $root.log)"; }
+  rm -rf "$root" && mv "$root.partial" "$root"
+fi
+echo "ok: the bare root $root ($(du -sh "$root" | cut -f1), $(chroot "$root" dpkg-query -W | wc -l) packages)"
+
+tmp=$(mktemp -d /tmp/rigcheck-bare-root.XXXXXX)
+inside=/opt/rigcheck-pack-$$
+cleanup() { rm -rf "$tmp" "${root:?}$inside"; }
+trap cleanup EXIT
+bash "$src/scripts/gpu-pack.sh" --from "$build" --out "$tmp/pack" --max-mib 200 >"$tmp/pack.log" 2>&1 ||
+  { cat "$tmp/pack.log"; fail "gpu-pack.sh --from $build"; }
+
+# check_pack PACK: copies PACK into the root and checks 1 and 2; prints what failed (exit 1) or ok.
+check_pack() {
+  local pack=$1 b
+  rm -rf "${root:?}$inside" && mkdir -p "$root$inside" && cp -a "$pack"/. "$root$inside/"
+  local bins=()
+  for b in "$pack"/bin/*; do [[ -x $b && $b != *.not-built ]] && bins+=("$(basename "$b")"); done
+  cat >"$tmp/inside.sh" <<EOF
+set -u
+mount -t proc proc '$root/proc' || exit 90
+mount --rbind /dev '$root/dev' && mount --make-rslave '$root/dev' || exit 91
+mkdir -p '$root/usr/local/cuda' '$root/tmp'
+for b in ${bins[*]}; do
+  chroot '$root' ldd '$inside'/bin/\$b 2>&1 | sed "s|^|ldd \$b |"
+done
+mount --bind -o ro '$cuda' '$root/usr/local/cuda' || exit 92
+for b in ${bins[*]}; do
+  [[ \$b == rigcheck ]] && continue
+  rm -rf '$root/tmp/out-'\$b && mkdir -p '$root/tmp/out-'\$b
+  chroot '$root' env -i PATH=/usr/bin:/bin '$inside'/bin/\$b --profile tiny --reps 2 --out /tmp/out-\$b >'$tmp/'\$b.log 2>&1
+  echo "run \$b \$? \$(grep -m1 '^SKIP: ' '$tmp/'\$b.log)"
+done
+chroot '$root' env -i PATH=/usr/bin:/bin '$inside'/bin/rigcheck list >'$tmp/rigcheck.log' 2>&1
+echo "run rigcheck \$?"
+EOF
+  unshare -m bash "$tmp/inside.sh" >"$tmp/inside.out" 2>&1
+  local rc=$?
+  ((rc == 0)) || { cat "$tmp/inside.out"; echo "the namespace script exited $rc (90-92: a mount failed)"; return 1; }
+  local driver='^(libcuda|libnvidia-|libcublas|libcublasLt|libcudart|libnccl|libcudnn|libnvrtc|libnvJitLink)\.'
+  local unresolved
+  unresolved=$(awk '$1 == "ldd" && /not found/ { print $2 ": " $3 }' "$tmp/inside.out" | while read -r who lib; do
+                 [[ $lib =~ $driver ]] || echo "$who $lib"
+               done | sort -u | tr '\n' ' ')
+  [[ -z $unresolved ]] || { echo "unresolved in the bare root: ${unresolved% }"; return 1; }
+  # Everything resolved but glibc comes from the pack's lib/ (the root's own libstdc++ included).
+  local glibc='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libresolv|libutil)\.'
+  local outside
+  outside=$(awk '$1 == "ldd" && $4 == "=>" && $5 != "not" { print $2, $3, $5 }' "$tmp/inside.out" | while read -r who lib path; do
+              [[ $lib =~ $glibc || $path == "$inside"/lib/* || $path == "$inside"/bin/../lib/* ]] || echo "$who $lib => $path"
+            done | sort -u | tr '\n' ';')
+  [[ -z $outside ]] || { echo "resolved outside the pack in the bare root: ${outside%;}"; return 1; }
+  for b in "${bins[@]}"; do
+    [[ $b == rigcheck ]] && continue
+    local line
+    line=$(grep "^run $b " "$tmp/inside.out")
+    if [[ $line != "run $b 77 SKIP: "* ]]; then
+      tail -5 "$tmp/$b.log"
+      echo "$b did not exit 77 with a SKIP line in the bare root: $line"
+      return 1
+    fi
+    grep -qiE 'GPU|CUDA|driver' <<<"$line" || { echo "$b's SKIP line does not name the missing GPU: $line"; return 1; }
+  done
+  grep -q '^run rigcheck 0$' "$tmp/inside.out" || { tail -5 "$tmp/rigcheck.log"; echo "the pack's rigcheck does not run in the bare root"; return 1; }
+  echo "ok"
+}
+
+res=$(check_pack "$tmp/pack")
+[[ $(tail -1 <<<"$res") == ok ]] || { echo "$res"; fail "the pack does not run on a bare root"; }
+echo "ok: in the bare root, ldd of $(ls "$tmp/pack/bin" | grep -vc not-built) pack binaries resolves all but the driver's and CUDA's; every GPU binary exits 77 naming the GPU; rigcheck runs"
+grep '^run ' "$tmp/inside.out" | sed 's/^/  /'
+
+# 3: one library left out must be found and named.
+cp -a "$tmp/pack" "$tmp/short"
+gone=$(cd "$tmp/short/lib" && ls libfmt.so* 2>/dev/null | head -1)
+[[ -n $gone ]] || fail "the pack carries no libfmt to leave out"
+rm -f "$tmp/short/lib/$gone"
+res=$(check_pack "$tmp/short")
+[[ $(tail -1 <<<"$res") != ok ]] || fail "the pack without $gone passed the bare-root check"
+grep -q "$gone" <<<"$res" || { echo "$res"; fail "the failure does not name $gone"; }
+echo "ok: with $gone left out the check fails naming it: $(grep -m1 'unresolved' <<<"$res")"
