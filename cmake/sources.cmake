@@ -32,6 +32,7 @@ set(RIGCHECK_COMPARE_SOURCES
   bench/compare/src/machine_state.cpp)
 set(RIGCHECK_CLI_SOURCES
   bench/rigcheck/src/runner.cpp bench/rigcheck/src/runner_helpers.cpp bench/rigcheck/src/recover.cpp
+  bench/rigcheck/src/launcher.cpp
   bench/rigcheck/src/scratch_cleanup.cpp)
 # The tool less its evaluators and main(): the evaluators register themselves at start-up, so they
 # are compiled as objects (a static library would drop them).

@@ -49,8 +49,23 @@ tmp=$(mktemp -d /tmp/rigcheck-bare-root.XXXXXX)
 inside=/opt/rigcheck-pack-$$
 cleanup() { rm -rf "$tmp" "${root:?}$inside"; }
 trap cleanup EXIT
-bash "$src/scripts/gpu-pack.sh" --from "$build" --out "$tmp/pack" --max-mib 200 >"$tmp/pack.log" 2>&1 ||
-  { cat "$tmp/pack.log"; fail "gpu-pack.sh --from $build"; }
+# The pack is built the way scripts/gpu-pack.sh builds it (preset gpu-pack: no MPI, oneDNN, OpenBLAS
+# or LibTorch; DT_RPATH, so the carried libraries' own dependencies are found in lib/ too). A build
+# that is not such a build (the default preset links DT_RUNPATH, which only the binary's own direct
+# dependencies follow) gets one beside it: one CUDA architecture, the three packed binaries, through
+# the compiler cache (cmake/ccache.cmake: about a minute once cached).
+pack_build=$build
+if ! readelf -d "$build/bin/rigcheck" 2>/dev/null | grep -q '(RPATH)'; then
+  pack_build=$build/bare-root-pack
+  echo "building the pack's own build in $pack_build (preset gpu-pack, CUDA architecture 90): $build links DT_RUNPATH"
+  start=$SECONDS
+  { (cd "$src" && PATH=/usr/local/cuda/bin:$PATH cmake --preset gpu-pack -B "$pack_build" -DCMAKE_CUDA_ARCHITECTURES=90) &&
+    cmake --build "$pack_build" -j "${RIGCHECK_JOBS:-2}" --target rigcheck gpu_gemm gpu_transfer; } >"$tmp/pack-build.log" 2>&1 ||
+    { tail -20 "$tmp/pack-build.log"; fail "the gpu-pack build in $pack_build"; }
+  echo "  built in $((SECONDS - start)) s"
+fi
+bash "$src/scripts/gpu-pack.sh" --from "$pack_build" --out "$tmp/pack" --max-mib 200 >"$tmp/pack.log" 2>&1 ||
+  { cat "$tmp/pack.log"; fail "gpu-pack.sh --from $pack_build"; }
 
 # check_pack PACK: copies PACK into the root and checks 1 and 2; prints what failed (exit 1) or ok.
 check_pack() {

@@ -16,5 +16,9 @@ void record_checksum(const std::string& dir, ManifestRow& m);
 std::string join(const std::vector<std::string>& v);
 // The words of a manifest command line (shell_quote's quoting undone, well enough for paths).
 std::vector<std::string> command_words(const std::string& command);
+// The reason a child gave: its "SKIP: ..." line, or its "FAILED: ..." lines, or its last line.
+std::string reason_from_output(const std::string& tail, const char* prefix);
+// Why a launched benchmark failed, with the launcher named (launcher.cpp).
+std::string launcher_failure(const std::string& launcher, int exit_code, const std::string& tail);
 
 }  // namespace rigcheck::run_detail
