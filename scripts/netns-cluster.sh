@@ -32,27 +32,9 @@ id=rgc
 subnet=10.213.1
 base=${RIGCHECK_NETNS_DIR:-/run/rigcheck-netns}
 
-usage() {
-  sed -n '8,10p' "$0" | sed 's/^# *//' >&2
-  exit 2
-}
-die() { echo "netns-cluster: $*" >&2; exit 1; }
-skip() { echo "SKIP: $*"; exit 77; }
-
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --id) id=$2; shift 2 ;;
-    --subnet) subnet=$2; shift 2 ;;
-    -h|--help) usage ;;
-    *) break ;;
-  esac
-done
-[[ $# -ge 1 ]] || usage
-cmd=$1; shift
-[[ $id =~ ^[a-z][a-z0-9]{0,9}$ ]] || { echo "netns-cluster: --id '$id': 1-10 lower-case letters and digits, starting with a letter" >&2; exit 2; }
-[[ $subnet =~ ^(25[0-5]|2[0-4][0-9]|1?[0-9]?[0-9])(\.(25[0-5]|2[0-4][0-9]|1?[0-9]?[0-9])){2}$ ]] ||
-  { echo "netns-cluster: --subnet '$subnet': the first three octets of an IPv4 /24 (A.B.C)" >&2; exit 2; }
-dir=$base/$id
+name=netns-cluster
+# shellcheck source=cluster-args.sh
+source "$(dirname "$0")/cluster-args.sh"
 
 can_make_namespaces() {
   [[ $(id -u) -eq 0 ]] || skip "network namespaces need root (this is uid $(id -u))"

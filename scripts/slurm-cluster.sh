@@ -33,25 +33,9 @@ id=rgs
 subnet=10.215.1
 base=${RIGCHECK_SLURM_DIR:-/run/rigcheck-slurm}
 
-usage() {
-  sed -n '8,10p' "$0" | sed 's/^# *//' >&2
-  exit 2
-}
-die() { echo "slurm-cluster: $*" >&2; exit 1; }
-skip() { echo "SKIP: $*"; exit 77; }
-
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --id) id=$2; shift 2 ;;
-    --subnet) subnet=$2; shift 2 ;;
-    -h|--help) usage ;;
-    *) break ;;
-  esac
-done
-[[ $# -ge 1 ]] || usage
-cmd=$1; shift
-[[ $id =~ ^[a-z][a-z0-9]{0,9}$ ]] || { echo "slurm-cluster: --id '$id': 1-10 lower-case letters and digits, starting with a letter" >&2; exit 2; }
-dir=$base/$id
+name=slurm-cluster
+# shellcheck source=cluster-args.sh
+source "$(dirname "$0")/cluster-args.sh"
 netns=("$here/netns-cluster.sh" --id "$id" --subnet "$subnet")
 
 # Every process this cluster started: its daemons, found by the configuration file they were given.
@@ -115,7 +99,6 @@ write_conf() {  # N
     echo "SlurmdTimeout=10"
     echo "SlurmctldTimeout=30"
     echo "MessageTimeout=5"
-    echo "KillWait=5"
     echo "InactiveLimit=0"
     echo "MinJobAge=600"
     for ((i = 1; i <= n; i++)); do

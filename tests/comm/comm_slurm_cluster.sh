@@ -8,24 +8,12 @@
 # Skips (77) without root, ip/tc or Slurm's packages (scripts/setup.sh --tests installs them).
 #   comm_slurm_cluster.sh RIGCHECK
 source "$(dirname "$0")/../support/lib.sh"
+source "$(dirname "$0")/../support/slurm.sh"
 rigcheck="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 src="$(cd "$(dirname "$0")/../.." && pwd)"
-cluster="$src/scripts/slurm-cluster.sh"
-id="sl$$"
-id=${id:0:10}
-dir=/run/rigcheck-slurm/$id
-down() { "$cluster" --id "$id" down >/dev/null 2>&1 || true; }
-trap 'down; rm -rf "$tmp"' EXIT
-set +e
-"$cluster" --id "$id" --subnet 10.216.77 up 2 none 0ms >"$tmp/up.log" 2>&1
-rc=$?
-set -e
-[[ $rc -eq 77 ]] && { grep SKIP "$tmp/up.log"; exit 77; }
-[[ $rc -eq 0 ]] || { cat "$tmp/up.log"; fail "slurm-cluster.sh up exited $rc"; }
+slurm_up 10.216.77
 start=$SECONDS
 # sbatch passes this shell's environment: SLURM_CONF, RIGCHECK, RIGCHECK_OUT, PROFILE.
-# shellcheck disable=SC1091
-source "$dir/env"
 (cd "$src" && RIGCHECK="$rigcheck" RIGCHECK_OUT="$tmp/out" PROFILE=quick \
    timeout 180 sbatch -N 2 --wait -o "$tmp/job-%j.log" scripts/slurm/rigcheck-comm.sbatch >"$tmp/sbatch.log" 2>&1) ||
   { cat "$tmp/sbatch.log" "$tmp"/job-*.log 2>/dev/null | tail -40; fail "sbatch --wait failed"; }
@@ -44,20 +32,10 @@ done
 grep -q "ranks=2;nodes=2;" "$csv" || fail "rows do not say 2 ranks on 2 nodes"
 grep -q "^slurm_job_id,$job$" "$run/inventory.csv" || fail "inventory has no slurm_job_id $job"
 grep -q '^slurm_job_nodelist,n\[1-2\]$' "$run/inventory.csv" || fail "inventory has no slurm_job_nodelist n[1-2]"
-grep -q '^run_launcher,srun --mpi=pmix --nodes=2 --ntasks-per-node=1$' "$run/inventory.csv" ||
+grep -q '^run_launcher,srun --mpi=pmix --kill-on-bad-exit=1 --nodes=2 --ntasks-per-node=1$' "$run/inventory.csv" ||
   fail "inventory does not name the launcher: $(grep run_launcher "$run/inventory.csv")"
 net1=$(grep '^NET-1,' "$run/verdicts.csv")
 grep -q "ranks on n1, n2, started by 'srun --mpi=pmix" <<<"$net1" || fail "NET-1's evidence does not name the nodes and srun: $net1"
 grep -q "in Slurm job $job (nodes n\[1-2\])" <<<"$net1" || fail "NET-1's evidence does not name the Slurm job: $net1"
 echo "ok: ranks on n1 and n2 started by srun in Slurm job $job; NET-1 names them"
-# Down leaves nothing behind.
-"$cluster" --id "$id" down
-live=$( (pgrep -f -- "$dir/" || true) | while read -r p; do
-  [[ $(awk '{print $3}' "/proc/$p/stat" 2>/dev/null) == Z ]] || echo "$p"  # a zombie is only a pid no one reaped
-done)
-[[ -z $live ]] || fail "processes of the cluster still running: $live"
-[[ ! -e $dir ]] || fail "$dir left behind"
-[[ ! -e /run/rigcheck-netns/$id ]] || fail "the namespaces' state left behind"
-for ns in "$id-head" "$id-n1" "$id-n2"; do [[ ! -e /run/netns/$ns ]] || fail "namespace $ns left behind"; done
-! grep -q "$dir" /proc/self/mountinfo || fail "a mount of the cluster left behind"
-echo "ok: down left no process, namespace, mount or folder"
+slurm_down_checked

@@ -1,4 +1,5 @@
 // What starts the comm benchmarks' ranks (the launcher: mpirun, srun) and what its failures say.
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
@@ -55,6 +56,32 @@ std::string launcher_failure(const std::string& launcher, int exit_code, const s
                        "--mpi=list shows what this Slurm offers) (launcher '{}' exited {}; its last words: {})",
                        launcher, exit_code, said);
   return fmt::format("launcher '{}' exited {}: {}", launcher, exit_code, said.empty() ? "(no output)" : said);
+}
+
+std::string slurm_node_failure(const std::string& tail) {
+  const char* job_nodes = std::getenv("SLURM_JOB_NODELIST");
+  if (tail.find("DUE TO NODE FAILURE") == std::string::npos) return "";
+  std::string down;
+  const std::string sinfo = find_on_path("sinfo");
+  if (job_nodes && !sinfo.empty()) {
+    // sinfo asks slurmctld, which marked the node down before it cancelled the job. popen, not
+    // run_child: the runner is stopping (a signal), and run_child would stop sinfo at once.
+    std::string nodes = job_nodes;
+    if (nodes.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.,[]") != std::string::npos)
+      return "; Slurm cancelled the job: node failure";
+    if (FILE* p = ::popen(fmt::format("timeout 10 '{}' -h -N -n '{}' -t down,drain,fail,no_respond -o '%N %E' 2>/dev/null",
+                                      sinfo, nodes).c_str(), "r")) {
+      char buf[512];
+      while (std::fgets(buf, sizeof buf, p)) {
+        std::string line = buf;
+        while (!line.empty() && (line.back() == '\n' || line.back() == ' ')) line.pop_back();
+        if (!line.empty() && down.find(line) == std::string::npos) down += (down.empty() ? "" : ", ") + line;
+      }
+      ::pclose(p);
+    }
+  }
+  return fmt::format("; Slurm cancelled the job: node failure ({})",
+                     down.empty() ? "sinfo named no node down" : "down: " + down);
 }
 
 }  // namespace run_detail

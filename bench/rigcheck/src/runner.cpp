@@ -202,7 +202,9 @@ bool record_child_end(const ChildResult& r, double timeout, unsigned long long a
   const std::string cause = describe_child_end(r, address_space_bytes);
   if (r.interrupted) {
     m.status = "interrupted";
-    m.reason = fmt::format("stopped by signal {}{}", g_signal, kept_note);
+    // Inside a Slurm job that lost a node, Slurm cancels the job (SIGTERM): name the node it reported.
+    m.reason = fmt::format("stopped by signal {}{}{}", g_signal, launcher.empty() ? "" : slurm_node_failure(r.output_tail),
+                           kept_note);
     ok = false;
   } else if (r.timed_out) {
     m.status = "timeout";

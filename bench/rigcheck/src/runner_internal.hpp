@@ -20,5 +20,9 @@ std::vector<std::string> command_words(const std::string& command);
 std::string reason_from_output(const std::string& tail, const char* prefix);
 // Why a launched benchmark failed, with the launcher named (launcher.cpp).
 std::string launcher_failure(const std::string& launcher, int exit_code, const std::string& tail);
+// Inside a Slurm allocation whose step Slurm cancelled "DUE TO NODE FAILURE" (the launcher's output
+// `tail` says so): "; Slurm cancelled the job: node failure (down: n2 Not responding)", the nodes
+// of this job that sinfo reports down; "" otherwise (launcher.cpp).
+std::string slurm_node_failure(const std::string& tail);
 
 }  // namespace rigcheck::run_detail
