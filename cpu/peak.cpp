@@ -16,48 +16,29 @@
 namespace rigcheck::cpu {
 namespace {
 
-// Each ISA's vector operations on floats, for the FMA chains written once below.
-struct Avx2 {
-  using V = __m256;
-  static constexpr int kLanes = 8;
-  static constexpr int kChains = 12;  // independent accumulators per thread (>= latency x FMA pipes)
-  __attribute__((target("avx2,fma"))) static V set1(float x) { return _mm256_set1_ps(x); }
-  __attribute__((target("avx2,fma"))) static V load(const float* p) { return _mm256_loadu_ps(p); }
-  __attribute__((target("avx2,fma"))) static void store(float* p, V v) { _mm256_storeu_ps(p, v); }
-  __attribute__((target("avx2,fma"))) static V fma(V c, V a, V b) { return _mm256_fmadd_ps(c, a, b); }
-};
-struct Avx512 {
-  using V = __m512;
-  static constexpr int kLanes = 16;
-  static constexpr int kChains = 24;  // 32 zmm registers: more chains for wider, deeper pipes
-  __attribute__((target("avx512f"))) static V set1(float x) { return _mm512_set1_ps(x); }
-  __attribute__((target("avx512f"))) static V load(const float* p) { return _mm512_loadu_ps(p); }
-  __attribute__((target("avx512f"))) static void store(float* p, V v) { _mm512_storeu_ps(p, v); }
-  __attribute__((target("avx512f"))) static V fma(V c, V a, V b) { return _mm512_fmadd_ps(c, a, b); }
-};
+constexpr int kChains = 12;  // independent accumulators per thread (>= latency x FMA pipes)
 
-// Runs `iters` rounds of I::kChains vector FMAs on acc (kChains x kLanes floats). Compiled only
-// inlined whole into its ISA's function (fma_avx2, fma_avx512: flatten), where the target allows
-// the ISA: no vector crosses a call, so GCC's note on the ABI of vector arguments does not apply.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpsabi"
-template <class I>
-inline void fma_chains(float* acc, float a, float b, int64_t iters) {
-  const typename I::V va = I::set1(a), vb = I::set1(b);
-  typename I::V c[I::kChains];
-  for (int j = 0; j < I::kChains; ++j) c[j] = I::load(acc + I::kLanes * j);
+// Runs `iters` rounds of kChains vector FMAs on acc (kChains x lanes floats).
+__attribute__((target("avx2,fma"))) void fma_avx2(float* acc, float a, float b, int64_t iters) {
+  __m256 va = _mm256_set1_ps(a), vb = _mm256_set1_ps(b);
+  __m256 c[kChains];
+  for (int j = 0; j < kChains; ++j) c[j] = _mm256_loadu_ps(acc + 8 * j);
   for (int64_t i = 0; i < iters; ++i)
 #pragma GCC unroll 32
-    for (int j = 0; j < I::kChains; ++j) c[j] = I::fma(c[j], va, vb);
-  for (int j = 0; j < I::kChains; ++j) I::store(acc + I::kLanes * j, c[j]);
+    for (int j = 0; j < kChains; ++j) c[j] = _mm256_fmadd_ps(c[j], va, vb);
+  for (int j = 0; j < kChains; ++j) _mm256_storeu_ps(acc + 8 * j, c[j]);
 }
-#pragma GCC diagnostic pop
 
-__attribute__((target("avx2,fma"), flatten)) void fma_avx2(float* acc, float a, float b, int64_t iters) {
-  fma_chains<Avx2>(acc, a, b, iters);
-}
-__attribute__((target("avx512f"), flatten)) void fma_avx512(float* acc, float a, float b, int64_t iters) {
-  fma_chains<Avx512>(acc, a, b, iters);
+constexpr int kChains512 = 24;  // 32 zmm registers: more chains for wider, deeper pipes
+
+__attribute__((target("avx512f"))) void fma_avx512(float* acc, float a, float b, int64_t iters) {
+  __m512 va = _mm512_set1_ps(a), vb = _mm512_set1_ps(b);
+  __m512 c[kChains512];
+  for (int j = 0; j < kChains512; ++j) c[j] = _mm512_loadu_ps(acc + 16 * j);
+  for (int64_t i = 0; i < iters; ++i)
+#pragma GCC unroll 32
+    for (int j = 0; j < kChains512; ++j) c[j] = _mm512_fmadd_ps(c[j], va, vb);
+  for (int j = 0; j < kChains512; ++j) _mm512_storeu_ps(acc + 16 * j, c[j]);
 }
 
 struct Isa {
@@ -69,10 +50,8 @@ struct Isa {
 };
 
 const Isa kIsas[] = {
-    {"avx2", Avx2::kLanes, Avx2::kChains, fma_avx2,
-     [] { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }},
-    {"avx512", Avx512::kLanes, Avx512::kChains, fma_avx512,
-     [] { return static_cast<bool>(__builtin_cpu_supports("avx512f")); }},
+    {"avx2", 8, kChains, fma_avx2, [] { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }},
+    {"avx512", 16, kChains512, fma_avx512, [] { return static_cast<bool>(__builtin_cpu_supports("avx512f")); }},
 };
 
 class FmaPeak final : public Kernel {
