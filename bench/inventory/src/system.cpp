@@ -1,6 +1,8 @@
 // Inventory: provenance, platform, OS, build, libraries, tools and environment.
 #include "internal.hpp"
 
+#include <initializer_list>
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
@@ -331,26 +333,29 @@ void add_tools(Collector& c) {
 
 // The environment variables that change what the benchmarks do, as the user had them. The thread
 // caps are cleared in every benchmark process (harness.cpp), so that the counts swept can run.
-// Inside a Slurm allocation (sbatch, salloc, srun): the job, its nodes and cluster, from the
-// variables Slurm sets; "unset" outside one (docs/multi-node.md "Slurm").
-void add_slurm(Collector& c) {
-  for (const char* v : {"SLURM_JOB_ID", "SLURM_JOB_NODELIST", "SLURM_JOB_NUM_NODES", "SLURM_CLUSTER_NAME",
-                        "SLURM_JOB_PARTITION", "SLURM_NTASKS", "SLURM_NTASKS_PER_NODE"}) {
-    std::string key = v;
+namespace {
+// Each variable's value (or "unset") under PREFIX + its name in lower case.
+void add_env_vars(Collector& c, const std::string& prefix, std::initializer_list<const char*> vars) {
+  for (const char* v : vars) {
+    std::string key = prefix + v;
     std::transform(key.begin(), key.end(), key.begin(), [](unsigned char ch) { return std::tolower(ch); });
     c.add(key, env_or_unset(v));
   }
+}
+}  // namespace
+
+// Inside a Slurm allocation (sbatch, salloc, srun): the job, its nodes and cluster, from the
+// variables Slurm sets; "unset" outside one (docs/multi-node.md "Slurm").
+void add_slurm(Collector& c) {
+  add_env_vars(c, "", {"SLURM_JOB_ID", "SLURM_JOB_NODELIST", "SLURM_JOB_NUM_NODES", "SLURM_CLUSTER_NAME",
+                       "SLURM_JOB_PARTITION", "SLURM_NTASKS", "SLURM_NTASKS_PER_NODE"});
 }
 
 void add_environment(Collector& c) {
   c.add("env_cuda_visible_devices", env_or_unset("CUDA_VISIBLE_DEVICES"));
   c.add("env_nccl_socket_ifname", env_or_unset("NCCL_SOCKET_IFNAME"));
-  for (const char* v : {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_THREAD_LIMIT",
-                        "OMP_PROC_BIND", "OMP_PLACES", "ONEDNN_MAX_CPU_ISA", "ATEN_CPU_CAPABILITY"}) {
-    std::string key = "env_" + std::string(v);
-    std::transform(key.begin(), key.end(), key.begin(), [](unsigned char ch) { return std::tolower(ch); });
-    c.add(key, env_or_unset(v));
-  }
+  add_env_vars(c, "env_", {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_THREAD_LIMIT",
+                           "OMP_PROC_BIND", "OMP_PLACES", "ONEDNN_MAX_CPU_ISA", "ATEN_CPU_CAPABILITY"});
 }
 
 }  // namespace rigcheck::inventory_detail
