@@ -5,7 +5,8 @@ set(RIGCHECK_HARNESS_SOURCES
   bench/harness/src/cli.cpp bench/harness/src/csv.cpp bench/harness/src/distributions.cpp bench/harness/src/nvml.cpp
   bench/harness/src/paths.cpp bench/harness/src/process.cpp bench/harness/src/rapl.cpp bench/harness/src/result_writer.cpp
   bench/harness/src/schema.cpp bench/harness/src/scratch_registry.cpp bench/harness/src/session.cpp
-  bench/harness/src/sha256.cpp bench/harness/src/stats.cpp bench/harness/src/topology.cpp bench/harness/src/units.cpp)
+  bench/harness/src/sha256.cpp bench/harness/src/stats.cpp bench/harness/src/topology.cpp bench/harness/src/units.cpp
+  bench/harness/src/time_budget.cpp)
 set(RIGCHECK_INVENTORY_SOURCES
   bench/inventory/src/inventory.cpp bench/inventory/src/cpu.cpp bench/inventory/src/memory.cpp
   bench/inventory/src/system.cpp bench/inventory/src/gpu.cpp bench/inventory/src/util.cpp)
@@ -32,7 +33,7 @@ set(RIGCHECK_COMPARE_SOURCES
   bench/compare/src/machine_state.cpp)
 set(RIGCHECK_CLI_SOURCES
   bench/rigcheck/src/runner.cpp bench/rigcheck/src/runner_helpers.cpp bench/rigcheck/src/recover.cpp
-  bench/rigcheck/src/launcher.cpp
+  bench/rigcheck/src/launcher.cpp bench/rigcheck/src/budget.cpp
   bench/rigcheck/src/scratch_cleanup.cpp)
 # The tool less its evaluators and main(): the evaluators register themselves at start-up, so they
 # are compiled as objects (a static library would drop them).

@@ -6,6 +6,8 @@
 #            three using it: at most 1% of the cases judged flagged, --fail-on-regression 10
 #            exits 0, the flags expected by chance printed; runs 4 and 5 without a profile: exit
 #            0, and the output says why it cannot judge.
+#   splits   every split of the five into 2 or 3 baseline runs against 1 other (50 comparisons):
+#            --fail-on-regression 10 exits 0 on each (issue 32); the table in splits.txt.
 #   change   three quick runs with oneDNN capped at AVX2 (ONEDNN_MAX_CPU_ISA=AVX2 exported, recorded
 #            in the inventory) against the five, with their noise profile: the oneDNN cases
 #            flagged, the ISA cap named, no memory, io or comm case flagged.
@@ -17,7 +19,7 @@
 #            Zen 5 VM, docs/performance.md) is found with its interval; an A/A interleaved run
 #            (Haswell against Haswell) finds nothing.
 # Give existing folders to skip the runs: --aa DIR (a `run --repeat 5` folder, or five run
-# folders' parent), --changed DIR (three AVX2 runs' parent). --steps aa,change,history,ab chooses
+# folders' parent), --changed DIR (three AVX2 runs' parent). --steps aa,splits,change,history,ab chooses
 # steps; --out DIR keeps the outputs (default results/noise-check-<time>). --profile P and
 # --select LIST (registry entries) make the runs smaller, to try the script itself (the figures
 # of docs/performance.md are of whole quick runs). Heavy commands run behind $NOISE_CHECK_LOCK when
@@ -26,7 +28,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 rigcheck=${RIGCHECK:-build/bin/rigcheck}
 lock=${NOISE_CHECK_LOCK:-}
-aa="" changed="" steps="aa,change,history,ab" out="results/noise-check-$(date -u +%Y%m%dT%H%M%SZ)"
+aa="" changed="" steps="aa,splits,change,history,ab" out="results/noise-check-$(date -u +%Y%m%dT%H%M%SZ)"
 profile=quick select=()
 ab_select=cpu_gemm ab_filter='sgemm_openblas' ab_rounds=10
 ab_a="OPENBLAS_CORETYPE=Haswell" ab_b="OPENBLAS_CORETYPE=Sandybridge"
@@ -66,7 +68,7 @@ repeat_runs() {
 }
 
 # ---------------------------------------------------------------- A/A
-if [[ -z "$aa" ]] && (step aa || step change || step history); then
+if [[ -z "$aa" ]] && (step aa || step splits || step change || step history); then
   say "A/A: five quick runs back to back (rigcheck run --profile quick --repeat 5)"
   aa=$(repeat_runs 5 aa-runs.log)
 fi
@@ -98,6 +100,35 @@ if step aa; then
   [[ $rc == 0 ]] || fail "one run per side, no profile: exit $rc"
   grep -q "Cannot judge significance" "$out/aa_bare.log" || fail "one run per side, no profile: the reason is not said"
   say "  aa_bare (runs 4, 5, no profile): exit $rc; $(grep -m1 -o 'Cannot judge significance[^.]*' "$out/aa_bare.log")"
+fi
+
+# ---------------------------------------------------------------- the gate on every split (issue 32)
+# Every split of the five runs into 2 or 3 baseline runs against 1 other (50 comparisons, no noise
+# profile): --fail-on-regression 10 must exit 0 on each; the table of splits and exit codes is
+# $out/splits.txt.
+if step splits; then
+  ((${#R[@]} >= 5)) || { fail "splits need five runs in '$aa', found ${#R[@]}"; exit 1; }
+  say "splits: every 2 or 3 of runs 1-5 against 1 other, --fail-on-regression 10"
+  : >"$out/splits.txt"
+  bad=0 total=0
+  for mask in $(seq 1 31); do
+    base=() rest=()
+    for i in 0 1 2 3 4; do if (((mask >> i) & 1)); then base+=("$i"); else rest+=("$i"); fi; done
+    ((${#base[@]} == 2 || ${#base[@]} == 3)) || continue
+    for j in "${rest[@]}"; do
+      a_runs=()
+      for i in "${base[@]}"; do a_runs+=("${R[$i]}"); done
+      rc=0
+      "$rigcheck" compare --a "${a_runs[@]}" --b "${R[$j]}" --fail-on-regression 10 --out "$out/split" >"$out/split.log" 2>&1 || rc=$?
+      names="$(for i in "${base[@]}"; do printf '%d,' $((i + 1)); done | sed 's/,$//') vs $((j + 1))"
+      echo "$names: exit $rc; $(counts "$out/split.log"); $(grep -m1 '^GATE' "$out/split.log" | cut -c1-160)" >>"$out/splits.txt"
+      rm -rf "$out/split"
+      total=$((total + 1))
+      ((rc == 0)) || bad=$((bad + 1))
+    done
+  done
+  say "  $total splits, $bad exited non-zero (each: $out/splits.txt)"
+  ((bad == 0)) || fail "splits: $bad of $total comparisons failed the gate"
 fi
 
 # ---------------------------------------------------------------- a real change

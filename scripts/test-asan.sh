@@ -19,6 +19,10 @@ cmake --build build-asan -j "${RIGCHECK_JOBS:-2}"
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 cd build-asan
-# The browser test renders HTML that the default build's run already checks; it needs nothing
-# the sanitizers would add.
-ctest --output-on-failure -j "${RIGCHECK_JOBS:-2}" -E '^html_chromium$' "$@"
+# Left out here, run by the default build (scripts/test.sh): the browser test renders HTML that the
+# default build's run already checks; the statistics' simulations (thousands of simulated
+# comparisons: 206, 94 and 14 s of the asan stage's 739 s at -O0, issue 33) run the same code as
+# the statistics' unit tests, which stay here, on more seeds: what they find is a wrong rate, which
+# the default build finds, not a memory error.
+ctest --output-on-failure -j "${RIGCHECK_JOBS:-2}" \
+  -E '^(html_chromium|Gate\.AaComparisonsOf190CasesFailAtMostFivePercent|RunLevel\.NoChangeFlaggedAtMostOnePercentAndTenPercentFoundWithFiveRuns|Paired\.PowerTable)$' "$@"

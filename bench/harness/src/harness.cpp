@@ -2,6 +2,8 @@
 #include "rigcheck/harness/repetitions.hpp"
 #include "alternate.hpp"
 #include "startup.hpp"
+#include "rigcheck/harness/time_budget.hpp"
+#include "registry.hpp"
 #include "rigcheck/harness/write_row_now.hpp"
 
 #include <omp.h>
@@ -33,22 +35,11 @@
 
 namespace rigcheck {
 
+using detail::derivers;
+using detail::registry;
+using detail::shared_defaults;
+
 namespace {
-
-std::vector<BenchmarkDef>& registry() {
-  static std::vector<BenchmarkDef> defs;
-  return defs;
-}
-
-std::vector<std::pair<std::string, DeriveRows>>& derivers() {
-  static std::vector<std::pair<std::string, DeriveRows>> d;
-  return d;
-}
-
-SharedOptions& shared_defaults() {
-  static SharedOptions s;
-  return s;
-}
 
 struct Entry {
   const BenchmarkDef* def;
@@ -186,7 +177,7 @@ class Harness {
   // After the last repetition of case idx (its added ones included): the adaptive repetitions' rows
   // when `target` > 0 (`stop`: why no more were added, empty when the target was met), the
   // kernel's observed rows, the progress line.
-  void finish(size_t idx, double target, const std::string& stop) {
+  void finish(size_t idx, double target, const std::string& stop, const std::string& cut) {
     const Entry& e = entries_[idx];
     CaseState& s = states_[idx];
     if (s.status != Status::ok) return;
@@ -194,8 +185,8 @@ class Harness {
       const double spread = relative_iqr(s.times);
       const int added = s.reps_reported - opt_.reps;
       row(e, kRepsSpread, spread, "fraction", -1, Status::ok,
-          fmt::format("relative IQR of time_per_iter over {} repetitions ({} added); target {:.3g}%", s.reps_reported,
-                      std::max(0, added), 100 * target));
+          fmt::format("relative IQR of time_per_iter over {} repetitions ({} added); target {:.3g}%{}", s.reps_reported,
+                      std::max(0, added), 100 * target, cut.empty() ? "" : "; " + cut));
       // A case of an interleaved group can meet its target while a noisier one of the group did not.
       const bool hit = !stop.empty() && spread > target;
       row(e, kRepsCapHit, hit ? 1 : 0, "count", -1, Status::ok,
@@ -261,16 +252,6 @@ class CsvReporter : public benchmark::BenchmarkReporter {
 
 }  // namespace
 
-bool register_benchmark(BenchmarkDef def) {
-  registry().push_back(std::move(def));
-  return true;
-}
-
-bool register_derived_rows(const std::string& benchmark, DeriveRows derive) {
-  derivers().emplace_back(benchmark, std::move(derive));
-  return true;
-}
-
 namespace {
 Session* g_running = nullptr;  // harness_main's session while its cases run (write_row_now)
 }  // namespace
@@ -278,23 +259,6 @@ Session* g_running = nullptr;  // harness_main's session while its cases run (wr
 void write_row_now(ResultRow r) {
   if (!g_running) throw std::logic_error("write_row_now outside a running harness_main: no result file is open");
   g_running->row(std::move(r));
-}
-
-bool register_repetition_defaults(const std::array<int, 3>& reps, const std::array<double, 3>& min_time_s) {
-  for (int p = 0; p < 3; ++p) {
-    if (reps[p] < 1 || !(min_time_s[p] > 0)) throw std::invalid_argument("repetition defaults: reps >= 1, min_time > 0");
-    shared_defaults().reps[p] = reps[p];
-    shared_defaults().min_time_s[p] = min_time_s[p];
-  }
-  return true;
-}
-
-std::vector<int64_t> default_threads(const CommonOptions& o) {
-  if (!o.threads.empty()) return o.threads;
-  int64_t n = std::max(1, std::min(o.physical_cores, o.usable_cores));
-  if (o.profile != Profile::full && n > 4) return parse_int_list("1-max*2,max", n);
-  if (o.profile == Profile::full && n > 8) return parse_int_list("1-max*2,max", n);
-  return parse_int_list("1-max", n);
 }
 
 namespace {
@@ -318,7 +282,7 @@ struct AdaptiveReps {
 // registration of `rounds` repetitions; an interleaved group: one registration of one repetition
 // per case and round, round by round) and runs them. Returns the seconds they took.
 double run_unit(Harness& h, const CommonOptions& opt, const std::vector<size_t>& unit, bool interleaved, int rounds,
-                benchmark::BenchmarkReporter& reporter) {
+                benchmark::BenchmarkReporter& reporter, bool reuse_iterations = false) {
   benchmark::ClearRegisteredBenchmarks();
   auto add = [&](size_t i, int reps) {
     const Entry& e = h.entries()[i];
@@ -330,9 +294,10 @@ double run_unit(Harness& h, const CommonOptions& opt, const std::vector<size_t>&
     else
       b->UseRealTime();
     b->Repetitions(reps)->MeasureProcessCPUTime()->ReportAggregatesOnly(false);
-    // Taking turns, each repetition is a registration of its own: the later ones run the first one's
-    // iterations, as Google Benchmark's own repetitions do, instead of finding a count again.
-    if (g_before_round && h.states()[i].iterations > 0)
+    // Taking turns, each repetition is a registration of its own, and added repetitions are one more:
+    // the later ones run the first one's iterations, as Google Benchmark's own repetitions do,
+    // instead of finding a count again.
+    if ((g_before_round || reuse_iterations) && h.states()[i].iterations > 0)
       b->Iterations(h.states()[i].iterations);
     else
       b->MinTime(opt.min_time);
@@ -357,30 +322,60 @@ double run_unit(Harness& h, const CommonOptions& opt, const std::vector<size_t>&
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// Every case in order: a case alone, or an interleaved group (Case::interleave) where its first case
-// stands, --reps repetitions (rounds), then adaptive repetitions (AdaptiveReps) while the largest
-// relative IQR of the unit's cases is above the target, one repetition (round) at a time, within
-// the cap and kAddedRepsBudget of the time the binary's own repetitions took so far.
-void run_cases(Harness& h, const CommonOptions& opt, const AdaptiveReps& adaptive, benchmark::BenchmarkReporter& reporter) {
+// The units of a run in order: a case alone, or an interleaved group (Case::interleave) where its
+// first case stands.
+std::vector<std::vector<size_t>> units_of(const Harness& h) {
+  std::vector<std::vector<size_t>> units;
   std::set<size_t> done;
-  double own_s = 0, added_s = 0;
   for (size_t i = 0; i < h.entries().size(); ++i) {
     if (done.count(i)) continue;
-    const Entry& e = h.entries()[i];
     std::vector<size_t> unit{i};
-    if (!e.c.interleave.empty())
-      for (size_t j = i + 1; j < h.entries().size(); ++j)
-        if (h.entries()[j].def == e.def && h.entries()[j].c.interleave == e.c.interleave) unit.push_back(j);
+    for (size_t j = i + 1; j < h.entries().size(); ++j)
+      if (h.same_group(i, j)) unit.push_back(j);
     done.insert(unit.begin(), unit.end());
-    const bool interleaved = !e.c.interleave.empty();
-    double last_s = run_unit(h, opt, unit, interleaved, opt.reps, reporter);
-    own_s += last_s;
-    double per_round = last_s / opt.reps;
+    units.push_back(std::move(unit));
+  }
+  return units;
+}
+
+// Seconds one round of `unit` takes, from its reported repetitions (the set-up, the check and Google
+// Benchmark's search for an iteration count left out); 0 when none was reported.
+double round_seconds(const Harness& h, const std::vector<size_t>& unit) {
+  double s = 0;
+  for (size_t j : unit) {
+    const CaseState& st = h.states()[j];
+    if (!st.times.empty()) s += median_of(st.times) * static_cast<double>(st.iterations);
+  }
+  return s;
+}
+
+// Every unit in order: --reps repetitions (rounds), then adaptive repetitions (AdaptiveReps) while
+// the largest relative IQR of the unit's cases is above the target, one repetition (round) at a
+// time, within the cap and kAddedRepsBudget of the time the binary's own repetitions took so far.
+// Under --time-budget (time_budget.hpp) a unit first runs kBudgetMinReps rounds, then as many of the
+// rest, and of the added ones, as its share of the budget allows; a case cut short says so.
+void run_cases(Harness& h, const CommonOptions& opt, const AdaptiveReps& adaptive, TimeBudget& budget,
+               benchmark::BenchmarkReporter& reporter) {
+  double own_s = 0, added_s = 0;
+  for (const std::vector<size_t>& unit : units_of(h)) {
+    budget.start_unit();
+    const bool interleaved = !h.entries()[unit.front()].c.interleave.empty();
+    const int first = budget.on() ? std::min(opt.reps, kBudgetMinReps) : opt.reps;
+    own_s += run_unit(h, opt, unit, interleaved, first, reporter);
+    int reps = first;
+    std::string cut;
+    if (reps < opt.reps) {
+      const int more = budget.rounds_that_fit(round_seconds(h, unit), opt.reps - reps);
+      if (more > 0) own_s += run_unit(h, opt, unit, interleaved, more, reporter, true);
+      reps += more;
+      if (reps < opt.reps) cut = budget.cut_note(reps, opt.reps);
+    }
+    double per_round = round_seconds(h, unit);
     std::vector<size_t> timed;  // the unit's cases that ran (ok)
     for (size_t j : unit)
       if (h.states()[j].status == Status::ok && !h.states()[j].times.empty()) timed.push_back(j);
-    std::string stop;
-    for (int reps = opt.reps; adaptive.target > 0 && !timed.empty();) {
+    std::string stop = cut;
+    while (adaptive.target > 0 && !timed.empty() && cut.empty()) {
       double spread = 0;
       for (size_t j : timed) spread = std::max(spread, relative_iqr(h.states()[j].times));
       if (spread <= adaptive.target) break;
@@ -393,16 +388,22 @@ void run_cases(Harness& h, const CommonOptions& opt, const AdaptiveReps& adaptiv
                            "after {} repetitions", 100 * adaptive.budget, own_s, reps);
         break;
       }
-      per_round = run_unit(h, opt, timed, interleaved, 1, reporter);
+      if (budget.rounds_that_fit(per_round, 1) == 0) {
+        stop = fmt::format("the time budget ({:.1f} s of this binary's {:.0f} s for this case) was spent after {} "
+                           "repetitions", budget.unit_share(), budget.seconds(), reps);
+        break;
+      }
+      per_round = run_unit(h, opt, timed, interleaved, 1, reporter, true);
       added_s += per_round;
       ++reps;
     }
-    for (size_t j : unit) h.finish(j, adaptive.target, stop);
+    for (size_t j : unit) h.finish(j, adaptive.target, stop, cut);
   }
 }
 }  // namespace
 
 int harness_main(int argc, char** argv) {
+  const auto started = std::chrono::steady_clock::now();  // --time-budget counts from here
   clear_thread_caps(argv);
   std::string prog = argv[0];
   if (auto slash = prog.rfind('/'); slash != std::string::npos) prog = prog.substr(slash + 1);
@@ -448,19 +449,21 @@ int harness_main(int argc, char** argv) {
     }
     h.set_alternate_key(first_side->key());
     g_before_round = [&first_side] { first_side->before_round(); };
-    mo.reps_target = 0;  // the two sides decide alone: pairs must stay pairs
   } else if (!mo.turns_spec.empty()) {
     const TurnsSpec t = parse_turns_spec(mo.turns_spec);
     second_side = std::make_unique<Turns>(t.read_fd, t.write_fd, true);
     h.set_alternate_key(t.key);
     g_before_round = [&second_side] { second_side->before_round(); };
-    mo.reps_target = 0;
   }
+  // Taking turns, the two sides would decide alone, and pairs must stay pairs: no adaptive
+  // repetitions, no time budget (the runner gives none to such a binary either).
+  if (g_before_round) mo.reps_target = 0, mo.time_budget = 0;
   int gb_argc = 1;
   char* gb_argv[] = {argv[0], nullptr};
   benchmark::Initialize(&gb_argc, gb_argv);
   AdaptiveReps adaptive{mo.reps_target, mo.reps_cap, mo.reps_budget};
   adaptive.resolve(opt);
+  TimeBudget budget(mo.time_budget, units_of(h).size(), started);
   std::fprintf(stderr, "%s: %zu cases, %d repetitions each%s, profile %s -> %s\n", prog.c_str(), h.entries().size(),
                opt.reps,
                adaptive.target > 0 ? fmt::format(" (up to {} while the spread is above {:g}%)", adaptive.cap, 100 * adaptive.target).c_str() : "",
@@ -471,7 +474,7 @@ int harness_main(int argc, char** argv) {
     ~Unset() { g_running = nullptr; }
   } unset;
   return session.run([&] {
-    run_cases(h, opt, adaptive, reporter);
+    run_cases(h, opt, adaptive, budget, reporter);
     benchmark::Shutdown();
     if (first_side) first_side->finish();
     for (auto& [name, derive] : derivers()) {

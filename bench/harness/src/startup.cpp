@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "alternate.hpp"
+#include "rigcheck/harness/time_budget.hpp"
 
 namespace rigcheck {
 
@@ -27,6 +28,10 @@ void add_main_options(Session& session, MainOptions& mo) {
   session.app().add_option("--reps-cap", mo.reps_cap, "at most this many repetitions per case with --reps-target (default: 2 x --reps)");
   session.app().add_option("--reps-budget", mo.reps_budget,
                            fmt::format("time for added repetitions, as a fraction of the time the binary's own repetitions took so far (default {:g})", kAddedRepsBudget));
+  session.app().add_option("--time-budget", mo.time_budget,
+                           fmt::format("seconds for all the cases (rigcheck run --budget gives each binary its share): each case "
+                                       "gets what is left over the cases left, keeps at least {} repetitions, and adds none "
+                                       "beyond its share; a case cut short says so (0 = no budget)", kBudgetMinReps));
   session.app().add_option("--alternate-env", mo.alternate_env,
                            "VAR=VALUE: start a second process of this binary with VAR=VALUE added to its environment and take "
                            "turns with it repetition by repetition (it first), its rows in this CSV, every row saying "
@@ -41,6 +46,8 @@ void check_main_options(Session& session, const MainOptions& mo) {
     throw std::invalid_argument(fmt::format("--reps-target {:g}: expected a fraction >= 0 (0 = never add repetitions)", mo.reps_target));
   if (session.app().count("--reps-cap") && mo.reps_cap < 1)
     throw std::invalid_argument(fmt::format("--reps-cap {}: expected a count >= 1", mo.reps_cap));
+  if (!(mo.time_budget >= 0 && std::isfinite(mo.time_budget)))
+    throw std::invalid_argument(fmt::format("--time-budget {:g}: expected seconds >= 0 (0 = no budget)", mo.time_budget));
   if (!(mo.reps_budget >= 0 && std::isfinite(mo.reps_budget)))
     throw std::invalid_argument(fmt::format("--reps-budget {:g}: expected a fraction >= 0", mo.reps_budget));
 }

@@ -157,6 +157,10 @@ struct RunAndReport {
     run_cmd->add_option("--benchmarks", run.registry_path, "benchmark registry CSV (default: data/benchmarks.csv)");
     run_cmd->add_option("--claims", run.claims_path, "claims registry CSV (default: data/claims.csv)");
     run_cmd->add_option("--timeout-scale", run.timeout_scale, "multiply every benchmark's timeout");
+    run_cmd->add_option("--budget", run.budget_s,
+                        "seconds for the whole run, shared among the benchmarks by their reference times; a case "
+                        "cut short says so (default: 240 for the quick profile, none for tiny and full; 0: none)")
+        ->check(CLI::NonNegativeNumber);
     run_cmd->add_option("--launcher", run.launcher,
                         "command that starts the comm benchmarks, one process per rank, e.g. \"mpirun -np 8 --hostfile hosts\" "
                         "or \"srun -N 2 --ntasks-per-node 4\" (default: " + default_launcher() + ")");

@@ -30,6 +30,7 @@
 #include "rigcheck/runfolder/runlock.hpp"
 #include "rigcheck/harness/topology.hpp"
 #include "runner_internal.hpp"
+#include "rigcheck/run/budget.hpp"
 
 namespace rigcheck {
 
@@ -296,11 +297,16 @@ struct RunContext {
 // Starts one benchmark (unless its binary, profile or needs keep it out) and records how it ended in
 // its manifest row: status, cause, rows kept, scratch removed, checksum. `failed` is set when the run
 // counts it as a failure. False when the manifest could not be saved (the run then stops).
-bool run_benchmark(const RunContext& cx, const BenchmarkEntry& b, const std::string& label, ManifestRow& m,
-                   const std::function<bool()>& save_manifest, bool& failed) {
+bool run_benchmark(const RunContext& cx, const BenchmarkEntry& b, const std::string& label, double time_budget,
+                   ManifestRow& m, const std::function<bool()>& save_manifest, bool& failed) {
   const std::string exe = cx.bin_dir + "/" + b.binary;
   const std::string scratch_list = cx.dir + "/logs/" + b.name + ".scratch";
   Invocation inv = invocation_of(b, cx.opt, exe, cx.dir, cx.run_id, cx.launcher, cx.tag, scratch_list);
+  if (time_budget > 0) {  // its share of the run's --budget (budget.hpp)
+    const std::string s = fmt::format("{:.1f}", time_budget);
+    inv.argv.insert(inv.argv.end(), {"--time-budget", s});
+    inv.command += " --time-budget " + s;
+  }
   const std::vector<std::string>& argv = inv.argv;
   const std::vector<std::string>& env = inv.env;
   const bool launched = inv.launched;
@@ -340,9 +346,18 @@ bool run_benchmark(const RunContext& cx, const BenchmarkEntry& b, const std::str
 }  // namespace
 
 namespace {
+// The run's time budget (budget.hpp), shared among the entries of `todo` that will start.
+BudgetPlan budget_plan(const RunContext& cx, const std::vector<BenchmarkEntry>& todo, BudgetPlan::Clock::time_point started) {
+  return plan_budget(resolve_budget(cx.opt.budget_s, cx.opt.profile), started, todo, [&](const BenchmarkEntry& b) {
+    ManifestRow probe;
+    const std::string exe = cx.bin_dir + "/" + b.binary;
+    return !not_started_because(b, exe, cx.bin_dir, cx.opt.profile, b.timeout_s(cx.profile), cx.facts, probe);
+  });
+}
+
 // The end of a run: its report (a failed report turns an exit status of 0 into 1), where to find it,
 // and whether it was cut short or competed with another run.
-int finish_run(const RunOptions& opt, const std::string& dir, int rc, bool competed) {
+int finish_run(const RunOptions& opt, const std::string& dir, int rc, bool competed, const BudgetPlan& plan) {
   try {
     ReportOptions ro;
     ro.claims_path = opt.claims_path;
@@ -356,11 +371,19 @@ int finish_run(const RunOptions& opt, const std::string& dir, int rc, bool compe
   if (g_interrupted) std::printf("The run was cut short (signal %d); what was measured is kept.\n", g_signal);
   if (competed)
     std::printf("Another rigcheck run competed with this one (concurrent_runs.csv): see the report's warnings.\n");
+  // The last line: how long the run took, against its budget.
+  const double took = plan.elapsed();
+  std::printf("Took %.0f s%s\n", took,
+              plan.budget_s <= 0 ? " (no time budget)"
+              : took <= plan.budget_s ? fmt::format(" of its budget of {:.0f} s", plan.budget_s).c_str()
+                                      : fmt::format(", over its budget of {:.0f} s by {:.0f} s", plan.budget_s,
+                                                    took - plan.budget_s).c_str());
   return rc;
 }
 }  // namespace
 
 int run_suite(const RunOptions& opt, std::string* run_dir) {
+  const auto started = BudgetPlan::Clock::now();  // the budget and the last line count from here
   Profile profile;
   try {
     profile = profile_from_string(opt.profile);
@@ -435,13 +458,12 @@ int run_suite(const RunOptions& opt, std::string* run_dir) {
                       opt.launcher.empty() ? default_launcher() : opt.launcher,
                       std::map<std::string, std::string>(invent.begin(), invent.end()), &competitors,
                       isatty(STDERR_FILENO) != 0};
-  const bool tty = cx.tty;
   bool failed = false;
+  const BudgetPlan plan = budget_plan(cx, todo, started);
   for (size_t k = 0; k < todo.size(); ++k) {
     const BenchmarkEntry& b = todo[k];
     ManifestRow& m = manifest[k];
-    m.status.clear();
-    m.reason.clear();
+    m.status.clear(), m.reason.clear();
     m.output = b.name + ".csv";
     const std::string label = fmt::format("[{}/{}] {}", k + 1, todo.size(), b.name);
     if (g_interrupted) {
@@ -450,15 +472,15 @@ int run_suite(const RunOptions& opt, std::string* run_dir) {
       m.output.clear();
       continue;
     }
-    if (!run_benchmark(cx, b, label, m, save_manifest, failed)) return stop_for_write_error();
-    if (tty) std::fprintf(stderr, "\r");
+    if (!run_benchmark(cx, b, label, plan.share(k), m, save_manifest, failed)) return stop_for_write_error();
+    if (cx.tty) std::fprintf(stderr, "\r");
     std::fprintf(stderr, "%s ... %s (%.1f s)%s%s\n", label.c_str(), m.status.c_str(), m.duration_s,
                  m.reason.empty() ? "" : ": ", m.reason.c_str());
     if (!save_manifest()) return stop_for_write_error();
   }
   if (!save_manifest()) return stop_for_write_error();
 
-  return finish_run(opt, dir, g_interrupted ? 130 : failed ? 1 : 0, !competitors.seen.empty());
+  return finish_run(opt, dir, g_interrupted ? 130 : failed ? 1 : 0, !competitors.seen.empty(), plan);
 }
 
 }  // namespace rigcheck

@@ -234,6 +234,44 @@ TEST(Harness, AdaptiveRepetitionsWithinTargetOrOff) {
   expect_refused("fake-adaptive-bad", {"--reps-target", "-1"}, "--reps-target");
 }
 
+// --time-budget: each unit keeps 3 repetitions however short its share, the ones cut say so in
+// their reps_spread row, no added repetition is run past the share; a generous budget changes
+// nothing; a negative one is refused.
+TEST(Harness, TimeBudgetKeepsThreeRepetitionsAndSaysWhatItCut) {
+  std::string dir = fresh_dir("fake-budget");
+  // 4 units (n4096, the pair, alone; the skipped case counts too) in 0.02 s: 3 repetitions of at
+  // least 0.01 s each are over any unit's share before the 4th could start.
+  ChildResult r = fake(dir, {"--reps", "8", "--reps-target", "1e-12", "--time-budget", "0.02"}, {"RIGCHECK_TEST_INTERLEAVE=1"});
+  ASSERT_EQ(r.exit_code, 0) << r.output_tail;
+  std::map<std::string, int> reps;
+  int notes = 0;
+  for (const ResultRow& row : read_results(dir + "/fake_bench.csv")) {
+    if (row.metric == "time_per_iter") ++reps[row.case_name];
+    if (row.metric == kRepsSpread) {
+      ++notes;
+      EXPECT_NE(row.note.find("allowed 3 of its 8 repetitions"), std::string::npos) << row.note;
+    }
+  }
+  for (const char* c : {"n4096", "pair_a", "pair_b", "alone"}) EXPECT_EQ(reps[c], 3) << c;
+  EXPECT_EQ(notes, 4);
+
+  std::string roomy = fresh_dir("fake-budget-roomy");
+  r = fake(roomy, {"--reps", "4", "--reps-target", "1e-12", "--reps-cap", "6", "--reps-budget", "1000", "--time-budget", "600"});
+  ASSERT_EQ(r.exit_code, 0) << r.output_tail;
+  int n = 0;
+  for (const ResultRow& row : read_results(roomy + "/fake_bench.csv")) {
+    if (row.case_name == "n4096" && row.metric == "time_per_iter") ++n;
+    if (row.metric == kRepsSpread) {
+      EXPECT_EQ(row.note.find("time budget"), std::string::npos) << row.note;
+    }
+    if (row.metric == kRepsCapHit) {
+      EXPECT_NE(row.note.find("the cap of 6"), std::string::npos) << row.note;
+    }
+  }
+  EXPECT_EQ(n, 6);
+  expect_refused("fake-budget-bad", {"--time-budget", "-1"}, "--time-budget");
+}
+
 TEST(Harness, RelativeIqr) {
   EXPECT_EQ(relative_iqr({}), 0);
   EXPECT_EQ(relative_iqr({5}), 0);

@@ -7,7 +7,12 @@ claims="$2"
 out="$tmp"
 
 "$rigcheck" run --profile tiny --only cpu --out "$out" >"$out/run1.log" 2>&1 || { cat "$out/run1.log"; fail "first run exited $?"; }
-"$rigcheck" run --profile tiny --only cpu --out "$out" >"$out/run2.log" 2>&1 || { cat "$out/run2.log"; fail "second run exited $?"; }
+"$rigcheck" run --profile tiny --only cpu --out "$out" --budget 40 >"$out/run2.log" 2>&1 || { cat "$out/run2.log"; fail "second run exited $?"; }
+# The last line says how long the run took, against its budget where it had one (--budget: the
+# benchmarks that keep one are given their share on their command line).
+tail -1 "$out/run1.log" | grep -qE '^Took [0-9]+ s \(no time budget\)$' || fail "run 1's last line: $(tail -1 "$out/run1.log")"
+tail -1 "$out/run2.log" | grep -qE '^Took [0-9]+ s( of its budget of 40 s|, over its budget of 40 s by [0-9]+ s)$' ||
+  fail "run 2's last line: $(tail -1 "$out/run2.log")"
 mapfile -t runs < <(find "$out" -mindepth 1 -maxdepth 1 -type d | sort)
 [[ ${#runs[@]} -eq 2 ]] || fail "expected 2 run folders, found ${#runs[@]}"
 run="${runs[0]}"
@@ -18,6 +23,8 @@ done
 diff <(tail -n +2 "$claims" | cut -d, -f1) <(tail -n +2 "$run/verdicts.csv" | cut -d, -f1) ||
   fail "verdicts.csv claim ids differ from the registry"
 grep -q '^CPU-6,.*,refuted,' "$run/verdicts.csv" || fail "CPU-6 is not refuted"
+grep -q -- '--time-budget' "$run/manifest.csv" && fail "run 1 had no budget, yet a benchmark was given one"
+grep -q '^cpu_peak,cpu,.*--time-budget [0-9.]*,' "${runs[1]}/manifest.csv" || fail "run 2: cpu_peak was not given its share of --budget 40"
 if grep -q "^cpu_gemm,cpu,.*,not_built," "$run/manifest.csv"; then
   # A build without oneDNN/OpenBLAS: the report must say so, not crash.
   grep -q "^CPU-1,.*,not_measurable,.*not_built" "$run/verdicts.csv" || fail "CPU-1 should be not_measurable naming the unbuilt benchmark"

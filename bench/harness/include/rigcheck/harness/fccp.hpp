@@ -48,6 +48,9 @@ void with_csv_errors(const std::string& path, F body, const std::string& hint = 
   }
 }
 
+// The reason fccp gives for a missing column, for the columns checked after an optional tail.
+inline std::string fmt_missing_column(const char* name) { return std::string("Missing column \"") + name + "\" in header"; }
+
 // fccp's reader as the suite reads every CSV: fields trimmed, quotes as RFC 4180 has them.
 template <unsigned N>
 using CsvReader = io::CSVReader<N, io::trim_chars<>, io::double_quote_escape<',', '"'>>;
@@ -55,14 +58,19 @@ using CsvReader = io::CSVReader<N, io::trim_chars<>, io::double_quote_escape<','
 // Every row of `path` with the named columns (in any order; other columns as `policy` says), given
 // to `row(line, cells)` as strings, cells in the order of `names`; fccp's errors become InputError
 // naming the file and line (`hint` added to the reason), and an InputError `row` throws passes.
+// `required` < N: the columns after the first `required` may be missing (a file of an older
+// version without them): their cells are then empty.
 template <unsigned N, typename F>
 void for_each_csv_row(const std::string& path, io::ignore_column policy, const std::array<const char*, N>& names,
-                      F row, const std::string& hint = "") {
+                      F row, const std::string& hint = "", unsigned required = N) {
   with_csv_errors(
       path,
       [&] {
         CsvReader<N> in(path);
-        std::apply([&](auto... n) { in.read_header(policy, n...); }, names);
+        const io::ignore_column p = required < N ? policy | io::ignore_missing_column : policy;
+        std::apply([&](auto... n) { in.read_header(p, n...); }, names);
+        for (unsigned i = 0; i < required; ++i)
+          if (!in.has_column(names[i])) throw InputError(path, 1, fmt_missing_column(names[i]));
         std::array<std::string, N> cells;
         while (std::apply([&](auto&... c) { return in.read_row(c...); }, cells))
           row(static_cast<long>(in.get_file_line()), cells);

@@ -85,6 +85,10 @@ struct BenchmarkEntry {
   std::string name, area, binary, args, env, needs;
   double timeout_tiny_s = 0, timeout_quick_s = 0, timeout_full_s = 0;  // 0: not part of that profile
   std::string description;  // what it measures, in a few words (`rigcheck list` prints it)
+  // Seconds it took in the quick profile on the reference machine (docs/performance.md), 0 unknown;
+  // whether its binary keeps --time-budget (`rigcheck run --budget` shares the run's time by them).
+  double quick_ref_s = 0;
+  bool takes_budget = false;
   double timeout_s(Profile p) const {
     return p == Profile::tiny ? timeout_tiny_s : p == Profile::quick ? timeout_quick_s : timeout_full_s;
   }

@@ -1,0 +1,48 @@
+// `rigcheck run --budget SECONDS`: the run's wall time shared among its benchmarks (issue 33). Each
+// registry entry says how long it took in the quick profile on the reference machine (`ref_s`,
+// data/benchmarks.csv's quick_ref_s) and whether its binary keeps a --time-budget (`takes`). Before
+// a benchmark that takes one starts, it is given what is left of the budget, less the reference
+// time of the entries still to run that take none (their time cannot be cut), in proportion to its
+// reference time among the entries still to run that take one. A benchmark that ran over is paid
+// for by the later ones; one that finished early leaves its time to them.
+#pragma once
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "rigcheck/runfolder/run_folder.hpp"
+
+namespace rigcheck {
+
+// A --time-budget below this is not given (the harness keeps 3 repetitions of each case whatever
+// it is given): seconds.
+inline constexpr double kMinShareS = 1.0;
+// Kept for the report at the end of the run: the reference machine's run vm-20261205T055437Z took
+// 386 s, its benchmarks 380, the inventory before them about 2: seconds.
+inline constexpr double kReportReserveS = 4;
+// The quick profile's budget when --budget is not given: 4 minutes (issue 33, on 2 cores).
+inline constexpr double kQuickBudgetS = 240;
+
+struct BudgetPlan {
+  using Clock = std::chrono::steady_clock;
+  double budget_s = 0;  // 0: no budget
+  Clock::time_point start = Clock::now();
+  std::vector<double> ref_s;  // per entry to run, in order; 0 for one that will not start
+  std::vector<bool> takes;    // per entry: its binary keeps --time-budget
+  // The --time-budget of entry k as of `now` (0: none for it).
+  double share(size_t k, Clock::time_point now = Clock::now()) const;
+  double elapsed(Clock::time_point now = Clock::now()) const;
+};
+
+// The plan of a run of `todo` (in order) with `budget_s` (0: none) counted from `start`; `starts`
+// says whether an entry will start (its binary built, in this profile, its needs met). Says the
+// budget on stderr when there is one.
+BudgetPlan plan_budget(double budget_s, BudgetPlan::Clock::time_point start, const std::vector<BenchmarkEntry>& todo,
+                       const std::function<bool(const BenchmarkEntry&)>& starts);
+
+// The run's budget from --budget (< 0: the profile's default: 240 s for quick, none otherwise).
+double resolve_budget(double requested, const std::string& profile);
+
+}  // namespace rigcheck

@@ -1,0 +1,72 @@
+// rigcheck run --budget (rigcheck/run/budget.hpp): the run's seconds shared among its benchmarks.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "rigcheck/harness/csv.hpp"
+#include "rigcheck/run/budget.hpp"
+#include "rigcheck/runfolder/run_folder.hpp"
+#include "support/files.hpp"
+
+using namespace rigcheck;
+using std::chrono::seconds;
+
+namespace {
+// Four entries: A (20 s) and B (60 s) take a budget, F (40 s) does not, N will not start.
+BudgetPlan plan_of(double budget) {
+  BudgetPlan p;
+  p.budget_s = budget;
+  p.start = BudgetPlan::Clock::time_point{};
+  p.ref_s = {20, 40, 60, 0};
+  p.takes = {true, false, true, false};
+  return p;
+}
+}  // namespace
+
+// 100 s (less the report's reserve): F's 40 s cannot be cut, so A and B share the rest by 20:60;
+// F gets none; after A and F took 50 s, B gets what is left, whatever A's share was.
+TEST(Budget, SharesWhatTheUncutEntriesLeaveByReferenceTime) {
+  const BudgetPlan p = plan_of(100 + kReportReserveS);
+  EXPECT_DOUBLE_EQ(p.share(0, p.start), 15);
+  EXPECT_DOUBLE_EQ(p.share(1, p.start + seconds(10)), 0);
+  EXPECT_DOUBLE_EQ(p.share(2, p.start + seconds(50)), 50);
+  EXPECT_DOUBLE_EQ(p.share(3, p.start + seconds(50)), 0);
+}
+
+// A run already over its budget still gives a benchmark kMinShareS (its 3 repetitions are kept
+// anyway); no budget gives no share.
+TEST(Budget, OverTheBudgetOrNone) {
+  const BudgetPlan p = plan_of(100);
+  EXPECT_DOUBLE_EQ(p.share(2, p.start + seconds(130)), kMinShareS);
+  EXPECT_DOUBLE_EQ(plan_of(0).share(0, p.start), 0);
+  EXPECT_DOUBLE_EQ(resolve_budget(-1, "quick"), kQuickBudgetS);
+  EXPECT_DOUBLE_EQ(resolve_budget(-1, "full"), 0);
+  EXPECT_DOUBLE_EQ(resolve_budget(0, "quick"), 0);
+  EXPECT_DOUBLE_EQ(resolve_budget(90, "tiny"), 90);
+}
+
+// The registry's quick_ref_s and takes_budget: every entry the quick profile starts on a machine
+// without a GPU has a reference time (else the budget could not reserve its time); a bad value is
+// refused with the file and line.
+TEST(Budget, RegistryColumns) {
+  for (const BenchmarkEntry& b : read_benchmark_registry(RIGCHECK_TEST_DATA_DIR "/benchmarks.csv")) {
+    if (b.timeout_quick_s > 0 && b.area != "gpu" && b.needs.find("gpu") == std::string::npos) {
+      EXPECT_GT(b.quick_ref_s, 0) << b.name;
+    }
+    if (b.takes_budget) {
+      EXPECT_EQ(b.args.find("--alternate-env"), std::string::npos) << b.name << ": taking turns keeps no budget";
+    }
+  }
+  const std::string dir = testsupport::fresh_dir("budget-registry");
+  const std::string head = "name,area,binary,args,env,needs,timeout_tiny_s,timeout_quick_s,timeout_full_s,description,quick_ref_s,takes_budget\n";
+  for (const char* bad : {"x,cpu,x,,,,1,1,1,d,-3,yes\n", "x,cpu,x,,,,1,1,1,d,3,maybe\n"}) {
+    const std::string p = dir + "/b.csv";
+    std::ofstream(p) << head << bad;
+    try {
+      read_benchmark_registry(p);
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(p + ":2"), std::string::npos) << e.what();
+    }
+  }
+}
