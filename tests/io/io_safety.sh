@@ -134,6 +134,39 @@ grep -q "dataloader_io_wait,r1/w4p2,.*,io_wait_per_step,[0-9.e-]*,s,0,ok," "$out
 grep -q "dataloader_vs_fio,fio/w2,.*,failed,.*not valid JSON" "$out/io_dataloader.csv" || fail "io_dataloader: peer failure not recorded"
 echo "ok: broken JSON is a clear failure; the pipeline still runs"
 
+# ---- fio's figures disagreeing with each other once: the repetition is run again, and says so;
+# every time: the case fails, naming the figures
+mkdir -p "$work/flaky" "$work/tries"
+cat >"$work/flaky/fio" <<FAKE
+#!/bin/sh
+# The real fio, but the first run of each randread_4k_qd1 repetition (every run with FLAKY_ALWAYS=1)
+# reports a bw_bytes that disagrees with its io_bytes and runtime.
+"$(command -v fio)" "\$@"; rc=\$?
+out=""; job=""
+for a in "\$@"; do case "\$a" in --output=*) out="\${a#--output=}" ;; *randread_4k_qd1.fio) job="\$a" ;; esac; done
+if [ -n "\$job" ] && [ -n "\$out" ]; then
+  n=\$(ls "$work/tries" | wc -l); touch "$work/tries/\$n"
+  if [ -n "\$FLAKY_ALWAYS" ] || [ \$((n % 2)) -eq 0 ]; then sed -i '0,/"bw_bytes" : [0-9]*/s//"bw_bytes" : 1/' "\$out"; fi
+fi
+exit \$rc
+FAKE
+chmod +x "$work/flaky/fio"
+scr="$work/scr-flaky"; mkdir -p "$scr"; out="$work/out-flaky"; mkdir -p "$out"
+rc=0
+"$io_fio" --profile tiny --fio-binary "$work/flaky/fio" --scratch "$scr" --filter '^fio/randread_4k_qd1$' --out "$out" \
+  >"$work/flaky.log" 2>&1 || rc=$?
+[[ $rc -eq 0 ]] || { cat "$work/flaky.log"; fail "fio rejected once per repetition: exit $rc"; }
+grep -q ',gbps,[0-9.e-]*,GB/s,[0-9],ok,.*a second try: the first was rejected (bw_bytes x runtime differs from io_bytes (1 B/s' \
+  "$out/io_fio.csv" || { cat "$out/io_fio.csv"; fail "a second try is not said in the row"; }
+grep -q ',check_wrong,0,count,-1,ok,' "$out/io_fio.csv" || fail "fio rejected once per repetition: the case did not pass"
+out="$work/out-flaky2"; mkdir -p "$out"
+FLAKY_ALWAYS=1 "$io_fio" --profile tiny --fio-binary "$work/flaky/fio" --scratch "$scr" --filter '^fio/randread_4k_qd1$' \
+  --out "$out" >"$work/flaky2.log" 2>&1 && fail "fio rejected every time: exit 0"
+grep -q ',gbps,,GB/s,0,failed,.*(a second try; the first: bw_bytes x runtime' "$out/io_fio.csv" ||
+  { cat "$out/io_fio.csv"; fail "fio rejected every time: no failed row naming both tries"; }
+[[ -z "$(find "$scr" -mindepth 1)" ]] || fail "flaky fio: scratch files left"
+echo "ok: fio's figures rejected once are run again (and said); rejected twice, the case fails"
+
 # ---- the suite goes on: a registry with a broken fio, the pipeline and cpu_peak
 reg="$work/registry.csv"
 cat >"$reg" <<REG
