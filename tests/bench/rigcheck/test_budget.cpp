@@ -69,4 +69,19 @@ TEST(Budget, RegistryColumns) {
       EXPECT_NE(std::string(e.what()).find(p + ":2"), std::string::npos) << e.what();
     }
   }
+  // The two new columns may be missing (an older registry); the others may not.
+  const std::string old = dir + "/old.csv";
+  std::ofstream(old) << "name,area,binary,args,env,needs,timeout_tiny_s,timeout_quick_s,timeout_full_s,description\n"
+                     << "x,cpu,x,,,,1,1,1,d\n";
+  ASSERT_EQ(read_benchmark_registry(old).size(), 1u);
+  EXPECT_EQ(read_benchmark_registry(old)[0].quick_ref_s, 0);
+  const std::string broken = dir + "/broken.csv";
+  std::ofstream(broken) << "name,area,binary,args,env,needs,timeout_tiny_s,timeout_quick_s,description\nx,cpu,x,,,,1,1,d\n";
+  try {
+    read_benchmark_registry(broken);
+    ADD_FAILURE() << "accepted a registry without timeout_full_s";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("timeout_full_s"), std::string::npos) << e.what();
+    EXPECT_EQ(e.line(), 1);
+  }
 }

@@ -69,8 +69,9 @@ void for_each_csv_row(const std::string& path, io::ignore_column policy, const s
         CsvReader<N> in(path);
         const io::ignore_column p = required < N ? policy | io::ignore_missing_column : policy;
         std::apply([&](auto... n) { in.read_header(p, n...); }, names);
-        for (unsigned i = 0; i < required; ++i)
-          if (!in.has_column(names[i])) throw InputError(path, 1, fmt_missing_column(names[i]));
+        if (required < N)  // the columns before the optional tail are still required
+          for (unsigned i = 0; i < required; ++i)
+            if (!in.has_column(names[i])) throw InputError(path, 1, fmt_missing_column(names[i]));
         std::array<std::string, N> cells;
         while (std::apply([&](auto&... c) { return in.read_row(c...); }, cells))
           row(static_cast<long>(in.get_file_line()), cells);
