@@ -151,7 +151,8 @@ int select_benchmarks(const RunOptions& opt, std::vector<BenchmarkEntry>* todo) 
 
 // How the runner starts one benchmark: its command line (the registry's args, the requested case
 // filter ANDed with the entry's own, the launcher where the args hold @launcher), its environment
-// (the registry's, the child tag, the scratch registry) and the command as the manifest records it.
+// (the registry's, the child tag, the scratch registry) and the command as the manifest records it;
+// `time_budget` > 0: its share of the run's --budget, as --time-budget.
 struct Invocation {
   std::vector<std::string> argv, env;
   bool launched = false;
@@ -159,7 +160,7 @@ struct Invocation {
 };
 Invocation invocation_of(const BenchmarkEntry& b, const RunOptions& opt, const std::string& exe,
                          const std::string& dir, const std::string& run_id, const std::string& launcher,
-                         const std::string& tag, const std::string& scratch_list) {
+                         const std::string& tag, const std::string& scratch_list, double time_budget) {
   Invocation inv;
   inv.argv = {exe, "--profile", opt.profile, "--out", dir, "--stem", b.name, "--run-id", run_id};
   // Args holding the token @launcher: the benchmark runs one process per rank, started by the
@@ -180,6 +181,8 @@ Invocation invocation_of(const BenchmarkEntry& b, const RunOptions& opt, const s
     inv.argv.push_back("--filter");
     inv.argv.push_back(opt.case_filter);
   }
+  if (time_budget > 0)  // its share of the run's --budget (budget.hpp)
+    inv.argv.insert(inv.argv.end(), {"--time-budget", fmt::format("{:.1f}", time_budget)});
   if (inv.launched) {
     std::vector<std::string> l = split_ws(launcher);
     inv.argv.insert(inv.argv.begin(), l.begin(), l.end());
@@ -301,12 +304,7 @@ bool run_benchmark(const RunContext& cx, const BenchmarkEntry& b, const std::str
                    ManifestRow& m, const std::function<bool()>& save_manifest, bool& failed) {
   const std::string exe = cx.bin_dir + "/" + b.binary;
   const std::string scratch_list = cx.dir + "/logs/" + b.name + ".scratch";
-  Invocation inv = invocation_of(b, cx.opt, exe, cx.dir, cx.run_id, cx.launcher, cx.tag, scratch_list);
-  if (time_budget > 0) {  // its share of the run's --budget (budget.hpp)
-    const std::string s = fmt::format("{:.1f}", time_budget);
-    inv.argv.insert(inv.argv.end(), {"--time-budget", s});
-    inv.command += " --time-budget " + s;
-  }
+  Invocation inv = invocation_of(b, cx.opt, exe, cx.dir, cx.run_id, cx.launcher, cx.tag, scratch_list, time_budget);
   const std::vector<std::string>& argv = inv.argv;
   const std::vector<std::string>& env = inv.env;
   const bool launched = inv.launched;
