@@ -235,6 +235,7 @@ int run_compare(const std::vector<std::string>& positional, const CompareOptions
     auto f = compare_sides(a, b, prof, rules, opt.stat);
     fs.insert(fs.end(), f.begin(), f.end());
   }
+  mark_shared_cache(fs, ptrs, read_working_set_params());
   const std::vector<MachineState> states = machine_states(fs, opt.stat);
   const std::string state_md = machine_md(states, runs);
   const FindingCounts counts = count_findings(fs, opt.stat.alpha);

@@ -1,8 +1,10 @@
-// A shift shared by the cases of an area (or of the whole run): the machine's state for that run,
-// not one regression per case. See compare.hpp (machine_states) and docs/methodology.md ("The
+// A shift shared by the cases of an area (or of the whole run, or of one sweep whose cases are
+// limited by different parts of the machine): the machine's state for that run (or for that part
+// of it), not one regression per case. See compare.hpp (machine_states) and docs/methodology.md ("The
 // machine's state").
 #include <algorithm>
 #include <set>
+#include <tuple>
 #include <cmath>
 #include <map>
 
@@ -15,8 +17,10 @@
 namespace rigcheck {
 
 namespace {
+// Judged, and not one of the cases the gate leaves out (their level follows the neighbours').
 bool judged(const CaseFinding& f) {
-  return f.j.iv.method != Method::none && (f.flagged() || f.flag == "no_change" || f.flag == "unstable");
+  return f.j.iv.method != Method::none && f.not_gated.empty() &&
+         (f.flagged() || f.flag == "no_change" || f.flag == "unstable");
 }
 
 // The speed of the run relative to the base, log scale (> 0: faster), of a judged case.
@@ -55,19 +59,45 @@ void judge_against(CaseFinding& f, const MachineState& s, const StatOptions& opt
 }
 }  // namespace
 
+namespace {
+// The segment of a case: its benchmark and the case name up to its last '/' (memory_latency's
+// "thp" of "thp/4096"): cases that ran one after another in one process, one sweep.
+std::string segment_of(const CaseFinding& f) {
+  const size_t slash = f.case_name.rfind('/');
+  return f.benchmark + (slash == std::string::npos ? "" : " " + f.case_name.substr(0, slash));
+}
+
+// The largest over the smallest base value of the group's cases (their levels' span).
+double level_span(const std::vector<CaseFinding>& fs, const std::vector<size_t>& idx) {
+  double lo = 0, hi = 0;
+  for (size_t i : idx) {
+    const double v = fs[i].base.value;
+    if (!(v > 0)) return 1;
+    lo = lo > 0 ? std::min(lo, v) : v;
+    hi = std::max(hi, v);
+  }
+  return lo > 0 ? hi / lo : 1;
+}
+}  // namespace
+
 std::vector<MachineState> machine_states(std::vector<CaseFinding>& fs, const StatOptions& opt) {
-  // Groups: each run's whole set of cases, and each of its areas.
-  std::map<std::pair<std::string, std::string>, std::vector<size_t>> groups;
+  // Groups, tried in this order: each run's whole set of cases (level 0), each of its areas (1),
+  // each segment (2: one benchmark's sweep, whose levels span kSegmentSpan or more).
+  std::map<std::tuple<std::string, int, std::string>, std::vector<size_t>> groups;
   for (size_t i = 0; i < fs.size(); ++i)
     if (judged(fs[i])) {
-      groups[{fs[i].run_label, ""}].push_back(i);
-      groups[{fs[i].run_label, fs[i].area}].push_back(i);
+      groups[{fs[i].run_label, 0, ""}].push_back(i);
+      groups[{fs[i].run_label, 1, fs[i].area}].push_back(i);
+      groups[{fs[i].run_label, 2, fs[i].area + '\x1f' + segment_of(fs[i])}].push_back(i);
     }
   const double half = std::log1p(opt.threshold_pct / 200), thr = std::log1p(opt.threshold_pct / 100);
   std::vector<MachineState> out;
-  std::map<std::string, bool> whole;  // run label -> the whole run moved
-  for (auto& [key, idx] : groups) {  // "" sorts first: the whole run before its areas
-    if (idx.size() < static_cast<size_t>(kMachineStateCases) || (key.second != "" && whole[key.first])) continue;
+  std::set<std::string> moved;  // "run" (the whole run moved) and "run\x1farea"
+  for (auto& [key, idx] : groups) {
+    const auto& [run, level, name] = key;
+    if (idx.size() < static_cast<size_t>(kMachineStateCases) || moved.count(run)) continue;
+    const std::string area = level == 2 ? name.substr(0, name.find('\x1f')) : name;
+    if (level == 2 && (moved.count(run + '\x1f' + area) || level_span(fs, idx) < kSegmentSpan)) continue;
     std::vector<double> xs;
     int down = 0, up = 0;
     for (size_t i : idx) {
@@ -76,14 +106,14 @@ std::vector<MachineState> machine_states(std::vector<CaseFinding>& fs, const Sta
       up += xs.back() >= half;
     }
     MachineState s;
-    s.run_label = key.first;
-    s.area = key.second.empty() ? "the whole run" : "area " + key.second;
+    s.run_label = run;
+    s.area = level == 0 ? "the whole run" : level == 1 ? "area " + name : "segment " + name.substr(name.find('\x1f') + 1);
     s.cases = static_cast<int>(idx.size());
     s.moved = std::max(down, up);
     if (s.moved < kMachineStateShare * static_cast<double>(idx.size())) continue;
-    median_interval(xs, opt, seed_for(key.first + '\x1f' + key.second, opt.seed), s);
+    median_interval(xs, opt, seed_for(run + '\x1f' + name, opt.seed), s);
     if (!(s.low > 0 || s.high < 0) || std::fabs(s.shift) < thr) continue;
-    if (key.second.empty()) whole[key.first] = true;
+    if (level < 2) moved.insert(level == 0 ? run : run + '\x1f' + area);
     for (size_t i : idx) judge_against(fs[i], s, opt);
     out.push_back(s);
   }

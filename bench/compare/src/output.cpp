@@ -198,7 +198,9 @@ void print_flag_lines(std::vector<CaseFinding>& fs, const CompareOptions& opt, i
                   f.flag == "regression" ? "REGRESSION" : "IMPROVEMENT", f.label.c_str(), f.metric.c_str(),
                   f.j.change_pct, f.base_label.c_str(), f.run_label.c_str(), fmt_num(f.base.value).c_str(),
                   fmt_num(f.run.value).c_str(), f.unit.c_str(), ratio_text(f).c_str(), f.j.noise_pct, f.j.iv.p,
-                  f.holds_family_wise ? ", holds over all cases" : ", this case alone: not past the gate's rule",
+                  !f.not_gated.empty()  ? ", left out of the gate: a working set in the L3 a VM shares"
+                  : f.holds_family_wise ? ", holds over all cases"
+                                        : ", this case alone: not past the gate's rule",
                   f.attributes.empty() ? "" : "; ran: ", f.attributes.c_str(),
                   f.changed_fields.empty() ? "" : "; changed: ", f.changed_fields.c_str());
     } else if (f.status_changed()) {
