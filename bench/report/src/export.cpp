@@ -134,8 +134,10 @@ std::string headline_metric(const std::vector<const ResultRow*>& rows) {
   for (const char* m : {names::kGflops, names::kGbps})
     for (const ResultRow* r : rows)
       if (usable(r) && r->metric == m) return m;
+  for (const ResultRow* r : rows)  // a rate in .../s first, as report.md's tables choose, then IOPS
+    if (usable(r) && export_detail::is_rate_unit(r->unit) && r->unit != "IOPS") return r->metric;
   for (const ResultRow* r : rows)
-    if (usable(r) && export_detail::is_rate_unit(r->unit)) return r->metric;
+    if (usable(r) && r->unit == "IOPS") return r->metric;
   for (const ResultRow* r : rows)
     if (usable(r) && export_detail::seconds_per(r->unit) > 0) return r->metric;
   return "";
@@ -154,7 +156,7 @@ std::vector<ExportCase> export_cases(const RunData& run) {
   std::map<std::string, int> files_of;  // benchmark/case -> in how many result files
   for (const ExportCase& c : cases) ++files_of[c.name];
   for (ExportCase& c : cases)
-    if (files_of[c.name] > 1) c.name += " (" + c.source + ".csv)";
+    if (files_of[c.name] > 1) c.name += "/file:" + c.source;
   return cases;
 }
 

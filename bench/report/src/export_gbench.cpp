@@ -66,8 +66,9 @@ Json context(const ExportInput& in) {
   return c;
 }
 
-// Where a case's real_time comes from: its time_per_iter; else its first metric in a time unit;
-// else the reciprocal of its headline rate (seconds per unit of work).
+// Where a case's real_time comes from: its time_per_iter; else its headline metric (headline_metric:
+// the figure report.md and the OpenMetrics export show): the reciprocal of a rate (seconds per unit
+// of work), a time as it is.
 struct TimeSource {
   std::string metric;
   bool reciprocal = false;
@@ -77,13 +78,13 @@ TimeSource time_source(const ExportCase& c) {
   auto ok_rep = [](const ResultRow* r) { return r->repetition >= 0 && r->status == Status::ok && std::isfinite(r->value); };
   for (const ResultRow* r : c.rows)
     if (ok_rep(r) && r->metric == names::kTimePerIter && r->unit == "s") return {r->metric, false, "real_time: time_per_iter"};
-  for (const ResultRow* r : c.rows)
-    if (ok_rep(r) && export_detail::seconds_per(r->unit) > 0)
-      return {r->metric, false, "real_time: " + r->metric + " (" + r->unit + ")"};
-  const std::string rate = headline_metric(c.rows);
-  for (const ResultRow* r : c.rows)
-    if (ok_rep(r) && r->metric == rate && export_detail::is_rate_unit(r->unit))
-      return {rate, true, "real_time: 1 / " + rate + " (" + r->unit + "): seconds per unit of work"};
+  const std::string head = headline_metric(c.rows);
+  for (const ResultRow* r : c.rows) {
+    if (!ok_rep(r) || r->metric != head) continue;
+    if (export_detail::is_rate_unit(r->unit))
+      return {head, true, "real_time: 1 / " + head + " (" + r->unit + "): seconds per unit of work"};
+    if (export_detail::seconds_per(r->unit) > 0) return {head, false, "real_time: " + head + " (" + r->unit + ")"};
+  }
   return {};
 }
 

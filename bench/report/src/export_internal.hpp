@@ -11,8 +11,9 @@ namespace rigcheck::export_detail {
 // One case of one result file: its rows in file order (every status, every repetition).
 struct ExportCase {
   std::string source, benchmark, case_name;
-  // "benchmark/case", with " (STEM.csv)" appended where the same benchmark/case is in more than one
-  // result file of the run (an ISA cap, another environment: report.md's tables keep them apart too).
+  // "benchmark/case", with "/file:STEM" appended (Google Benchmark's "/name:value" form) where the
+  // same benchmark/case is in more than one result file of the run (an ISA cap, another environment:
+  // report.md's tables keep them apart too).
   std::string name;
   std::vector<const ResultRow*> rows;
 };

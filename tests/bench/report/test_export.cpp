@@ -137,3 +137,23 @@ TEST(Export, BrokenRunFolderIsRefused) {
   std::filesystem::remove(dir + "/io_fio_disk.csv");
   EXPECT_THROW(read_export_input(dir), InputError);
 }
+
+TEST(Export, GbenchJsonKeepsTheSameCaseOfTwoResultFilesApart) {
+  ExportInput in = small_run();
+  for (ResultRow r : std::vector<ResultRow>(in.run.results)) {
+    r.source = "io_fio_tmpfs";
+    in.run.results.push_back(r);
+  }
+  const std::string j = export_gbench_json(in);
+  EXPECT_EQ(count(j, "\"name\": \"fio/randread/4k/file:io_fio\""), 2u) << j;
+  EXPECT_EQ(count(j, "\"name\": \"fio/randread/4k/file:io_fio_tmpfs\""), 2u) << j;
+}
+
+TEST(Export, HeadlineMetricPrefersARatePerSecondToIops) {
+  ResultRow iops = result_row("b", "c", "", "iops", 10, "IOPS", 0);
+  ResultRow steps = result_row("b", "c", "", "step_rate", 2, "steps/s", 0);
+  ResultRow time = result_row("b", "c", "", "clat", 5, "us", 0);
+  EXPECT_EQ(headline_metric({&time, &iops, &steps}), "step_rate");
+  EXPECT_EQ(headline_metric({&time, &iops}), "iops");
+  EXPECT_EQ(headline_metric({&time}), "clat");
+}

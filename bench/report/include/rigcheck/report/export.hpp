@@ -50,8 +50,8 @@ std::string openmetrics_name(const std::string& s);
 std::string xml_escape(const std::string& s);
 
 // The case's headline metric, as the report's measurement table chooses it: gflops, else gbps, else
-// the first metric in a rate unit (".../s"), else the first in a time unit (s, ms, us, ns); empty
-// when the case has no ok repetition of any. `rows` are the case's rows in file order.
+// the first metric in a rate unit (".../s"), else the first in IOPS, else the first in a time unit
+// (s, ms, us, ns); empty when the case has no ok repetition of any. `rows` are the case's rows in file order.
 std::string headline_metric(const std::vector<const ResultRow*>& rows);
 
 }  // namespace rigcheck
