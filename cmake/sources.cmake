@@ -23,6 +23,8 @@ set(RIGCHECK_REPORT_SOURCES
   bench/report/src/report.cpp bench/report/src/report_model.cpp bench/report/src/capacity.cpp bench/report/src/capacity_render.cpp
   bench/report/src/capacity_user.cpp bench/report/src/capacity_fit.cpp bench/report/src/capacity_step.cpp
   bench/report/src/capacity_zoo.cpp
+  bench/report/src/export.cpp bench/report/src/export_gbench.cpp bench/report/src/export_openmetrics.cpp
+  bench/report/src/export_junit.cpp
   bench/report/src/html/plot_specs.cpp bench/report/src/html/plot_script.cpp bench/report/src/html/gnuplot.cpp
   bench/report/src/html/page.cpp)
 set(RIGCHECK_COMPARE_SOURCES

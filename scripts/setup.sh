@@ -6,7 +6,9 @@
 #                              and a CJK font, for the browser test of report.html (html_chromium);
 #                              universal-ctags, for scripts/check-sizes.sh (layout_sizes); Slurm and
 #                              munge, for the Slurm cluster test (comm_slurm_cluster); debootstrap,
-#                              for the GPU pack's bare-root test (gpu_pack_bare_root)
+#                              for the GPU pack's bare-root test (gpu_pack_bare_root); Google Benchmark's
+#                              compare.py with scipy, promtool and junitparser, for the exports'
+#                              consumers (export_gbench, export_openmetrics, export_junit)
 set -euo pipefail
 for_tests=0
 for a in "$@"; do
@@ -47,6 +49,10 @@ if [[ $for_tests == 1 ]]; then PACKAGES+=(universal-ctags); fi
 # The Slurm test (ctest comm_slurm_cluster, scripts/slurm-cluster.sh): Debian's Slurm 22.05 and
 # munge. Their services are not started by the install here (no init); the script starts its own.
 if [[ $for_tests == 1 ]]; then PACKAGES+=(slurmctld slurmd slurm-client munge); fi
+# The exports' consumers (ctest export_gbench, export_openmetrics, export_junit, docs/exports.md):
+# Google Benchmark's compare.py with the scipy and numpy its U test imports (run by Debian's
+# /usr/bin/python3; the suite itself has no Python), promtool, junitparser.
+if [[ $for_tests == 1 ]]; then PACKAGES+=(libbenchmark-tools python3-scipy python3-numpy prometheus junitparser); fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -3,6 +3,7 @@
 // `rigcheck capacity RUN_DIR [--model-csv F]` (what this machine can train, bench/report/src/capacity.cpp),
 // `rigcheck compare RUN...`, `rigcheck history RUN...`, `rigcheck noise RUN...` and `rigcheck ab`
 // (bench/compare/src/); `rigcheck median CSV... --case B/C --metric M` (a case's median, for scripts).
+// `rigcheck export RUN --format gbench-json|openmetrics|junit` (bench/report/src/export*.cpp).
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "rigcheck/report/capacity.hpp"
+#include "rigcheck/report/export.hpp"
 #include "rigcheck/compare/compare.hpp"
 #include "rigcheck/harness/csv.hpp"
 #include "rigcheck/inventory/inventory.hpp"
@@ -288,6 +290,28 @@ struct Answers {
     return 0;
   }
 };
+// export: one run in the formats other tools read (bench/report/src/export*.cpp, docs/exports.md).
+struct Exporting {
+  std::string run_dir, format, out, claims;
+  CLI::App* cmd = nullptr;
+
+  void add(CLI::App& app) {
+    cmd = app.add_subcommand("export", "one run for the tools teams already use: Google Benchmark JSON (compare.py), "
+                                       "OpenMetrics text (node exporter textfile collector), JUnit XML (CI)");
+    cmd->add_option("run_dir", run_dir, "results/<run-id> (verified first: a broken folder is refused)")->required();
+    cmd->add_option("--format", format, "gbench-json | openmetrics | junit")
+        ->required()
+        ->check(CLI::IsMember({"gbench-json", "openmetrics", "junit"}));
+    cmd->add_option("--out", out, "file to write (never overwritten); without it the export goes to stdout");
+    cmd->add_option("--claims", claims, "claims registry CSV (default: data/claims.csv)");
+  }
+  int run() const {
+    const std::string text = export_run(read_export_input(run_dir, claims), *export_format_from_string(format));
+    if (out.empty()) std::fputs(text.c_str(), stdout);
+    else write_new_file(out, text);
+    return 0;
+  }
+};
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -299,12 +323,15 @@ int main(int argc, char** argv) {
   answers.add(app);
   ComparingCommands comparing;
   comparing.add(app);
+  Exporting exporting;
+  exporting.add(app);
 
   CLI11_PARSE(app, argc, argv);
   try {
     if (run_report.chosen()) return run_report.run_chosen();
     if (answers.chosen()) return answers.run_chosen();
     if (comparing.chosen()) return comparing.run();
+    if (*exporting.cmd) return exporting.run();
   } catch (const std::exception& e) {  // InputError among them: the file and line are in what()
     std::fprintf(stderr, "rigcheck: %s\n", e.what());
     return 1;

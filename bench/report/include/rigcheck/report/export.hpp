@@ -1,0 +1,57 @@
+// `rigcheck export`: one run in the formats the tools teams already watch read (docs/exports.md):
+//   gbench-json   Google Benchmark's JSON (its compare.py compares two exports),
+//   openmetrics   Prometheus/OpenMetrics text for the node exporter's textfile collector,
+//   junit         JUnit XML for CI (one test case per claim of the guide).
+// Each is made from a run read strictly (read_run: a broken folder is refused as everywhere else)
+// and its verdicts judged as `rigcheck report` judges them; nothing is written into the run folder.
+// The functions take the run as data (ExportInput), so a store holding runs can call them too.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rigcheck/claims/claim.hpp"
+
+namespace rigcheck {
+
+enum class ExportFormat { gbench_json, openmetrics, junit };
+const char* to_string(ExportFormat f);  // "gbench-json", "openmetrics", "junit"
+std::optional<ExportFormat> export_format_from_string(const std::string& s);
+
+// A run and its verdicts (one per claim, in the claims' order).
+struct ExportInput {
+  RunData run;
+  std::string run_id;  // the run folder's name
+  std::vector<Claim> claims;
+  std::vector<Verdict> verdicts;
+};
+// Reads the run folder (read_run; throws InputError for a broken one) and judges every claim of the
+// registry (claims_path; empty: data/claims.csv), writing nothing.
+ExportInput read_export_input(const std::string& run_dir, const std::string& claims_path = "");
+
+std::string export_gbench_json(const ExportInput& in);
+std::string export_openmetrics(const ExportInput& in);
+std::string export_junit(const ExportInput& in);
+std::string export_run(const ExportInput& in, ExportFormat f);
+
+// Writes content to path only where no file is: through path.tmp and link(2), so an existing file is
+// never overwritten and no reader sees half a file. Throws InputError when path exists or cannot be
+// written.
+void write_new_file(const std::string& path, const std::string& content);
+
+// The escapings the formats need (each tested on quotes, backslashes, line breaks and Chinese text):
+// a Prometheus/OpenMetrics label value (\\, \" and \n escaped; UTF-8 kept);
+std::string openmetrics_label_value(const std::string& s);
+// a metric or label name: every character outside [a-zA-Z0-9_] becomes '_', and a leading digit
+// gets a '_' before it;
+std::string openmetrics_name(const std::string& s);
+// XML character data and attribute values: & < > " ' as entities, the characters XML 1.0 does not
+// allow (controls other than tab, newline, carriage return) and bytes that are not UTF-8 as U+FFFD.
+std::string xml_escape(const std::string& s);
+
+// The case's headline metric, as the report's measurement table chooses it: gflops, else gbps, else
+// the first metric in a rate unit (".../s"), else the first in IOPS, else the first in a time unit
+// (s, ms, us, ns); empty when the case has no ok repetition of any. `rows` are the case's rows in file order.
+std::string headline_metric(const std::vector<const ResultRow*>& rows);
+
+}  // namespace rigcheck
