@@ -6,7 +6,8 @@
 #                              and a CJK font, for the browser test of report.html (html_chromium);
 #                              universal-ctags, for scripts/check-sizes.sh (layout_sizes); Slurm and
 #                              munge, for the Slurm cluster test (comm_slurm_cluster); debootstrap,
-#                              for the GPU pack's bare-root test (gpu_pack_bare_root)
+#                              for the GPU pack's bare-root test (gpu_pack_bare_root); sqlite3 and postgresql,
+#                              for the results store's tests (docs/store.md)
 set -euo pipefail
 for_tests=0
 for a in "$@"; do
@@ -27,6 +28,8 @@ PACKAGES=(
   fio util-linux procps
   libhwloc-dev libcpuinfo-dev  # cache sizes where sysfs is silent (VMs)
   gnuplot-nox  # draws the plots of report.html, compare.html, history.html (SVG terminal)
+  libsqlitecpp-dev libsqlite3-dev  # the results store (rigcheck store, docs/store.md): SQLite through SQLiteCpp
+  libpq-dev  # the results store's PostgreSQL back end (rigcheck store --db postgresql://..., docs/store.md)
   # scripts/fuzz.sh: clang and libFuzzer. `clang -fsanitize=fuzzer,address,undefined` links the runtimes of
   # libclang-rt-14-dev, which clang only recommends (and apt-get runs here without recommends)
   clang libfuzzer-14-dev libclang-rt-14-dev
@@ -47,6 +50,9 @@ if [[ $for_tests == 1 ]]; then PACKAGES+=(universal-ctags); fi
 # The Slurm test (ctest comm_slurm_cluster, scripts/slurm-cluster.sh): Debian's Slurm 22.05 and
 # munge. Their services are not started by the install here (no init); the script starts its own.
 if [[ $for_tests == 1 ]]; then PACKAGES+=(slurmctld slurmd slurm-client munge); fi
+# The results store's tests (tests/bench/store/): sqlite3 makes a store of a newer schema version
+# (store_cli_roundtrip); postgresql, the throw-away cluster of store_postgresql (initdb, pg_ctl).
+if [[ $for_tests == 1 ]]; then PACKAGES+=(sqlite3 postgresql); fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do
