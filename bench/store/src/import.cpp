@@ -44,24 +44,36 @@ std::string kind_of(const std::string& name) {
   return name.size() > 4 && name.compare(name.size() - 4, 4, ".csv") == 0 ? "results" : "other";
 }
 
-// Every plain file at the folder's top, by name; what is not one (a folder, a link) is named in `skipped`.
+// Every plain file of the folder and its subfolders (logs/), by name relative to it ("logs/x.log");
+// what is neither (a link, a socket) is named in `skipped`. A file in a subfolder is kind "other".
+void read_folder(const std::string& root, const std::string& rel, std::vector<FolderFile>& files,
+                 std::vector<std::string>& skipped) {
+  const std::string dir = rel.empty() ? root : root + "/" + rel;
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) throw std::runtime_error("cannot open the folder " + dir);
+  std::vector<std::string> names;
+  while (dirent* e = ::readdir(d))
+    if (std::string(e->d_name) != "." && std::string(e->d_name) != "..") names.push_back(e->d_name);
+  ::closedir(d);
+  for (const std::string& n : names) {
+    const std::string name = rel.empty() ? n : rel + "/" + n;
+    struct stat st {};
+    if (::lstat((root + "/" + name).c_str(), &st) != 0) {
+      skipped.push_back(name);
+    } else if (S_ISDIR(st.st_mode)) {
+      read_folder(root, name, files, skipped);
+    } else if (!S_ISREG(st.st_mode)) {
+      skipped.push_back(name);
+    } else {
+      FolderFile f{name, rel.empty() ? kind_of(n) : "other", read_whole(root + "/" + name), ""};
+      f.sha256 = sha256_hex(f.text);
+      files.push_back(std::move(f));
+    }
+  }
+}
 std::vector<FolderFile> read_folder(const std::string& dir, std::vector<std::string>& skipped) {
   std::vector<FolderFile> files;
-  DIR* d = ::opendir(dir.c_str());
-  if (!d) throw std::runtime_error("cannot open the folder");
-  while (dirent* e = ::readdir(d)) {
-    const std::string n = e->d_name;
-    if (n == "." || n == "..") continue;
-    struct stat st {};
-    if (::lstat((dir + "/" + n).c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
-      skipped.push_back(n);
-      continue;
-    }
-    FolderFile f{n, kind_of(n), read_whole(dir + "/" + n), ""};
-    f.sha256 = sha256_hex(f.text);
-    files.push_back(std::move(f));
-  }
-  ::closedir(d);
+  read_folder(dir, "", files, skipped);
   std::sort(files.begin(), files.end(), [](const FolderFile& a, const FolderFile& b) { return a.name < b.name; });
   return files;
 }
@@ -266,7 +278,7 @@ StoreAddOutcome add_one(StoreBackend& db, const std::string& dir) {
   }
   o.what = StoreAddOutcome::What::added;
   o.message = fmt::format("stored as run {} ({} files; machine {}){}", o.run_id, files.size(),
-                          m.fingerprint.substr(0, 16), skipped.empty() ? "" : "; not stored (not plain files): ");
+                          m.fingerprint.substr(0, 16), skipped.empty() ? "" : "; not stored (not plain files or folders): ");
   for (size_t i = 0; i < skipped.size(); ++i) o.message += (i ? ", " : "") + skipped[i];
   return o;
 }

@@ -58,6 +58,18 @@ std::string difference(const StoredFile& f) {
   return "";
 }
 
+// A stored name stays inside the folder it is written to: relative, no empty, "." or ".." part.
+bool inside_folder(const std::string& name) {
+  if (name.empty() || name[0] == '/') return false;
+  for (size_t at = 0;;) {
+    const size_t slash = name.find('/', at);
+    const std::string part = name.substr(at, slash == std::string::npos ? std::string::npos : slash - at);
+    if (part.empty() || part == "." || part == "..") return false;
+    if (slash == std::string::npos) return true;
+    at = slash + 1;
+  }
+}
+
 void write_new_file(const std::string& path, const std::string& text) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) throw std::runtime_error(fmt::format("cannot create {}: {}", path, std::strerror(errno)));
@@ -139,13 +151,18 @@ void store_export_run(StoreBackend& db, long long run_id, const std::string& dir
   if (::lstat(dir.c_str(), &st) == 0) throw std::runtime_error(fmt::format("{} exists: not overwritten", dir));
   const std::vector<StoredFile> files = stored_files(db, run_id);
   for (const StoredFile& f : files) {  // every file checked before anything is written
-    if (f.name.empty() || f.name == "." || f.name == ".." || f.name.find('/') != std::string::npos)
+    if (!inside_folder(f.name))
       throw std::runtime_error(fmt::format("store {}: run {} has a file named \"{}\": refused", db.describe(), run_id, f.name));
     if (const std::string d = difference(f); !d.empty())
       throw std::runtime_error(fmt::format("store {}: run {} {}: {}; nothing written", db.describe(), run_id, f.name, d));
   }
   if (::mkdir(dir.c_str(), 0755) != 0) throw std::runtime_error(fmt::format("cannot make {}: {}", dir, std::strerror(errno)));
-  for (const StoredFile& f : files) write_new_file(dir + "/" + f.name, f.text);
+  for (const StoredFile& f : files) {
+    for (size_t slash = f.name.find('/'); slash != std::string::npos; slash = f.name.find('/', slash + 1))
+      if (::mkdir((dir + "/" + f.name.substr(0, slash)).c_str(), 0755) != 0 && errno != EEXIST)
+        throw std::runtime_error(fmt::format("cannot make {}/{}: {}", dir, f.name.substr(0, slash), std::strerror(errno)));
+    write_new_file(dir + "/" + f.name, f.text);
+  }
 }
 
 }  // namespace rigcheck

@@ -39,6 +39,9 @@ roundtrip() {
   local odd="x'); DROP TABLE runs;--" zh="运行一"
   cp -r "$runs/good" "$tmp/$odd"
   cp -r "$runs/compare_a" "$tmp/$zh"
+  mkdir -p "$tmp/$zh/logs/cpu_gemm.jobs"  # a real run's logs/ (docs/threat-model.md): kept, file by file
+  printf 'cpu_gemm: done\n' >"$tmp/$zh/logs/cpu_gemm.log"
+  printf '[job]\nrw=read' >"$tmp/$zh/logs/cpu_gemm.jobs/a.fio"
   local src=("$runs/good" "$runs/quick_vm" "$runs/compare_a" "$tmp/$odd" "$tmp/$zh")
   "$rigcheck" store add --db "$db" "${src[@]}" >"$tmp/add.log" 2>&1 || fail "store add: exit $?: $(cat "$tmp/add.log")"
   [[ $(grep -c ': stored as run ' "$tmp/add.log") == 5 ]] || fail "not 5 runs stored: $(cat "$tmp/add.log")"

@@ -152,3 +152,17 @@ TEST(StoreRuns, VerifyFindsAnEditedRecord) {
   EXPECT_THROW(store_export_run(*db, o.run_id, dir + "/out"), std::runtime_error);
   EXPECT_FALSE(fs::exists(dir + "/out"));
 }
+
+// A stored file's name never leads export-run out of its folder (a store edited by hand).
+TEST(StoreRuns, ExportRefusesANameOutsideTheFolder) {
+  const std::string dir = fresh_dir("store-names");
+  std::unique_ptr<StoreBackend> db = open_store(dir + "/s.db");
+  const StoreAddOutcome o = store_add(*db, {kRuns + "/good"})[0];
+  ASSERT_EQ(o.what, StoreAddOutcome::What::added);
+  for (const char* bad : {"../escaped.csv", "/tmp/escaped.csv", "logs//x", "logs/../../x"}) {
+    db->query("UPDATE run_files SET name = ? WHERE name = 'cpu_peak.csv' OR name LIKE '%escaped%' OR name LIKE '%x'",
+              {std::string(bad)});
+    EXPECT_THROW(store_export_run(*db, o.run_id, dir + "/out"), std::runtime_error) << bad;
+    EXPECT_FALSE(fs::exists(dir + "/out")) << bad;
+  }
+}
