@@ -218,6 +218,27 @@ std::string refusal(const std::string& dir) {
   return "";
 }
 
+// A result file whose bytes, as read for the store, differ from the SHA-256 its manifest records:
+// changed between verify_run_folder and the read. Empty when none did.
+std::string changed_since_verified(const std::vector<FolderFile>& files, const std::string& manifest_text) {
+  std::map<std::string, std::string> recorded;  // output file -> its SHA-256 in the manifest
+  const std::vector<std::string> recs = split_csv_records(manifest_text);
+  Fields h;
+  for (size_t i = 0; i < recs.size(); ++i) {
+    if (i == 0) {
+      const std::vector<std::string> names = csv_record_fields(recs[0]);
+      for (size_t c = 0; c < names.size(); ++c) h.at[names[c]] = c;
+      continue;
+    }
+    h.v = csv_record_fields(recs[i]);
+    if (!h["output"].empty() && !h["sha256"].empty()) recorded[h["output"]] = h["sha256"];
+  }
+  for (const FolderFile& f : files)
+    if (auto it = recorded.find(f.name); it != recorded.end() && it->second != f.sha256)
+      return "broken: " + f.name + ": changed while it was being stored (its SHA-256 differs from the manifest's)";
+  return "";
+}
+
 long long machine_id(StoreBackend& db, const MachineFacts& m) {
   auto found = db.query("SELECT id FROM machines WHERE fingerprint = ?", {m.fingerprint});
   if (!found.empty()) return std::stoll(found[0][0].text);
@@ -244,6 +265,10 @@ StoreAddOutcome add_one(StoreBackend& db, const std::string& dir) {
       const std::vector<std::string> kv = csv_record_fields(recs[i]);
       if (kv.size() >= 2) inv[kv[0]] = kv[1];
     }
+  }
+  if (const std::string why = changed_since_verified(files, manifest_text); !why.empty()) {
+    o.message = why;
+    return o;
   }
   const MachineFacts m = machine_facts(inv);
   const std::string folder = base_name(dir), host = value_or(inv, "hostname", "unknown");

@@ -49,6 +49,7 @@ roundtrip() {
   grep -qF "| $odd |" "$tmp/list.md" || fail "the SQL-named folder is not listed verbatim: $(cat "$tmp/list.md")"
   grep -qF "| $zh |" "$tmp/list.md" || fail "the Chinese-named folder is not listed verbatim: $(cat "$tmp/list.md")"
   grep -q '^Totals: 1 machines, 5 runs, ' "$tmp/list.md" || fail "totals: $(grep Totals "$tmp/list.md")"
+  RIGCHECK_DB="$db" "$rigcheck" store list | grep -q '^Totals: 1 machines, 5 runs, ' || fail "RIGCHECK_DB is not the store"
   for i in 1 2 3 4 5; do  # one process adds in order: the ids are 1..5
     "$rigcheck" store export-run --db "$db" "$i" "$tmp/out$i" >/dev/null || fail "export-run $i: exit $?"
     diff -r "${src[$((i - 1))]}" "$tmp/out$i" >"$tmp/diff.log" || fail "run $i exported differs: $(head "$tmp/diff.log")"
