@@ -80,6 +80,14 @@ roundtrip() {
   "$rigcheck" store list --db "$db" --since 2026-12-03 >"$tmp/since.md"
   grep -q '^## Runs (1)' "$tmp/since.md" && grep -q '| quick_vm |' "$tmp/since.md" || fail "--since: $(cat "$tmp/since.md")"
   echo "ok: --machine and --since select"
+  # A reported run: its verdicts.csv indexed row by row, report.md and report.html kept whole.
+  local claims; claims=$(($(wc -l <"$tmp/good_copy/verdicts.csv") - 1))
+  "$rigcheck" store add --db "$db" "$tmp/good_copy" >"$tmp/reported.log" || fail "a reported run: $(cat "$tmp/reported.log")"
+  totals | grep -q "^Totals: 1 machines, 6 runs, .*, $claims verdicts, " || fail "verdicts: $(totals), $claims claims"
+  local id; id=$(sed -n 's/.*: stored as run \([0-9]*\) .*/\1/p' "$tmp/reported.log")
+  "$rigcheck" store export-run --db "$db" "$id" "$tmp/reported" >/dev/null && diff -r "$tmp/good_copy" "$tmp/reported" ||
+    fail "the reported run exported differs"
+  echo "ok: a reported run's $claims verdicts stored, its report files given back"
   if command -v sqlite3 >/dev/null || [[ $db == postgresql://* ]]; then
     sql "INSERT INTO schema_version (version, applied_utc) VALUES (999, 'later')"
     "$rigcheck" store list --db "$db" >/dev/null 2>"$tmp/newer.log" && fail "a store of version 999 was read"
