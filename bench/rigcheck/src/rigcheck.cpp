@@ -302,7 +302,7 @@ struct StoreCommands {
   CLI::App *store_cmd = nullptr, *add_cmd = nullptr, *list_cmd = nullptr, *verify_cmd = nullptr, *export_cmd = nullptr;
 
   void add(CLI::App& app) {
-    store_cmd = app.add_subcommand("store", "the results store: run folders into one database (SQLite) and back");
+    store_cmd = app.add_subcommand("store", "the results store: run folders into one database (SQLite or PostgreSQL) and back");
     store_cmd->require_subcommand(1);
     add_cmd = store_cmd->add_subcommand("add", "verify each run folder, then store it in one transaction "
                                                "(a broken folder is refused, nothing written; a stored run adds nothing)");
@@ -316,7 +316,8 @@ struct StoreCommands {
     export_cmd->add_option("run_id", export_id, "the run's id (rigcheck store list)")->required();
     export_cmd->add_option("dir", export_dir, "the folder to make (never an existing one)")->required();
     for (CLI::App* c : {add_cmd, list_cmd, verify_cmd, export_cmd})
-      c->add_option("--db", db, "the store: a SQLite file (default: $RIGCHECK_DB, else results/rigcheck.db)");
+      c->add_option("--db", db, "the store: a SQLite file or a postgresql:// URL (default: $RIGCHECK_DB, else "
+                                "results/rigcheck.db)");
   }
   bool chosen() const { return store_cmd->parsed(); }
   int run() {
