@@ -37,6 +37,13 @@ set(RIGCHECK_CLI_SOURCES
   bench/rigcheck/src/runner.cpp bench/rigcheck/src/runner_helpers.cpp bench/rigcheck/src/recover.cpp
   bench/rigcheck/src/launcher.cpp bench/rigcheck/src/budget.cpp
   bench/rigcheck/src/scratch_cleanup.cpp)
+# The results store (rigcheck store, docs/store.md): above runfolder, on SQLite (SQLiteCpp) and PostgreSQL
+# (libpq). Not in
+# RIGCHECK_TOOL_SOURCES: the fuzz build reads that list and has no database library.
+set(RIGCHECK_STORE_SOURCES
+  bench/store/src/sqlite_backend.cpp bench/store/src/schema.cpp bench/store/src/records.cpp
+  bench/store/src/import.cpp bench/store/src/query.cpp)
+set(RIGCHECK_STORE_PG_SOURCES bench/store/src/pg_backend.cpp)  # with libpq (RIGCHECK_WITH_POSTGRESQL)
 # The tool less its evaluators and main(): the evaluators register themselves at start-up, so they
 # are compiled as objects (a static library would drop them).
 set(RIGCHECK_TOOL_SOURCES ${RIGCHECK_RUNFOLDER_SOURCES} ${RIGCHECK_CLAIMS_SOURCES} ${RIGCHECK_REPORT_SOURCES}

@@ -6,8 +6,8 @@
 set -euo pipefail
 src="${1:-$(cd "$(dirname "$0")/.." && pwd)}"
 # layer folder under bench/ -> its rank; the include namespace of each (rigcheck/NAME/) -> its folder
-declare -A rank=([harness]=0 [inventory]=1 [runfolder]=2 [claims]=3 [report]=4 [compare]=5 [rigcheck]=6)
-declare -A folder_of=([harness]=harness [inventory]=inventory [runfolder]=runfolder [claims]=claims
+declare -A rank=([harness]=0 [inventory]=1 [runfolder]=2 [store]=3 [claims]=4 [report]=5 [compare]=6 [rigcheck]=7)
+declare -A folder_of=([harness]=harness [inventory]=inventory [runfolder]=runfolder [store]=store [claims]=claims
                       [report]=report [compare]=compare [run]=rigcheck)
 bad=0 arrows=0
 while IFS= read -r hit; do

@@ -8,7 +8,8 @@
 #                              munge, for the Slurm cluster test (comm_slurm_cluster); debootstrap,
 #                              for the GPU pack's bare-root test (gpu_pack_bare_root); Google Benchmark's
 #                              compare.py with scipy, promtool and junitparser, for the exports'
-#                              consumers (export_gbench, export_openmetrics, export_junit)
+#                              consumers (export_gbench, export_openmetrics, export_junit); sqlite3
+#                              and postgresql, for the results store's tests (docs/store.md)
 set -euo pipefail
 for_tests=0
 for a in "$@"; do
@@ -29,6 +30,8 @@ PACKAGES=(
   fio util-linux procps
   libhwloc-dev libcpuinfo-dev  # cache sizes where sysfs is silent (VMs)
   gnuplot-nox  # draws the plots of report.html, compare.html, history.html (SVG terminal)
+  libsqlitecpp-dev libsqlite3-dev  # the results store (rigcheck store, docs/store.md): SQLite through SQLiteCpp
+  libpq-dev  # the results store's PostgreSQL back end (rigcheck store --db postgresql://..., docs/store.md)
   # scripts/fuzz.sh: clang and libFuzzer. `clang -fsanitize=fuzzer,address,undefined` links the runtimes of
   # libclang-rt-14-dev, which clang only recommends (and apt-get runs here without recommends)
   clang libfuzzer-14-dev libclang-rt-14-dev
@@ -53,6 +56,9 @@ if [[ $for_tests == 1 ]]; then PACKAGES+=(slurmctld slurmd slurm-client munge); 
 # Google Benchmark's compare.py with the scipy and numpy its U test imports (run by Debian's
 # /usr/bin/python3; the suite itself has no Python), promtool, junitparser.
 if [[ $for_tests == 1 ]]; then PACKAGES+=(libbenchmark-tools python3-scipy python3-numpy prometheus junitparser); fi
+# The results store's tests (tests/bench/store/): sqlite3 makes a store of a newer schema version
+# (store_cli_roundtrip); postgresql, the throw-away cluster of store_postgresql (initdb, pg_ctl).
+if [[ $for_tests == 1 ]]; then PACKAGES+=(sqlite3 postgresql); fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do

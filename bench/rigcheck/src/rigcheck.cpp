@@ -2,8 +2,9 @@
 // `rigcheck schema` (the result CSV schema as Markdown, for docs/csv-schema.md),
 // `rigcheck capacity RUN_DIR [--model-csv F]` (what this machine can train, bench/report/src/capacity.cpp),
 // `rigcheck compare RUN...`, `rigcheck history RUN...`, `rigcheck noise RUN...` and `rigcheck ab`
-// (bench/compare/src/); `rigcheck median CSV... --case B/C --metric M` (a case's median, for scripts).
-// `rigcheck export RUN --format gbench-json|openmetrics|junit` (bench/report/src/export*.cpp).
+// (bench/compare/src/); `rigcheck store add|list|verify|export-run` (bench/store, docs/store.md);
+// `rigcheck export RUN --format gbench-json|openmetrics|junit` (bench/report/src/export*.cpp);
+// `rigcheck median CSV... --case B/C --metric M` (a case's median, for scripts).
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -26,6 +27,8 @@
 #include "rigcheck/harness/split.hpp"
 #include "rigcheck/harness/stats.hpp"
 #include "rigcheck/harness/topology.hpp"
+#include "rigcheck/store/schema.hpp"
+#include "rigcheck/store/store.hpp"
 
 using namespace rigcheck;
 
@@ -312,6 +315,59 @@ struct Exporting {
     return 0;
   }
 };
+
+// store: run folders into the results store and back (bench/store, docs/store.md).
+struct StoreCommands {
+  std::string db;
+  std::vector<std::string> add_dirs;
+  StoreListFilter filter;
+  long long export_id = 0;
+  std::string export_dir;
+  CLI::App *store_cmd = nullptr, *add_cmd = nullptr, *list_cmd = nullptr, *verify_cmd = nullptr, *export_cmd = nullptr;
+
+  void add(CLI::App& app) {
+    store_cmd = app.add_subcommand("store", "the results store: run folders into one database (SQLite or PostgreSQL) and back");
+    store_cmd->require_subcommand(1);
+    add_cmd = store_cmd->add_subcommand("add", "verify each run folder, then store it in one transaction "
+                                               "(a broken folder is refused, nothing written; a stored run adds nothing)");
+    add_cmd->add_option("runs", add_dirs, "run folders")->required()->expected(1, 100000);
+    list_cmd = store_cmd->add_subcommand("list", "the stored machines and runs");
+    list_cmd->add_option("--machine", filter.machine, "only the runs of this machine: its fingerprint (or 8+ of its "
+                                                      "first hex digits) or a hostname");
+    list_cmd->add_option("--since", filter.since, "only the runs started at or after this UTC date, e.g. 2026-12-01");
+    verify_cmd = store_cmd->add_subcommand("verify", "re-check every stored file against the SHA-256 recorded on import");
+    export_cmd = store_cmd->add_subcommand("export-run", "write a stored run back as a run folder, byte for byte");
+    export_cmd->add_option("run_id", export_id, "the run's id (rigcheck store list)")->required();
+    export_cmd->add_option("dir", export_dir, "the folder to make (never an existing one)")->required();
+    for (CLI::App* c : {add_cmd, list_cmd, verify_cmd, export_cmd})
+      c->add_option("--db", db, "the store: a SQLite file or a postgresql:// URL (default: $RIGCHECK_DB, else "
+                                "results/rigcheck.db)");
+  }
+  bool chosen() const { return store_cmd->parsed(); }
+  int run() {
+    std::unique_ptr<StoreBackend> s = open_store(db.empty() ? default_store_path() : db);
+    if (*list_cmd) return std::fputs(store_list(*s, filter).c_str(), stdout), 0;
+    if (*export_cmd) {
+      store_export_run(*s, export_id, export_dir);
+      return std::printf("Run %lld of %s written to %s\n", export_id, s->describe().c_str(), export_dir.c_str()), 0;
+    }
+    if (*verify_cmd) {
+      const StoreVerifyResult v = store_verify(*s);
+      for (const std::string& p : v.problems) std::printf("DIFFERS: %s\n", p.c_str());
+      std::printf("%s: %ld files of %ld runs checked, %zu differ from what was imported\n", s->describe().c_str(),
+                  v.files, v.runs, v.problems.size());
+      return v.problems.empty() ? 0 : 1;
+    }
+    int rc = 0;
+    for (const StoreAddOutcome& o : store_add(*s, add_dirs)) {
+      const bool refused = o.what == StoreAddOutcome::What::refused;
+      std::fprintf(refused ? stderr : stdout, "%s%s: %s\n", refused ? "REFUSED " : "", o.dir.c_str(), o.message.c_str());
+      if (refused) rc = 1;
+    }
+    return rc;
+  }
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -325,6 +381,8 @@ int main(int argc, char** argv) {
   comparing.add(app);
   Exporting exporting;
   exporting.add(app);
+  StoreCommands store;
+  store.add(app);
 
   CLI11_PARSE(app, argc, argv);
   try {
@@ -332,6 +390,7 @@ int main(int argc, char** argv) {
     if (answers.chosen()) return answers.run_chosen();
     if (comparing.chosen()) return comparing.run();
     if (*exporting.cmd) return exporting.run();
+    if (store.chosen()) return store.run();
   } catch (const std::exception& e) {  // InputError among them: the file and line are in what()
     std::fprintf(stderr, "rigcheck: %s\n", e.what());
     return 1;

@@ -1,0 +1,44 @@
+// rigcheck store (docs/store.md): run folders into one database and back. `add` verifies each
+// folder (verify_run_folder) and imports it in one transaction: its machine, the run, every file
+// record by record with the columns queries select on; the same run again adds nothing. `list`
+// shows machines and runs, `verify` re-checks every stored file against its stored SHA-256, and
+// `export_run` writes a stored run back as a folder, byte for byte.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "rigcheck/store/backend.hpp"
+
+namespace rigcheck {
+
+struct StoreAddOutcome {
+  enum class What { added, already_stored, refused };
+  std::string dir;
+  What what = What::refused;
+  long long run_id = 0;   // added or already stored: its id in the store
+  std::string message;    // one line: what was stored, or why not
+};
+// Each folder in a transaction of its own; a refused folder writes nothing and the rest go on.
+// Test hook: RIGCHECK_STORE_TEST_PAUSE_AFTER_ROWS=N makes the import say so on stderr and sleep
+// RIGCHECK_STORE_TEST_PAUSE_S seconds (default 120) inside its transaction after the N-th CSV record
+// (tests/bench/store/store_cli.sh kills it there, or starts a second writer there).
+std::vector<StoreAddOutcome> store_add(StoreBackend& db, const std::vector<std::string>& dirs);
+
+struct StoreListFilter {
+  std::string machine;  // a fingerprint or its first 8+ hex digits, or a hostname; empty: all
+  std::string since;    // runs started at or after this UTC date/time (2026-12-01, 2026-12-01T12:00:00Z)
+};
+// Markdown: the machines, the runs the filter keeps (oldest first), the store's totals.
+std::string store_list(StoreBackend& db, const StoreListFilter& filter);
+
+struct StoreVerifyResult {
+  long runs = 0, files = 0;
+  std::vector<std::string> problems;  // "run N (folder) file: what differs"
+};
+StoreVerifyResult store_verify(StoreBackend& db);
+
+// Writes run `run_id` into a new folder `dir`, every file as it was imported. Refuses an existing
+// dir (never overwrites), and a stored file whose SHA-256 no longer matches (nothing written then).
+void store_export_run(StoreBackend& db, long long run_id, const std::string& dir);
+
+}  // namespace rigcheck

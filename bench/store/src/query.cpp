@@ -1,0 +1,168 @@
+// rigcheck store list, verify and export-run (store.hpp).
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "rigcheck/harness/csv.hpp"
+#include "rigcheck/harness/sha256.hpp"
+#include "rigcheck/store/schema.hpp"
+#include "rigcheck/store/store.hpp"
+
+namespace rigcheck {
+namespace {
+
+std::string count_of(StoreBackend& db, const std::string& table) {
+  return db.query("SELECT COUNT(*) FROM " + table)[0][0].text;
+}
+
+// A stored file's bytes: its body, or its records in order.
+struct StoredFile {
+  long long id = 0;
+  std::string name, kind, sha256, text;
+  long long bytes = 0, records = 0, records_found = 0;
+};
+
+std::vector<StoredFile> stored_files(StoreBackend& db, long long run_id) {
+  std::vector<StoredFile> files;
+  for (const StoreRow& r : db.query("SELECT id, name, kind, sha256, bytes, records, body FROM run_files "
+                                    "WHERE run_id = ? ORDER BY name",
+                                    {run_id})) {
+    StoredFile f;
+    f.id = std::stoll(r[0].text);
+    f.name = r[1].text, f.kind = r[2].text, f.sha256 = r[3].text;
+    f.bytes = std::stoll(r[4].text), f.records = std::stoll(r[5].text);
+    if (!r[6].null) f.text = r[6].text;
+    for (const StoreRow& c : db.query("SELECT raw FROM csv_records WHERE file_id = ? ORDER BY record_no", {f.id})) {
+      f.text += c[0].text;
+      ++f.records_found;
+    }
+    files.push_back(std::move(f));
+  }
+  return files;
+}
+
+// What differs between a stored file and what was recorded of it on import; empty when nothing.
+std::string difference(const StoredFile& f) {
+  if (f.kind != "other" && f.records_found != f.records)
+    return fmt::format("{} records stored, {} recorded on import", f.records_found, f.records);
+  if (static_cast<long long>(f.text.size()) != f.bytes)
+    return fmt::format("{} bytes stored, {} recorded on import", f.text.size(), f.bytes);
+  const std::string h = sha256_hex(f.text);
+  if (h != f.sha256) return fmt::format("SHA-256 {} stored, {} recorded on import", h.substr(0, 16), f.sha256.substr(0, 16));
+  return "";
+}
+
+// A stored name stays inside the folder it is written to: relative, no empty, "." or ".." part.
+bool inside_folder(const std::string& name) {
+  if (name.empty() || name[0] == '/') return false;
+  for (size_t at = 0;;) {
+    const size_t slash = name.find('/', at);
+    const std::string part = name.substr(at, slash == std::string::npos ? std::string::npos : slash - at);
+    if (part.empty() || part == "." || part == "..") return false;
+    if (slash == std::string::npos) return true;
+    at = slash + 1;
+  }
+}
+
+void write_new_file(const std::string& path, const std::string& text) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) throw std::runtime_error(fmt::format("cannot create {}: {}", path, std::strerror(errno)));
+  const int err = write_all(fd, text);
+  if (::close(fd) != 0 || err != 0) throw std::runtime_error(fmt::format("cannot write {}", path));
+}
+
+std::string machines_table(StoreBackend& db) {
+  std::string s = "## Machines\n\n| fingerprint | CPU | cores | memory GiB | GPUs | hosts | runs |\n|---|---|---|---|---|---|---|\n";
+  for (const StoreRow& r : db.query(
+           "SELECT m.fingerprint, m.cpu_model, m.physical_cores, m.memory_gib, m.gpus, "
+           "(SELECT COUNT(DISTINCT hostname) FROM runs WHERE machine_id = m.id), "
+           "(SELECT COUNT(*) FROM runs WHERE machine_id = m.id) FROM machines m ORDER BY m.id"))
+    s += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", r[0].text, r[1].text, r[2].text, r[3].text, r[4].text,
+                     r[5].text, r[6].text);
+  return s;
+}
+
+}  // namespace
+
+std::string store_list(StoreBackend& db, const StoreListFilter& flt) {
+  std::string s = fmt::format("# Store {} (schema version {})\n\n", db.describe(), store_version(db));
+  s += machines_table(db);
+  std::string where = "1 = 1";
+  StoreParams p;
+  if (!flt.machine.empty()) {
+    where += " AND (m.fingerprint = ? OR (LENGTH(?) >= 8 AND SUBSTR(m.fingerprint, 1, LENGTH(?)) = ?) OR r.hostname = ?)";
+    for (int i = 0; i < 5; ++i) p.push_back(flt.machine);
+  }
+  if (!flt.since.empty()) {
+    where += " AND r.started_utc >= ?";
+    p.push_back(flt.since);
+  }
+  const std::vector<StoreRow> runs = db.query(
+      "SELECT r.id, r.started_utc, r.hostname, r.folder_name, SUBSTR(m.fingerprint, 1, 16), r.profile, r.suite_commit, "
+      "(SELECT COUNT(*) FROM results x WHERE x.run_id = r.id) FROM runs r JOIN machines m ON m.id = r.machine_id WHERE " +
+          where + " ORDER BY r.started_utc, r.id",
+      p);
+  s += fmt::format("\n## Runs ({})\n\n| id | started (UTC) | host | folder | machine | profile | suite commit | "
+                   "result rows |\n|---|---|---|---|---|---|---|---|\n",
+                   runs.size());
+  for (const StoreRow& r : runs)
+    s += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", r[0].text, r[1].text, r[2].text, r[3].text,
+                     r[4].text, r[5].text, r[6].text, r[7].text);
+  s += fmt::format("\nTotals: {} machines, {} runs, {} files, {} CSV records, {} result rows, {} verdicts, {} noise rows\n",
+                   count_of(db, "machines"), count_of(db, "runs"), count_of(db, "run_files"), count_of(db, "csv_records"),
+                   count_of(db, "results"), count_of(db, "verdicts"), count_of(db, "noise"));
+  return s;
+}
+
+StoreVerifyResult store_verify(StoreBackend& db) {
+  StoreVerifyResult v;
+  for (const StoreRow& run : db.query("SELECT id, folder_name, content_sha256 FROM runs ORDER BY id")) {
+    ++v.runs;
+    const long long id = std::stoll(run[0].text);
+    std::string content;
+    for (const StoredFile& f : stored_files(db, id)) {
+      ++v.files;
+      content += f.name + "\t" + f.sha256 + "\n";
+      const std::string d = difference(f);
+      if (!d.empty()) v.problems.push_back(fmt::format("run {} ({}) {}: {}", id, run[1].text, f.name, d));
+      // A result file the manifest checksummed: the stored bytes against the manifest's SHA-256 too.
+      for (const StoreRow& m : db.query("SELECT sha256 FROM manifest_entries WHERE run_id = ? AND output = ? AND sha256 <> ''",
+                                        {id, f.name}))
+        if (m[0].text != sha256_hex(f.text))
+          v.problems.push_back(fmt::format("run {} ({}) {}: differs from the SHA-256 its manifest records", id,
+                                           run[1].text, f.name));
+    }
+    if (sha256_hex(content) != run[2].text)
+      v.problems.push_back(fmt::format("run {} ({}): its list of files differs from the one imported", id, run[1].text));
+  }
+  return v;
+}
+
+void store_export_run(StoreBackend& db, long long run_id, const std::string& dir) {
+  if (db.query("SELECT id FROM runs WHERE id = ?", {run_id}).empty())
+    throw std::runtime_error(fmt::format("store {}: no run {} (rigcheck store list shows the ids)", db.describe(), run_id));
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) == 0) throw std::runtime_error(fmt::format("{} exists: not overwritten", dir));
+  const std::vector<StoredFile> files = stored_files(db, run_id);
+  for (const StoredFile& f : files) {  // every file checked before anything is written
+    if (!inside_folder(f.name))
+      throw std::runtime_error(fmt::format("store {}: run {} has a file named \"{}\": refused", db.describe(), run_id, f.name));
+    if (const std::string d = difference(f); !d.empty())
+      throw std::runtime_error(fmt::format("store {}: run {} {}: {}; nothing written", db.describe(), run_id, f.name, d));
+  }
+  if (::mkdir(dir.c_str(), 0755) != 0) throw std::runtime_error(fmt::format("cannot make {}: {}", dir, std::strerror(errno)));
+  for (const StoredFile& f : files) {
+    for (size_t slash = f.name.find('/'); slash != std::string::npos; slash = f.name.find('/', slash + 1))
+      if (::mkdir((dir + "/" + f.name.substr(0, slash)).c_str(), 0755) != 0 && errno != EEXIST)
+        throw std::runtime_error(fmt::format("cannot make {}/{}: {}", dir, f.name.substr(0, slash), std::strerror(errno)));
+    write_new_file(dir + "/" + f.name, f.text);
+  }
+}
+
+}  // namespace rigcheck

@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# rigcheck store through the command line (docs/store.md), one mode per ctest:
+#   roundtrip   fixture runs and two folders with odd names (SQL in the name, Chinese) in, listed
+#               verbatim, exported back byte for byte (and judged identically by rigcheck report);
+#               a second add adds nothing; an edited folder is refused and nothing written; an
+#               existing folder is never overwritten; --machine and --since select; a store of a
+#               newer schema version is refused.
+#   concurrent  several `store add` at once into one store (2 into SQLite, 8 into PostgreSQL): the
+#               others start while the first holds its transaction (the test hook) and wait for it;
+#               every one succeeds, every run stored once.
+#   kill9       `store add` killed with SIGKILL inside its transaction (the test hook): the store is
+#               as it was; the same command then completes.
+#   postgresql  the three above against a real PostgreSQL: a throw-away cluster of Debian's
+#               postgresql package (initdb as an unprivileged user into a temporary folder, its Unix
+#               socket there, no TCP), stopped and removed at the end, also when a step fails; exit
+#               77 (skip) with the reason when the package is absent.
+#   store_cli.sh RIGCHECK FIXTURES MODE
+source "$(dirname "$0")/../../support/lib.sh"
+rigcheck="$1"
+runs="$2/runs"
+mode="$3"
+db="$tmp/store/s.db"
+writers=2
+totals() { "$rigcheck" store list --db "$db" | grep '^Totals:'; }
+sql() { if [[ $db == postgresql://* ]]; then psql -q "$db" -c "$1"; else sqlite3 "$db" "$1"; fi; }
+export -n RIGCHECK_STORE_TEST_PAUSE_AFTER_ROWS RIGCHECK_STORE_TEST_PAUSE_S RIGCHECK_DB
+
+# The paused importer's log says it paused (the hook's line), within 60 s.
+wait_paused() {
+  for _ in $(seq 600); do
+    grep -q "paused inside the transaction" "$1" && return 0
+    kill -0 "$2" 2>/dev/null || fail "the importer ended before the hook: $(cat "$1")"
+    sleep 0.1
+  done
+  fail "the importer did not pause: $(cat "$1")"
+}
+
+roundtrip() {
+  local odd="x'); DROP TABLE runs;--" zh="运行一"
+  cp -r "$runs/good" "$tmp/$odd"
+  cp -r "$runs/compare_a" "$tmp/$zh"
+  mkdir -p "$tmp/$zh/logs/cpu_gemm.jobs"  # a real run's logs/ (docs/threat-model.md): kept, file by file
+  printf 'cpu_gemm: done\n' >"$tmp/$zh/logs/cpu_gemm.log"
+  printf '[job]\nrw=read' >"$tmp/$zh/logs/cpu_gemm.jobs/a.fio"
+  local src=("$runs/good" "$runs/quick_vm" "$runs/compare_a" "$tmp/$odd" "$tmp/$zh")
+  "$rigcheck" store add --db "$db" "${src[@]}" >"$tmp/add.log" 2>&1 || fail "store add: exit $?: $(cat "$tmp/add.log")"
+  [[ $(grep -c ': stored as run ' "$tmp/add.log") == 5 ]] || fail "not 5 runs stored: $(cat "$tmp/add.log")"
+  "$rigcheck" store list --db "$db" >"$tmp/list.md"
+  grep -qF "| $odd |" "$tmp/list.md" || fail "the SQL-named folder is not listed verbatim: $(cat "$tmp/list.md")"
+  grep -qF "| $zh |" "$tmp/list.md" || fail "the Chinese-named folder is not listed verbatim: $(cat "$tmp/list.md")"
+  grep -q '^Totals: 1 machines, 5 runs, ' "$tmp/list.md" || fail "totals: $(grep Totals "$tmp/list.md")"
+  RIGCHECK_DB="$db" "$rigcheck" store list | grep -q '^Totals: 1 machines, 5 runs, ' || fail "RIGCHECK_DB is not the store"
+  for i in 1 2 3 4 5; do  # one process adds in order: the ids are 1..5
+    "$rigcheck" store export-run --db "$db" "$i" "$tmp/out$i" >/dev/null || fail "export-run $i: exit $?"
+    diff -r "${src[$((i - 1))]}" "$tmp/out$i" >"$tmp/diff.log" || fail "run $i exported differs: $(head "$tmp/diff.log")"
+  done
+  "$rigcheck" store export-run --db "$db" 1 "$tmp/out1" 2>"$tmp/over.log" && fail "export-run over an existing folder"
+  grep -q "exists: not overwritten" "$tmp/over.log" || fail "existing folder: $(cat "$tmp/over.log")"
+  echo "ok: 5 runs stored, odd names verbatim, every file exported back byte for byte"
+  cp -r "$runs/good" "$tmp/good_copy"
+  "$rigcheck" report "$tmp/good_copy" --quiet >/dev/null 2>&1 || fail "report of the original: exit $?"
+  "$rigcheck" report "$tmp/out1" --quiet >/dev/null 2>&1 || fail "report of the export: exit $?"
+  cmp "$tmp/good_copy/verdicts.csv" "$tmp/out1/verdicts.csv" || fail "the export is judged differently"
+  echo "ok: the exported run is judged identically"
+  local before; before=$(totals)
+  "$rigcheck" store add --db "$db" "${src[@]}" >"$tmp/again.log" 2>&1 || fail "second add: exit $?"
+  [[ $(grep -c 'already stored as run' "$tmp/again.log") == 5 ]] || fail "second add: $(cat "$tmp/again.log")"
+  [[ $(totals) == "$before" ]] || fail "second add changed the store: $before -> $(totals)"
+  cp -r "$runs/quick_vm" "$tmp/edited"
+  sed -i '3s/,ok,/,OK,/' "$tmp/edited/cpu_peak.csv"
+  "$rigcheck" store add --db "$db" "$tmp/edited" 2>"$tmp/broken.log" && fail "an edited folder was stored"
+  grep -q "^REFUSED $tmp/edited: broken: cpu_peak.csv: " "$tmp/broken.log" || fail "refusal: $(cat "$tmp/broken.log")"
+  [[ $(totals) == "$before" ]] || fail "a refused folder changed the store: $before -> $(totals)"
+  "$rigcheck" store verify --db "$db" >"$tmp/verify.log" || fail "verify: $(cat "$tmp/verify.log")"
+  echo "ok: a second add adds nothing; an edited folder is refused, nothing written; verify passes"
+  local fp; fp=$(grep -oE '^[|] [0-9a-f]{64} ' "$tmp/list.md" | head -1 | cut -c3-14)
+  [[ ${#fp} == 12 ]] || fail "no fingerprint in the list: $(cat "$tmp/list.md")"
+  "$rigcheck" store list --db "$db" --machine "$fp" | grep -q '^## Runs (5)' || fail "--machine $fp"
+  "$rigcheck" store list --db "$db" --machine nosuchhost | grep -q '^## Runs (0)' || fail "--machine nosuchhost"
+  "$rigcheck" store list --db "$db" --since 2026-12-03 >"$tmp/since.md"
+  grep -q '^## Runs (1)' "$tmp/since.md" && grep -q '| quick_vm |' "$tmp/since.md" || fail "--since: $(cat "$tmp/since.md")"
+  echo "ok: --machine and --since select"
+  # A reported run: its verdicts.csv indexed row by row, report.md and report.html kept whole.
+  local claims; claims=$(($(wc -l <"$tmp/good_copy/verdicts.csv") - 1))
+  "$rigcheck" store add --db "$db" "$tmp/good_copy" >"$tmp/reported.log" || fail "a reported run: $(cat "$tmp/reported.log")"
+  totals | grep -q "^Totals: 1 machines, 6 runs, .*, $claims verdicts, " || fail "verdicts: $(totals), $claims claims"
+  local id; id=$(sed -n 's/.*: stored as run \([0-9]*\) .*/\1/p' "$tmp/reported.log")
+  "$rigcheck" store export-run --db "$db" "$id" "$tmp/reported" >/dev/null && diff -r "$tmp/good_copy" "$tmp/reported" ||
+    fail "the reported run exported differs"
+  echo "ok: a reported run's $claims verdicts stored, its report files given back"
+  if command -v sqlite3 >/dev/null || [[ $db == postgresql://* ]]; then
+    sql "INSERT INTO schema_version (version, applied_utc) VALUES (999, 'later')"
+    "$rigcheck" store list --db "$db" >/dev/null 2>"$tmp/newer.log" && fail "a store of version 999 was read"
+    grep -qF "store $db is schema version 999; this rigcheck knows versions up to 1" "$tmp/newer.log" ||
+      fail "newer store: $(cat "$tmp/newer.log")"
+    echo "ok: a store of a newer schema version is refused"
+  fi
+}
+
+concurrent() {
+  local pids=() i
+  for i in $(seq "$writers"); do cp -r "$runs/quick_vm" "$tmp/writer$i"; done
+  RIGCHECK_STORE_TEST_PAUSE_AFTER_ROWS=50 RIGCHECK_STORE_TEST_PAUSE_S=3 \
+    "$rigcheck" store add --db "$db" "$tmp/writer1" >"$tmp/writer1.log" 2>&1 &
+  pids+=($!)
+  wait_paused "$tmp/writer1.log" "${pids[0]}"
+  for i in $(seq 2 "$writers"); do
+    "$rigcheck" store add --db "$db" "$tmp/writer$i" >"$tmp/writer$i.log" 2>&1 &
+    pids+=($!)
+  done
+  for i in $(seq "$writers"); do
+    wait "${pids[$((i - 1))]}" || fail "writer $i: exit $?: $(cat "$tmp/writer$i.log")"
+    grep -q 'stored as run' "$tmp/writer$i.log" || fail "writer $i: $(cat "$tmp/writer$i.log")"
+  done
+  totals | grep -q "^Totals: 1 machines, $writers runs, " || fail "totals: $(totals)"
+  "$rigcheck" store verify --db "$db" >/dev/null || fail "verify after $writers writers"
+  echo "ok: $writers writers at once into one store all succeed, every run stored once"
+}
+
+kill9() {
+  "$rigcheck" store add --db "$db" "$runs/good" >/dev/null || fail "the first add"
+  local before; before=$(totals)
+  RIGCHECK_STORE_TEST_PAUSE_AFTER_ROWS=2000 "$rigcheck" store add --db "$db" "$runs/quick_vm" >"$tmp/killed.log" 2>&1 &
+  local p=$!
+  wait_paused "$tmp/killed.log" $p
+  kill -9 $p
+  wait $p 2>/dev/null && fail "the importer was not killed"
+  [[ $(totals) == "$before" ]] || fail "a killed import left rows: $before -> $(totals)"
+  "$rigcheck" store verify --db "$db" >/dev/null || fail "verify after the kill"
+  "$rigcheck" store add --db "$db" "$runs/quick_vm" >"$tmp/again.log" 2>&1 || fail "the same add again: $(cat "$tmp/again.log")"
+  local id; id=$(sed -n 's/.*: stored as run \([0-9]*\) .*/\1/p' "$tmp/again.log")
+  [[ -n $id ]] || fail "not stored the second time: $(cat "$tmp/again.log")"
+  totals | grep -q '^Totals: 1 machines, 2 runs, ' || fail "totals: $(totals)"
+  "$rigcheck" store export-run --db "$db" "$id" "$tmp/out" >/dev/null && diff -r "$runs/quick_vm" "$tmp/out" >/dev/null ||
+    fail "the run stored after the kill differs from its folder"
+  echo "ok: SIGKILL inside the transaction leaves the store as it was; the same add then completes"
+}
+
+# A throw-away PostgreSQL cluster for this test: initdb (as nobody when run as root: initdb refuses
+# root) into a temporary folder, the server's socket there and no TCP; stopped and removed on exit.
+pg="" pg_bin="" as=()
+stop_postgresql() {
+  [[ -z $pg ]] || "${as[@]}" "$pg_bin/pg_ctl" -D "$pg/data" -m immediate stop >/dev/null 2>&1 || true
+  rm -rf "$pg" "$tmp"
+}
+start_postgresql() {
+  pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+  if [[ -z $pg_bin || ! -x $pg_bin/initdb || ! -x $pg_bin/pg_ctl ]] || ! command -v psql >/dev/null; then
+    echo "SKIP: no PostgreSQL server here (Debian: postgresql; scripts/setup.sh --tests installs it)"
+    exit 77
+  fi
+  local probe; probe=$("$rigcheck" store list --db "postgresql://nobody@/none?host=/nonexistent" 2>&1 || true)
+  if grep -q 'built without libpq' <<<"$probe"; then
+    echo "SKIP: this rigcheck was built without libpq (Debian: libpq-dev)"
+    exit 77
+  fi
+  pg=$(mktemp -d)
+  trap stop_postgresql EXIT
+  if [[ $EUID == 0 ]]; then chown nobody "$pg" && as=(runuser -u nobody --); fi
+  "${as[@]}" "$pg_bin/initdb" -D "$pg/data" -A trust -U rigcheck -E UTF8 --locale=C --no-sync >"$pg/initdb.log" 2>&1 ||
+    fail "initdb: $(tail -5 "$pg/initdb.log")"
+  "${as[@]}" "$pg_bin/pg_ctl" -D "$pg/data" -l "$pg/server.log" -w -t 60 \
+    -o "-k $pg -c listen_addresses= -c fsync=off -c max_connections=40" start >/dev/null ||
+    fail "pg_ctl start: $(tail -5 "$pg/server.log")"
+  echo "ok: a throw-away PostgreSQL $("$pg_bin/postgres" --version | awk '{print $3}') in $pg"
+}
+postgresql() {
+  start_postgresql
+  writers=8
+  local m
+  for m in roundtrip concurrent kill9; do
+    psql -q "postgresql://rigcheck@/postgres?host=$pg" -c "CREATE DATABASE $m" || fail "createdb $m"
+    db="postgresql://rigcheck@/$m?host=$pg"
+    "$m"
+  done
+}
+
+case "$mode" in
+  roundtrip | concurrent | kill9 | postgresql) "$mode" ;;
+  *) fail "unknown mode $mode" ;;
+esac

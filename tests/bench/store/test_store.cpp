@@ -1,0 +1,168 @@
+// The results store (bench/store, docs/store.md): CSV records kept verbatim, the machine
+// fingerprint, the schema's versions, and run folders into SQLite and back byte for byte.
+// The CLI's faults (two writers, SIGKILL mid-import, odd folder names) are store_cli.sh's.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "rigcheck/store/records.hpp"
+#include "rigcheck/store/schema.hpp"
+#include "rigcheck/store/store.hpp"
+#include "support/files.hpp"
+
+using namespace rigcheck;
+using rigcheck::testsupport::fresh_dir;
+using rigcheck::testsupport::slurp;
+namespace fs = std::filesystem;
+
+namespace {
+const std::string kRuns = std::string(RIGCHECK_FIXTURES) + "/runs";
+
+long long count(StoreBackend& db, const std::string& table) {
+  return std::stoll(db.query("SELECT COUNT(*) FROM " + table)[0][0].text);
+}
+std::vector<long long> counts(StoreBackend& db) {
+  std::vector<long long> c;
+  for (const char* t : {"machines", "runs", "run_files", "csv_records", "results", "inventory_facts", "manifest_entries"})
+    c.push_back(count(db, t));
+  return c;
+}
+}  // namespace
+
+TEST(StoreRecords, ConcatenatedTheyAreTheFile) {
+  const std::string text = "a,b\r\n1,\"two\nlines, \"\"quoted\"\"\"\n3,x\nlast,no-newline";
+  const std::vector<std::string> r = split_csv_records(text);
+  ASSERT_EQ(r.size(), 4u);
+  std::string joined;
+  for (const std::string& s : r) joined += s;
+  EXPECT_EQ(joined, text);
+  EXPECT_EQ(r[0], "a,b\r\n");
+  EXPECT_EQ(csv_record_fields(r[0]), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(csv_record_fields(r[1]), (std::vector<std::string>{"1", "two\nlines, \"quoted\""}));
+  EXPECT_EQ(csv_record_fields(r[3]), (std::vector<std::string>{"last", "no-newline"}));
+}
+
+TEST(StoreFingerprint, HardwareFactsOnly) {
+  std::map<std::string, std::string> a = {{"cpu_model", "AMD EPYC"}, {"physical_cores", "2"},
+                                          {"memory_total_bytes", "25275990016"}, {"gpu_count", "0"},
+                                          {"hostname", "vm"}, {"kernel", "6.1"}};
+  MachineFacts fa = machine_facts(a);
+  EXPECT_EQ(fa.canonical, "cpu_model=AMD EPYC\nphysical_cores=2\nmemory_gib=24\ngpu_count=0\n");
+  EXPECT_EQ(fa.fingerprint.size(), 64u);
+  std::map<std::string, std::string> b = a;
+  b["hostname"] = "other", b["kernel"] = "6.18", b["memory_total_bytes"] = "25275000000";  // same GiB
+  EXPECT_EQ(machine_facts(b).fingerprint, fa.fingerprint);
+  b["physical_cores"] = "4";
+  EXPECT_NE(machine_facts(b).fingerprint, fa.fingerprint);
+  std::map<std::string, std::string> g = a;
+  g["gpu_count"] = "1", g["gpu0_name"] = "NVIDIA H200", g["gpu0_memory_bytes"] = "150754820096";
+  MachineFacts fg = machine_facts(g);
+  EXPECT_EQ(fg.gpus, "1 x NVIDIA H200 (140 GiB)");
+  EXPECT_NE(fg.fingerprint, fa.fingerprint);
+}
+
+TEST(StoreSchema, EachEarlierVersionMigratesAndANewerOneIsRefused) {
+  const std::string dir = fresh_dir("store-schema");
+  for (int v = 1; v <= kStoreSchemaVersion; ++v) {  // a store built at each version opens at the newest
+    const std::string path = dir + "/v" + std::to_string(v) + ".db";
+    {
+      std::unique_ptr<StoreBackend> b = open_backend(path);
+      migrate_store(*b, v);
+      EXPECT_EQ(store_version(*b), v);
+    }
+    std::unique_ptr<StoreBackend> s = open_store(path);
+    EXPECT_EQ(store_version(*s), kStoreSchemaVersion);
+    EXPECT_TRUE(s->has_table("runs"));
+    EXPECT_EQ(count(*s, "runs"), 0);
+  }
+  const std::string newer = dir + "/v999.db";
+  {
+    std::unique_ptr<StoreBackend> s = open_store(newer);
+    s->query("INSERT INTO schema_version (version, applied_utc) VALUES (999, 'later')");
+  }
+  try {
+    open_store(newer);
+    FAIL() << "a store of version 999 was opened";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("store " + newer + " is schema version 999; this rigcheck knows versions up to " +
+                                         std::to_string(kStoreSchemaVersion)),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// Fixture runs in, exported back: every file byte for byte; adding them again adds nothing.
+TEST(StoreRuns, ExportGivesTheFolderBackAndASecondAddAddsNothing) {
+  const std::string dir = fresh_dir("store-runs");
+  std::unique_ptr<StoreBackend> db = open_store(dir + "/s.db");
+  const std::vector<std::string> runs = {"good", "quick_vm", "compare_a", "avx512_synthetic"};
+  std::vector<std::string> dirs;
+  for (const std::string& r : runs) dirs.push_back(kRuns + "/" + r);
+  const std::vector<StoreAddOutcome> first = store_add(*db, dirs);
+  ASSERT_EQ(first.size(), runs.size());
+  for (const StoreAddOutcome& o : first) ASSERT_EQ(o.what, StoreAddOutcome::What::added) << o.dir << ": " << o.message;
+  const std::vector<long long> before = counts(*db);
+  EXPECT_EQ(before[0], 2);  // good, quick_vm and compare_a ran on one VM; avx512_synthetic is another CPU
+  EXPECT_EQ(before[1], 4);
+  for (const StoreAddOutcome& o : store_add(*db, dirs)) EXPECT_EQ(o.what, StoreAddOutcome::What::already_stored) << o.message;
+  EXPECT_EQ(counts(*db), before);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const std::string out = dir + "/" + runs[i];
+    store_export_run(*db, first[i].run_id, out);
+    size_t n = 0;
+    for (const auto& e : fs::directory_iterator(dirs[i])) {
+      ++n;
+      EXPECT_EQ(slurp(out + "/" + e.path().filename().string()), slurp(e.path().string())) << runs[i] << " " << e.path();
+    }
+    EXPECT_EQ(static_cast<size_t>(std::distance(fs::directory_iterator(out), fs::directory_iterator())), n);
+    EXPECT_THROW(store_export_run(*db, first[i].run_id, out), std::runtime_error) << "an existing folder overwritten";
+  }
+  EXPECT_TRUE(store_verify(*db).problems.empty());
+}
+
+// A folder that fails verify_run_folder (one byte of a result edited) is refused: nothing written.
+TEST(StoreRuns, BrokenFolderIsRefusedAndNothingWritten) {
+  const std::string dir = fresh_dir("store-broken");
+  std::unique_ptr<StoreBackend> db = open_store(dir + "/s.db");
+  ASSERT_EQ(store_add(*db, {kRuns + "/good"})[0].what, StoreAddOutcome::What::added);
+  const std::vector<long long> before = counts(*db);
+  fs::copy(kRuns + "/quick_vm", dir + "/edited");
+  std::string text = slurp(dir + "/edited/cpu_peak.csv");
+  const size_t at = text.find(",ok,");
+  ASSERT_NE(at, std::string::npos);
+  text[at + 1] = 'O';
+  std::ofstream(dir + "/edited/cpu_peak.csv", std::ios::trunc) << text;
+  const StoreAddOutcome o = store_add(*db, {dir + "/edited"})[0];
+  EXPECT_EQ(o.what, StoreAddOutcome::What::refused);
+  EXPECT_NE(o.message.find("cpu_peak.csv"), std::string::npos) << o.message;
+  EXPECT_EQ(counts(*db), before);
+}
+
+// store verify finds a stored record edited after the import, and export-run then writes nothing.
+TEST(StoreRuns, VerifyFindsAnEditedRecord) {
+  const std::string dir = fresh_dir("store-verify");
+  std::unique_ptr<StoreBackend> db = open_store(dir + "/s.db");
+  const StoreAddOutcome o = store_add(*db, {kRuns + "/good"})[0];
+  ASSERT_EQ(o.what, StoreAddOutcome::What::added);
+  db->query("UPDATE csv_records SET raw = REPLACE(raw, ',ok,', ',OK,') WHERE record_no = 2 AND file_id = "
+            "(SELECT id FROM run_files WHERE name = 'cpu_peak.csv')");
+  const StoreVerifyResult v = store_verify(*db);
+  ASSERT_EQ(v.problems.size(), 1u);
+  EXPECT_NE(v.problems[0].find("cpu_peak.csv: SHA-256"), std::string::npos) << v.problems[0];
+  EXPECT_THROW(store_export_run(*db, o.run_id, dir + "/out"), std::runtime_error);
+  EXPECT_FALSE(fs::exists(dir + "/out"));
+}
+
+// A stored file's name never leads export-run out of its folder (a store edited by hand).
+TEST(StoreRuns, ExportRefusesANameOutsideTheFolder) {
+  const std::string dir = fresh_dir("store-names");
+  std::unique_ptr<StoreBackend> db = open_store(dir + "/s.db");
+  const StoreAddOutcome o = store_add(*db, {kRuns + "/good"})[0];
+  ASSERT_EQ(o.what, StoreAddOutcome::What::added);
+  for (const char* bad : {"../escaped.csv", "/tmp/escaped.csv", "logs//x", "logs/../../x"}) {
+    db->query("UPDATE run_files SET name = ? WHERE name = 'cpu_peak.csv' OR name LIKE '%escaped%' OR name LIKE '%x'",
+              {std::string(bad)});
+    EXPECT_THROW(store_export_run(*db, o.run_id, dir + "/out"), std::runtime_error) << bad;
+    EXPECT_FALSE(fs::exists(dir + "/out")) << bad;
+  }
+}
