@@ -42,7 +42,7 @@ set(RIGCHECK_CLI_SOURCES
 # RIGCHECK_TOOL_SOURCES: the fuzz build reads that list and has no database library.
 set(RIGCHECK_STORE_SOURCES
   bench/store/src/sqlite_backend.cpp bench/store/src/schema.cpp bench/store/src/records.cpp
-  bench/store/src/import.cpp bench/store/src/query.cpp)
+  bench/store/src/import.cpp bench/store/src/query.cpp bench/store/src/select.cpp)
 set(RIGCHECK_STORE_PG_SOURCES bench/store/src/pg_backend.cpp)  # with libpq (RIGCHECK_WITH_POSTGRESQL)
 # The tool less its evaluators and main(): the evaluators register themselves at start-up, so they
 # are compiled as objects (a static library would drop them).

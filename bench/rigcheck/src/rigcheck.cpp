@@ -28,6 +28,7 @@
 #include "rigcheck/harness/stats.hpp"
 #include "rigcheck/harness/topology.hpp"
 #include "rigcheck/store/schema.hpp"
+#include "rigcheck/store/select.hpp"
 #include "rigcheck/store/store.hpp"
 
 using namespace rigcheck;
@@ -71,6 +72,63 @@ int run_repeated(RunOptions run, int n) {
   return rc;
 }
 
+// Runs chosen from the results store (--db and its selection options; select.hpp, docs/store.md):
+// the options a command adds, and the selections they make.
+struct StoreSelection {
+  std::string db, machine, since, until;
+  std::vector<std::string> where;
+  int last = 0;
+
+  void add(CLI::App* c, bool with_db) {
+    if (with_db)
+      c->add_option("--db", db, "read the runs from this results store (a SQLite file or a postgresql:// URL): the "
+                                "run arguments are then selections, e.g. 'machine=vm,since=2026-12-01' or a run id");
+    c->add_option("--machine", machine, "only the runs of this machine: its fingerprint (or 8+ of its first hex digits) "
+                                        "or a hostname");
+    c->add_option("--since", since, "only the runs started at or after this UTC date/time, e.g. 2026-12-01");
+    c->add_option("--until", until, "only the runs started before this UTC date/time");
+    c->add_option("--where", where, "only the runs whose inventory has KEY=VALUE (repeatable), e.g. gpu_driver=580.65.06")
+        ->expected(1, 100);
+    c->add_option("--last", last, "only the newest N of the runs the rest keeps");
+  }
+  // The options as one selection's terms ("" when none is given).
+  std::string terms() const {
+    std::string t;
+    auto add = [&t](const std::string& k, const std::string& v) {
+      if (!v.empty()) t += (t.empty() ? "" : ",") + k + "=" + v;
+    };
+    add("machine", machine);
+    add("since", since);
+    add("until", until);
+    add("last", last > 0 ? std::to_string(last) : "");
+    for (const std::string& w : where) t += (t.empty() ? "" : ",") + w;
+    return t;
+  }
+  // Each item ANDed with the options; the options alone when no item is given.
+  std::vector<std::string> selections(const std::vector<std::string>& items) const {
+    const std::string t = terms();
+    if (items.empty()) return t.empty() ? std::vector<std::string>{} : std::vector<std::string>{t};
+    std::vector<std::string> out;
+    for (const std::string& i : items) out.push_back(t.empty() ? i : i + "," + t);
+    return out;
+  }
+};
+
+// The folders a comparing command reads: the given ones, or, with --db, the selected runs written
+// back to a temporary folder (kept while `hold` lives), so that the command reads them as folders.
+std::vector<std::string> runs_from(const StoreSelection& sel, const std::vector<std::string>& items,
+                                   std::unique_ptr<StoreBackend>& db, std::vector<std::unique_ptr<StoredRunFolders>>& hold) {
+  if (sel.db.empty()) {
+    if (!sel.terms().empty()) throw std::invalid_argument("--machine, --since, --until, --where and --last select from a store: give --db");
+    return items;
+  }
+  if (!db) db = open_store(sel.db);
+  const std::vector<std::string> picks = sel.selections(items);
+  if (picks.empty()) throw std::invalid_argument("--db: give the runs as selections (e.g. 'machine=HOST,since=DATE') or --machine/--since");
+  hold.push_back(std::make_unique<StoredRunFolders>(*db, select_runs(*db, picks)));
+  return hold.back()->dirs();
+}
+
 // compare, history, noise and ab: their options and how each is run (bench/compare/src/).
 struct ComparingCommands {
   std::vector<std::string> compare_dirs, history_dirs, noise_dirs;
@@ -78,6 +136,7 @@ struct ComparingCommands {
   std::string noise_out = "noise.csv";
   AbOptions ab;
   std::string ab_only, ab_select, ab_analyze;
+  StoreSelection compare_sel, history_sel, noise_sel;
   CLI::App *compare_cmd = nullptr, *history_cmd = nullptr, *noise_cmd = nullptr, *ab_cmd = nullptr;
 
   static void add_common(CLI::App* c, CompareOptions& o, bool with_out = true) {
@@ -102,6 +161,7 @@ struct ComparingCommands {
     compare_cmd->add_option("--a", co.side_a, "the runs of side A (the baseline): two or more make the comparison judge run-to-run noise")
         ->expected(1, 1000);
     compare_cmd->add_option("--b", co.side_b, "the runs of side B")->expected(1, 1000);
+    compare_sel.add(compare_cmd, true);
     compare_cmd->add_option("--prices", co.prices_path, "CSV run,price,power_w (run: folder name or hostname): "
                                                         "adds performance per price and per watt");
     compare_cmd->add_option("--claims", co.claims_path, "claims registry CSV (default: data/claims.csv)");
@@ -109,11 +169,13 @@ struct ComparingCommands {
                           "exit 1 when any claim's verdict differs between the runs (each judged by itself)");
     add_common(compare_cmd, co);
     history_cmd = app.add_subcommand("history", "one machine's runs in time order: change points and what changed there");
-    history_cmd->add_option("runs", history_dirs, "two or more run folders of one machine, any order")->required()->expected(2, 1000);
+    history_cmd->add_option("runs", history_dirs, "two or more run folders of one machine, any order")->expected(0, 1000);
+    history_sel.add(history_cmd, true);
     ho.stat.alpha = 0.001;  // Apache Otava's default for change points: a history tests many points
     add_common(history_cmd, ho);
     noise_cmd = app.add_subcommand("noise", "noise profile of this machine from runs of it: noise.csv (run-to-run spread per case)");
-    noise_cmd->add_option("runs", noise_dirs, "two or more run folders of one machine (three or more is better)")->required()->expected(2, 1000);
+    noise_cmd->add_option("runs", noise_dirs, "two or more run folders of one machine (three or more is better)")->expected(0, 1000);
+    noise_sel.add(noise_cmd, true);
     noise_cmd->add_option("--out", noise_out, "the file to write (never overwritten)")->capture_default_str();
     noise_cmd->add_flag("--exclude-broken", no.exclude_broken, "leave out broken or incompatible runs, saying why");
     ab_cmd = app.add_subcommand("ab", "interleaved A/B on this machine: A and B alternated in random order for N rounds");
@@ -132,9 +194,16 @@ struct ComparingCommands {
   bool chosen() const { return *compare_cmd || *history_cmd || *noise_cmd || *ab_cmd; }
 
   int run() {
-    if (*compare_cmd) return run_compare(compare_dirs, co);
-    if (*history_cmd) return run_history(history_dirs, ho);
-    if (*noise_cmd) return run_noise(noise_dirs, noise_out, no);
+    std::unique_ptr<StoreBackend> db;  // --db: the selected runs as folders, for as long as the command runs
+    std::vector<std::unique_ptr<StoredRunFolders>> hold;
+    if (*compare_cmd) {
+      if (co.side_a.empty() || !compare_dirs.empty()) compare_dirs = runs_from(compare_sel, compare_dirs, db, hold);
+      if (!co.side_a.empty()) co.side_a = runs_from(compare_sel, co.side_a, db, hold);
+      if (!co.side_b.empty()) co.side_b = runs_from(compare_sel, co.side_b, db, hold);
+      return run_compare(compare_dirs, co);
+    }
+    if (*history_cmd) return run_history(runs_from(history_sel, history_dirs, db, hold), ho);
+    if (*noise_cmd) return run_noise(runs_from(noise_sel, noise_dirs, db, hold), noise_out, no);
     if (!ab_analyze.empty()) return analyze_ab(ab_analyze, ab.compare);
     ab.only = split_commas(ab_only);
     ab.select = split_commas(ab_select);
@@ -320,7 +389,7 @@ struct Exporting {
 struct StoreCommands {
   std::string db;
   std::vector<std::string> add_dirs;
-  StoreListFilter filter;
+  StoreSelection filter;
   long long export_id = 0;
   std::string export_dir;
   CLI::App *store_cmd = nullptr, *add_cmd = nullptr, *list_cmd = nullptr, *verify_cmd = nullptr, *export_cmd = nullptr;
@@ -332,9 +401,7 @@ struct StoreCommands {
                                                "(a broken folder is refused, nothing written; a stored run adds nothing)");
     add_cmd->add_option("runs", add_dirs, "run folders")->required()->expected(1, 100000);
     list_cmd = store_cmd->add_subcommand("list", "the stored machines and runs");
-    list_cmd->add_option("--machine", filter.machine, "only the runs of this machine: its fingerprint (or 8+ of its "
-                                                      "first hex digits) or a hostname");
-    list_cmd->add_option("--since", filter.since, "only the runs started at or after this UTC date, e.g. 2026-12-01");
+    filter.add(list_cmd, false);
     verify_cmd = store_cmd->add_subcommand("verify", "re-check every stored file against the SHA-256 recorded on import");
     export_cmd = store_cmd->add_subcommand("export-run", "write a stored run back as a run folder, byte for byte");
     export_cmd->add_option("run_id", export_id, "the run's id (rigcheck store list)")->required();
@@ -346,7 +413,7 @@ struct StoreCommands {
   bool chosen() const { return store_cmd->parsed(); }
   int run() {
     std::unique_ptr<StoreBackend> s = open_store(db.empty() ? default_store_path() : db);
-    if (*list_cmd) return std::fputs(store_list(*s, filter).c_str(), stdout), 0;
+    if (*list_cmd) return std::fputs(store_list(*s, parse_run_selector(filter.terms())).c_str(), stdout), 0;
     if (*export_cmd) {
       store_export_run(*s, export_id, export_dir);
       return std::printf("Run %lld of %s written to %s\n", export_id, s->describe().c_str(), export_dir.c_str()), 0;

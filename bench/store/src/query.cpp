@@ -12,6 +12,7 @@
 #include "rigcheck/harness/csv.hpp"
 #include "rigcheck/harness/sha256.hpp"
 #include "rigcheck/store/schema.hpp"
+#include "rigcheck/store/select.hpp"
 #include "rigcheck/store/store.hpp"
 
 namespace rigcheck {
@@ -90,19 +91,11 @@ std::string machines_table(StoreBackend& db) {
 
 }  // namespace
 
-std::string store_list(StoreBackend& db, const StoreListFilter& flt) {
+std::string store_list(StoreBackend& db, const RunSelector& flt) {
   std::string s = fmt::format("# Store {} (schema version {})\n\n", db.describe(), store_version(db));
   s += machines_table(db);
-  std::string where = "1 = 1";
   StoreParams p;
-  if (!flt.machine.empty()) {
-    where += " AND (m.fingerprint = ? OR (LENGTH(?) >= 8 AND SUBSTR(m.fingerprint, 1, LENGTH(?)) = ?) OR r.hostname = ?)";
-    for (int i = 0; i < 5; ++i) p.push_back(flt.machine);
-  }
-  if (!flt.since.empty()) {
-    where += " AND r.started_utc >= ?";
-    p.push_back(flt.since);
-  }
+  const std::string where = run_where_sql(flt, p);
   const std::vector<StoreRow> runs = db.query(
       "SELECT r.id, r.started_utc, r.hostname, r.folder_name, SUBSTR(m.fingerprint, 1, 16), r.profile, r.suite_commit, "
       "(SELECT COUNT(*) FROM results x WHERE x.run_id = r.id) FROM runs r JOIN machines m ON m.id = r.machine_id WHERE " +

@@ -136,6 +136,59 @@ kill9() {
   echo "ok: SIGKILL inside the transaction leaves the store as it was; the same add then completes"
 }
 
+# compare, history and noise from the store print what they print from the folders: the runs chosen by
+# selections (folder=, id, since/until, an inventory fact), written back and read by the same code.
+selection() {
+  local f=(compare_a compare_a2 compare_a3 compare_a4 compare_slowed compare_slowed2 history_onednn history_onednn2
+    history_onednn3)
+  local dirs=() n
+  for n in "${f[@]}"; do dirs+=("$runs/$n"); done
+  mkdir -p "$tmp/t"
+  export TMPDIR="$tmp/t"  # where the selected runs are written back: must be empty again after each command
+  "$rigcheck" store add --db "$db" "${dirs[@]}" >"$tmp/add.log" 2>&1 || fail "store add: $(cat "$tmp/add.log")"
+  same() {  # same FOLDER-COMMAND... VS STORE-COMMAND...: their output and exit code
+    local a=() rc1=0 rc2=0
+    while [[ $1 != VS ]]; do a+=("$1"); shift; done
+    shift
+    "${a[@]}" >"$tmp/folders.out" 2>&1 || rc1=$?
+    "$@" >"$tmp/store.out" 2>&1 || rc2=$?
+    [[ $rc1 == "$rc2" ]] || fail "exit $rc1 from the folders, $rc2 from the store: $(tail -3 "$tmp/store.out")"
+    diff "$tmp/folders.out" "$tmp/store.out" >"$tmp/diff.log" || fail "the store's output differs: $(head "$tmp/diff.log")"
+    grep -q . "$tmp/store.out" || fail "no output"
+  }
+  local r=$runs
+  same "$rigcheck" compare --a "$r/compare_a" "$r/compare_a2" --b "$r/compare_slowed" "$r/compare_slowed2" \
+    --fail-on-regression 10 VS \
+    "$rigcheck" compare --db "$db" --a folder=compare_a folder=compare_a2 --b folder=compare_slowed,folder=compare_slowed2 \
+    --fail-on-regression 10
+  grep -q '^GATE FAIL' "$tmp/store.out" || fail "the slowed fixtures did not fail the gate: $(grep GATE "$tmp/store.out")"
+  echo "ok: compare --a/--b from the store: the same output and exit code as from the folders"
+  same "$rigcheck" compare "$r/compare_a" "$r/compare_slowed" "$r/history_onednn3" VS \
+    "$rigcheck" compare --db "$db" 1 folder=compare_slowed onednn_version="3.1.0 (N/A)",last=1
+  echo "ok: compare by ids, folder names and an inventory fact: the same output"
+  local hist=() ; for n in compare_a compare_a2 compare_a3 compare_a4 history_onednn history_onednn2 history_onednn3; do hist+=("$r/$n"); done
+  same "$rigcheck" history "${hist[@]}" --fail-on-regression 10 VS \
+    "$rigcheck" history --db "$db" --machine vm --where onednn_max_cpu_isa_env=unset \
+    --where cpu_model="$(sed -n 's/^cpu_model,//p' "$r/compare_a/inventory.csv")" \
+    --since 2026-12-02 --until 2026-12-03 --fail-on-regression 10
+  [[ $(grep -c 'compare_slowed' "$tmp/store.out") == 0 ]] || fail "history took a run the selection leaves out"
+  echo "ok: history of one machine by --machine/--since/--until/--where: the same output"
+  mkdir -p "$tmp/nf" "$tmp/ns"  # the same relative --out in two folders: "Written: noise.csv" in both
+  same env -C "$tmp/nf" "$rigcheck" noise "$r/compare_a" "$r/compare_a2" "$r/compare_a3" --out noise.csv VS \
+    env -C "$tmp/ns" "$rigcheck" noise --db "$db" 'folder=compare_a' 'folder=compare_a2' 'folder=compare_a3' --out noise.csv
+  diff "$tmp/nf/noise.csv" "$tmp/ns/noise.csv" >/dev/null ||
+    fail "noise.csv from the store differs: $(diff "$tmp/nf/noise.csv" "$tmp/ns/noise.csv" | head -4)"
+  echo "ok: noise profile from the store: the same noise.csv"
+  "$rigcheck" compare --db "$db" --a folder=compare_a --b folder=nothing_like_it >"$tmp/none.log" 2>&1 &&
+    fail "a selection that keeps no run was accepted"
+  grep -q "keeps no run" "$tmp/none.log" || fail "no run selected: $(cat "$tmp/none.log")"
+  "$rigcheck" compare --db "$db" --a 'bogus' --b 1 >"$tmp/bad.log" 2>&1 && fail "a bad selection term was accepted"
+  grep -q "selection term 'bogus'" "$tmp/bad.log" || fail "bad term: $(cat "$tmp/bad.log")"
+  [[ -z $(ls -A "$tmp/t") ]] || fail "the runs written back were left behind: $(ls -A "$tmp/t")"
+  export -n TMPDIR
+  echo "ok: a selection that keeps no run and a bad term are refused, naming them; nothing left behind"
+}
+
 # A throw-away PostgreSQL cluster for this test: initdb (as nobody when run as root: initdb refuses
 # root) into a temporary folder, the server's socket there and no TCP; stopped and removed on exit.
 pg="" pg_bin="" as=()
@@ -168,7 +221,7 @@ postgresql() {
   start_postgresql
   writers=8
   local m
-  for m in roundtrip concurrent kill9; do
+  for m in roundtrip concurrent kill9 selection; do
     psql -q "postgresql://rigcheck@/postgres?host=$pg" -c "CREATE DATABASE $m" || fail "createdb $m"
     db="postgresql://rigcheck@/$m?host=$pg"
     "$m"
@@ -176,6 +229,6 @@ postgresql() {
 }
 
 case "$mode" in
-  roundtrip | concurrent | kill9 | postgresql) "$mode" ;;
+  roundtrip | concurrent | kill9 | selection | postgresql) "$mode" ;;
   *) fail "unknown mode $mode" ;;
 esac

@@ -166,3 +166,45 @@ TEST(StoreRuns, ExportRefusesANameOutsideTheFolder) {
     EXPECT_FALSE(fs::exists(dir + "/out")) << bad;
   }
 }
+
+// Selections (select.hpp): the terms, what they keep, and a term that is not one, named.
+TEST(StoreSelect, TermsParseAndSelect) {
+  const RunSelector s = parse_run_selector("7, machine=vm,since=2026-12-01,until=2026-12-03,last=2,"
+                                           "gpu_driver=580.65.06,folder=a,folder=b,id=9");
+  EXPECT_EQ(s.ids, (std::vector<long long>{7, 9}));
+  EXPECT_EQ(s.machine, "vm");
+  EXPECT_EQ(s.since, "2026-12-01");
+  EXPECT_EQ(s.until, "2026-12-03");
+  EXPECT_EQ(s.last, 2);
+  EXPECT_EQ(s.folders, (std::vector<std::string>{"a", "b"}));
+  ASSERT_EQ(s.facts.size(), 1u);
+  EXPECT_EQ(s.facts[0], (std::pair<std::string, std::string>{"gpu_driver", "580.65.06"}));
+  for (const char* bad : {"bogus", "last=0", "id=x", "=3", "machine="}) {
+    try {
+      parse_run_selector(bad);
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("selection term"), std::string::npos) << e.what();
+    }
+  }
+  const std::string dir = fresh_dir("store-select");
+  std::unique_ptr<StoreBackend> db = open_store(dir + "/s.db");
+  store_add(*db, {kRuns + "/compare_a", kRuns + "/compare_a2", kRuns + "/compare_slowed"});
+  auto folders = [&](const std::string& sel) {
+    std::string out;
+    for (const StoredRunRef& r : select_runs(*db, parse_run_selector(sel))) out += r.folder_name + " ";
+    return out;
+  };
+  EXPECT_EQ(folders("machine=vm"), "compare_a compare_a2 compare_slowed ");  // oldest first
+  EXPECT_EQ(folders("machine=vm,last=2"), "compare_a2 compare_slowed ");
+  EXPECT_EQ(folders("onednn_max_cpu_isa_env=SSE41"), "compare_slowed ");
+  EXPECT_EQ(folders("since=2026-12-02T12:20:00Z,until=2026-12-02T12:30:00Z"), "compare_a2 ");
+  EXPECT_EQ(folders("folder=compare_slowed,folder=compare_a"), "compare_a compare_slowed ");
+  EXPECT_EQ(folders("machine=nothing"), "");
+  EXPECT_THROW(select_runs(*db, std::vector<std::string>{"machine=vm", "folder=none"}), std::runtime_error);
+  // Two selections: each in order, a run chosen twice once.
+  std::string both;
+  for (const StoredRunRef& r : select_runs(*db, std::vector<std::string>{"folder=compare_slowed", "machine=vm"}))
+    both += r.folder_name + " ";
+  EXPECT_EQ(both, "compare_slowed compare_a compare_a2 ");
+}

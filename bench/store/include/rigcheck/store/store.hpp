@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "rigcheck/store/backend.hpp"
+#include "rigcheck/store/select.hpp"
 
 namespace rigcheck {
 
@@ -24,12 +25,8 @@ struct StoreAddOutcome {
 // (tests/bench/store/store_cli.sh kills it there, or starts a second writer there).
 std::vector<StoreAddOutcome> store_add(StoreBackend& db, const std::vector<std::string>& dirs);
 
-struct StoreListFilter {
-  std::string machine;  // a fingerprint or its first 8+ hex digits, or a hostname; empty: all
-  std::string since;    // runs started at or after this UTC date/time (2026-12-01, 2026-12-01T12:00:00Z)
-};
-// Markdown: the machines, the runs the filter keeps (oldest first), the store's totals.
-std::string store_list(StoreBackend& db, const StoreListFilter& filter);
+// Markdown: the machines, the runs the selection keeps (oldest first), the store's totals.
+std::string store_list(StoreBackend& db, const RunSelector& filter);
 
 struct StoreVerifyResult {
   long runs = 0, files = 0;

@@ -1,0 +1,156 @@
+// Selections of stored runs, and the runs written back as folders (select.hpp).
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <set>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "rigcheck/harness/split.hpp"
+#include "rigcheck/store/select.hpp"
+#include "rigcheck/store/store.hpp"
+
+namespace rigcheck {
+
+bool RunSelector::empty() const {
+  return ids.empty() && machine.empty() && folders.empty() && since.empty() && until.empty() && facts.empty() && last == 0;
+}
+
+namespace {
+std::string trim(const std::string& s) {
+  const size_t a = s.find_first_not_of(" \t"), b = s.find_last_not_of(" \t");
+  return a == std::string::npos ? "" : s.substr(a, b - a + 1);
+}
+
+long long positive_integer(const std::string& term, const std::string& v) {
+  long long n = 0;
+  for (char c : v) {
+    if (c < '0' || c > '9' || n > 1'000'000'000'000LL)
+      throw std::invalid_argument(fmt::format("selection term '{}': {} is not a positive whole number", term, v));
+    n = n * 10 + (c - '0');
+  }
+  if (v.empty() || n <= 0) throw std::invalid_argument(fmt::format("selection term '{}': needs a number of 1 or more", term));
+  return n;
+}
+}  // namespace
+
+RunSelector parse_run_selector(const std::string& text) {
+  RunSelector s;
+  for (const std::string& raw : split_fields(text, ',')) {
+    const std::string term = trim(raw);
+    if (term.empty()) continue;
+    const size_t eq = term.find('=');
+    if (eq == std::string::npos) {
+      if (term.find_first_not_of("0123456789") != std::string::npos)
+        throw std::invalid_argument(fmt::format("selection term '{}': KEY=VALUE (id, machine, folder, since, until, last, "
+                                                "or an inventory fact) or a run id",
+                                                term));
+      s.ids.push_back(positive_integer(term, term));
+      continue;
+    }
+    const std::string k = trim(term.substr(0, eq)), v = trim(term.substr(eq + 1));
+    if (k.empty() || v.empty()) throw std::invalid_argument(fmt::format("selection term '{}': empty key or value", term));
+    if (k == "id") s.ids.push_back(positive_integer(term, v));
+    else if (k == "machine" || k == "host") s.machine = v;
+    else if (k == "folder") s.folders.push_back(v);
+    else if (k == "since") s.since = v;
+    else if (k == "until") s.until = v;
+    else if (k == "last") s.last = static_cast<int>(std::min(positive_integer(term, v), 1'000'000LL));
+    else s.facts.emplace_back(k, v);
+  }
+  return s;
+}
+
+std::string run_where_sql(const RunSelector& sel, StoreParams& p) {
+  std::string where = "1 = 1";
+  if (!sel.ids.empty()) {
+    where += " AND r.id IN (";
+    for (size_t i = 0; i < sel.ids.size(); ++i) {
+      where += i ? ", ?" : "?";
+      p.push_back(sel.ids[i]);
+    }
+    where += ")";
+  }
+  if (!sel.machine.empty()) {
+    where += " AND (m.fingerprint = ? OR (LENGTH(?) >= 8 AND SUBSTR(m.fingerprint, 1, LENGTH(?)) = ?) OR r.hostname = ?)";
+    for (int i = 0; i < 5; ++i) p.push_back(sel.machine);
+  }
+  if (!sel.folders.empty()) {
+    where += " AND r.folder_name IN (";
+    for (size_t i = 0; i < sel.folders.size(); ++i) {
+      where += i ? ", ?" : "?";
+      p.push_back(sel.folders[i]);
+    }
+    where += ")";
+  }
+  if (!sel.since.empty()) where += " AND r.started_utc >= ?", p.push_back(sel.since);
+  if (!sel.until.empty()) where += " AND r.started_utc < ?", p.push_back(sel.until);
+  for (const auto& [k, v] : sel.facts) {
+    where += " AND EXISTS (SELECT 1 FROM inventory_facts f WHERE f.run_id = r.id AND f.key = ? AND f.value = ?)";
+    p.push_back(k);
+    p.push_back(v);
+  }
+  return where;
+}
+
+std::vector<StoredRunRef> select_runs(StoreBackend& db, const RunSelector& sel) {
+  StoreParams p;
+  const std::string where = run_where_sql(sel, p);
+  std::vector<StoredRunRef> out;
+  for (const StoreRow& r : db.query("SELECT r.id, r.folder_name, r.hostname, r.started_utc FROM runs r JOIN machines m "
+                                    "ON m.id = r.machine_id WHERE " + where + " ORDER BY r.started_utc, r.id",
+                                    p)) {
+    StoredRunRef ref;
+    ref.id = std::stoll(r[0].text);
+    ref.folder_name = r[1].text;
+    ref.hostname = r[2].text;
+    ref.started_utc = r[3].text;
+    out.push_back(std::move(ref));
+  }
+  if (sel.last > 0 && out.size() > static_cast<size_t>(sel.last)) out.erase(out.begin(), out.end() - sel.last);
+  return out;
+}
+
+std::vector<StoredRunRef> select_runs(StoreBackend& db, const std::vector<std::string>& selections) {
+  std::vector<StoredRunRef> out;
+  std::set<long long> seen;
+  for (const std::string& text : selections) {
+    const std::vector<StoredRunRef> got = select_runs(db, parse_run_selector(text));
+    if (got.empty())
+      throw std::runtime_error(fmt::format("store {}: the selection '{}' keeps no run (rigcheck store list shows them)",
+                                           db.describe(), text));
+    for (const StoredRunRef& r : got)
+      if (seen.insert(r.id).second) out.push_back(r);
+  }
+  return out;
+}
+
+StoredRunFolders::StoredRunFolders(StoreBackend& db, const std::vector<StoredRunRef>& runs) {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "rigcheck-store-XXXXXX").string();
+  if (!::mkdtemp(tmpl.data())) throw std::runtime_error(fmt::format("cannot make a temporary folder: {}", std::strerror(errno)));
+  root_ = tmpl;
+  try {
+    for (const StoredRunRef& r : runs) {
+      const std::string parent = fmt::format("{}/{}", root_, r.id);
+      if (::mkdir(parent.c_str(), 0755) != 0) throw std::runtime_error(fmt::format("cannot make {}: {}", parent, std::strerror(errno)));
+      dirs_.push_back(parent + "/" + r.folder_name);
+      store_export_run(db, r.id, dirs_.back());
+    }
+  } catch (...) {
+    std::error_code ec;
+    std::filesystem::remove_all(root_, ec);
+    throw;
+  }
+}
+
+StoredRunFolders::~StoredRunFolders() {
+  std::error_code ec;
+  std::filesystem::remove_all(root_, ec);
+}
+
+}  // namespace rigcheck
