@@ -415,8 +415,10 @@ struct StoreCommands {
     std::unique_ptr<StoreBackend> s = open_store(db.empty() ? default_store_path() : db);
     if (*list_cmd) return std::fputs(store_list(*s, parse_run_selector(filter.terms())).c_str(), stdout), 0;
     if (*export_cmd) {
-      store_export_run(*s, export_id, export_dir);
-      return std::printf("Run %lld of %s written to %s\n", export_id, s->describe().c_str(), export_dir.c_str()), 0;
+      const std::string set = store_export_run(*s, export_id, export_dir);
+      return std::printf("Run %lld of %s written to %s%s%s\n", export_id, s->describe().c_str(), export_dir.c_str(),
+                         set.empty() ? "" : "; ", set.c_str()),
+             0;
     }
     if (*verify_cmd) {
       const StoreVerifyResult v = store_verify(*s);

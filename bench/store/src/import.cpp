@@ -248,6 +248,22 @@ long long machine_id(StoreBackend& db, const MachineFacts& m) {
                         .text);
 }
 
+// The noise profile of the set the run was made in: PARENT/noise.csv where PARENT is named noise-*
+// (rigcheck run --repeat; scaling_prediction.cpp reads it from there). Empty name when none.
+struct SetProfile {
+  std::string name, text;
+};
+SetProfile set_profile_of(const std::string& dir) {
+  char buf[4096];
+  std::string abs = dir[0] == '/' || !::getcwd(buf, sizeof buf) ? dir : std::string(buf) + "/" + dir;
+  while (abs.size() > 1 && abs.back() == '/') abs.pop_back();
+  const std::string parent = abs.substr(0, abs.rfind('/'));
+  const std::string name = base_name(parent);
+  struct stat st {};
+  if (name.rfind("noise-", 0) != 0 || ::stat((parent + "/noise.csv").c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return {};
+  return {name, read_whole(parent + "/noise.csv")};
+}
+
 StoreAddOutcome add_one(StoreBackend& db, const std::string& dir) {
   StoreAddOutcome o;
   o.dir = dir;
@@ -274,6 +290,7 @@ StoreAddOutcome add_one(StoreBackend& db, const std::string& dir) {
   const std::string folder = base_name(dir), host = value_or(inv, "hostname", "unknown");
   const std::string started = value_or(inv, "inventory_time_utc", "unknown");
   const std::string identity = run_identity(folder, host, started);
+  const SetProfile set = set_profile_of(dir);
   db.begin_write();
   try {
     auto found = db.query("SELECT id FROM runs WHERE identity = ?", {identity});
@@ -296,14 +313,18 @@ StoreAddOutcome add_one(StoreBackend& db, const std::string& dir) {
             .text);
     Importer imp(db, o.run_id);
     for (const FolderFile& f : files) imp.file(f);
+    if (!set.name.empty())
+      db.query("INSERT INTO run_set_profiles (run_id, set_name, bytes, sha256, body) VALUES (?, ?, ?, ?, ?)",
+               {o.run_id, set.name, static_cast<long long>(set.text.size()), sha256_hex(set.text), set.text});
     db.commit();
   } catch (...) {
     db.rollback();
     throw;
   }
   o.what = StoreAddOutcome::What::added;
-  o.message = fmt::format("stored as run {} ({} files; machine {}){}", o.run_id, files.size(),
-                          m.fingerprint.substr(0, 16), skipped.empty() ? "" : "; not stored (not plain files or folders): ");
+  o.message = fmt::format("stored as run {} ({} files; machine {}{}){}", o.run_id, files.size(), m.fingerprint.substr(0, 16),
+                          set.name.empty() ? "" : "; with its set's noise profile " + set.name + "/noise.csv",
+                          skipped.empty() ? "" : "; not stored (not plain files or folders): ");
   for (size_t i = 0; i < skipped.size(); ++i) o.message += (i ? ", " : "") + skipped[i];
   return o;
 }

@@ -131,13 +131,47 @@ StoreVerifyResult store_verify(StoreBackend& db) {
           v.problems.push_back(fmt::format("run {} ({}) {}: differs from the SHA-256 its manifest records", id,
                                            run[1].text, f.name));
     }
+    for (const StoreRow& sp : db.query("SELECT set_name, sha256, body FROM run_set_profiles WHERE run_id = ?", {id}))
+      if (sha256_hex(sp[2].text) != sp[1].text)
+        v.problems.push_back(fmt::format("run {} ({}) {}/noise.csv: differs from the SHA-256 recorded on import", id,
+                                         run[1].text, sp[0].text));
     if (sha256_hex(content) != run[2].text)
       v.problems.push_back(fmt::format("run {} ({}): its list of files differs from the one imported", id, run[1].text));
   }
   return v;
 }
 
-void store_export_run(StoreBackend& db, long long run_id, const std::string& dir) {
+std::string stored_set_name(StoreBackend& db, long long run_id) {
+  const std::vector<StoreRow> r = db.query("SELECT set_name FROM run_set_profiles WHERE run_id = ?", {run_id});
+  return r.empty() ? "" : r[0][0].text;
+}
+
+namespace {
+// The set's noise profile beside the exported run: written to PARENT/noise.csv when PARENT is named
+// noise-* and has none (where the report looks for it); else said. "" when the run has none.
+std::string export_set_profile(StoreBackend& db, long long run_id, const std::string& dir) {
+  const std::vector<StoreRow> r =
+      db.query("SELECT set_name, sha256, body FROM run_set_profiles WHERE run_id = ?", {run_id});
+  if (r.empty()) return "";
+  if (sha256_hex(r[0][2].text) != r[0][1].text)
+    return fmt::format("its set's noise profile ({}/noise.csv) differs from its stored SHA-256: not written", r[0][0].text);
+  std::string d = dir;
+  while (d.size() > 1 && d.back() == '/') d.pop_back();
+  const size_t slash = d.rfind('/');
+  const std::string parent = slash == std::string::npos ? "." : d.substr(0, slash);
+  const std::string pname = parent.substr(parent.rfind('/') == std::string::npos ? 0 : parent.rfind('/') + 1);
+  struct stat st {};
+  if (pname.rfind("noise-", 0) == 0 && ::stat((parent + "/noise.csv").c_str(), &st) != 0) {
+    write_new_file(parent + "/noise.csv", r[0][2].text);
+    return fmt::format("its set's noise profile ({}) written to {}/noise.csv", r[0][0].text, parent);
+  }
+  return fmt::format("its set's noise profile ({}/noise.csv) not written: the report reads it from the run's parent "
+                     "folder when that is named noise-* (give a DIR inside one)",
+                     r[0][0].text);
+}
+}  // namespace
+
+std::string store_export_run(StoreBackend& db, long long run_id, const std::string& dir) {
   if (db.query("SELECT id FROM runs WHERE id = ?", {run_id}).empty())
     throw std::runtime_error(fmt::format("store {}: no run {} (rigcheck store list shows the ids)", db.describe(), run_id));
   struct stat st {};
@@ -156,6 +190,7 @@ void store_export_run(StoreBackend& db, long long run_id, const std::string& dir
         throw std::runtime_error(fmt::format("cannot make {}/{}: {}", dir, f.name.substr(0, slash), std::strerror(errno)));
     write_new_file(dir + "/" + f.name, f.text);
   }
+  return export_set_profile(db, run_id, dir);
 }
 
 }  // namespace rigcheck

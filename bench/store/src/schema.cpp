@@ -59,10 +59,18 @@ void refuse_newer(StoreBackend& db, int version) {
       db.describe(), version, kStoreSchemaVersion));
 }
 
+// Version 2: the noise profile of the set a run was made in (`rigcheck run --repeat N` writes N runs
+// into a folder noise-HOST-TIME with their noise.csv beside them; the report's CPU-1 reads it from
+// there), one per run, so that a stored run is judged as its folder was.
+const std::vector<std::string> kVersion2 = {
+    "CREATE TABLE run_set_profiles (run_id BIGINT NOT NULL PRIMARY KEY REFERENCES runs(id), set_name TEXT NOT NULL, "
+    "bytes BIGINT NOT NULL, sha256 TEXT NOT NULL, body TEXT NOT NULL)",
+};
+
 }  // namespace
 
 const std::vector<StoreMigration>& store_migrations() {
-  static const std::vector<StoreMigration> m = {{1, kVersion1}};
+  static const std::vector<StoreMigration> m = {{1, kVersion1}, {2, kVersion2}};
   return m;
 }
 

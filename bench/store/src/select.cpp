@@ -136,9 +136,13 @@ StoredRunFolders::StoredRunFolders(StoreBackend& db, const std::vector<StoredRun
   root_ = tmpl;
   try {
     for (const StoredRunRef& r : runs) {
-      const std::string parent = fmt::format("{}/{}", root_, r.id);
-      if (::mkdir(parent.c_str(), 0755) != 0) throw std::runtime_error(fmt::format("cannot make {}: {}", parent, std::strerror(errno)));
-      dirs_.push_back(parent + "/" + r.folder_name);
+      // ROOT/ID, and inside it the run's set folder (noise-*) when its profile was stored, so that
+      // the report finds that profile beside the run as it did beside the original.
+      std::vector<std::string> made = {fmt::format("{}/{}", root_, r.id)};
+      if (const std::string set = stored_set_name(db, r.id); !set.empty()) made.push_back(made[0] + "/" + set);
+      for (const std::string& p : made)
+        if (::mkdir(p.c_str(), 0755) != 0) throw std::runtime_error(fmt::format("cannot make {}: {}", p, std::strerror(errno)));
+      dirs_.push_back(made.back() + "/" + r.folder_name);
       store_export_run(db, r.id, dirs_.back());
     }
   } catch (...) {

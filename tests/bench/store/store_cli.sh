@@ -35,6 +35,38 @@ wait_paused() {
   fail "the importer did not pause: $(cat "$1")"
 }
 
+# A run made by `run --repeat` sits in a set folder noise-* beside its noise.csv, which the report's
+# CPU-1 reads: stored with the run, written back beside an export into a noise-* folder (and said
+# not written elsewhere), so that the export is judged as the original (but for the profile's path).
+set_profile() {
+  mkdir -p "$tmp/noise-set" "$tmp/noise-back"
+  cp -r "$runs/quick_vm" "$tmp/noise-set/set_run"
+  cp -r "$runs/quick_vm" "$tmp/quick_vm_2"
+  # A second run of the set whose ResNet-50 steps differ (its manifest's checksum made to match), so
+  # that the profile has a spread for CPU-1 to read.
+  local f="$tmp/quick_vm_2/cpu_resnet.csv" old new
+  old=$(sha256sum "$f" | cut -d' ' -f1)
+  sed -i 's/",items_per_s,\([0-9]\)/",items_per_s,1\1/; s/",time_per_iter,\([0-9]\)/",time_per_iter,1\1/' "$f"
+  new=$(sha256sum "$f" | cut -d' ' -f1)
+  sed -i "s/$old/$new/" "$tmp/quick_vm_2/manifest.csv"
+  "$rigcheck" noise "$tmp/noise-set/set_run" "$tmp/quick_vm_2" --out "$tmp/noise-set/noise.csv" >/dev/null ||
+    fail "noise of the set"
+  "$rigcheck" store add --db "$db" "$tmp/noise-set/set_run" >"$tmp/set.log" 2>&1 || fail "add: $(cat "$tmp/set.log")"
+  grep -q "with its set's noise profile noise-set/noise.csv" "$tmp/set.log" || fail "the set's profile: $(cat "$tmp/set.log")"
+  local id; id=$(sed -n 's/.*: stored as run \([0-9]*\) .*/\1/p' "$tmp/set.log")
+  "$rigcheck" store export-run --db "$db" "$id" "$tmp/noise-back/set_run" >"$tmp/back.log" || fail "export-run"
+  cmp "$tmp/noise-set/noise.csv" "$tmp/noise-back/noise.csv" || fail "the set's profile came back different or not at all"
+  "$rigcheck" store export-run --db "$db" "$id" "$tmp/elsewhere" >"$tmp/else.log" || fail "export-run elsewhere"
+  grep -q "not written: the report reads it" "$tmp/else.log" || fail "not said: $(cat "$tmp/else.log")"
+  "$rigcheck" report "$tmp/noise-set/set_run" --quiet >/dev/null 2>&1 || fail "report of the original"
+  "$rigcheck" report "$tmp/noise-back/set_run" --quiet >/dev/null 2>&1 || fail "report of the export"
+  grep -q "noise-set/noise.csv" "$tmp/noise-set/set_run/verdicts.csv" || fail "the original's CPU-1 did not read its set's profile"
+  diff <(sed "s#$tmp/noise-set#SET#g" "$tmp/noise-set/set_run/verdicts.csv") \
+    <(sed "s#$tmp/noise-back#SET#g" "$tmp/noise-back/set_run/verdicts.csv") >"$tmp/vd.log" ||
+    fail "the export with its set's profile is judged differently: $(head -4 "$tmp/vd.log")"
+  echo "ok: a run of a --repeat set stored with its set's noise profile, given back beside it, judged identically"
+}
+
 roundtrip() {
   local odd="x'); DROP TABLE runs;--" zh="运行一"
   cp -r "$runs/good" "$tmp/$odd"
@@ -88,10 +120,11 @@ roundtrip() {
   "$rigcheck" store export-run --db "$db" "$id" "$tmp/reported" >/dev/null && diff -r "$tmp/good_copy" "$tmp/reported" ||
     fail "the reported run exported differs"
   echo "ok: a reported run's $claims verdicts stored, its report files given back"
+  set_profile
   if command -v sqlite3 >/dev/null || [[ $db == postgresql://* ]]; then
     sql "INSERT INTO schema_version (version, applied_utc) VALUES (999, 'later')"
     "$rigcheck" store list --db "$db" >/dev/null 2>"$tmp/newer.log" && fail "a store of version 999 was read"
-    grep -qF "store $db is schema version 999; this rigcheck knows versions up to 1" "$tmp/newer.log" ||
+    grep -qF "store $db is schema version 999; this rigcheck knows versions up to 2" "$tmp/newer.log" ||
       fail "newer store: $(cat "$tmp/newer.log")"
     echo "ok: a store of a newer schema version is refused"
   fi

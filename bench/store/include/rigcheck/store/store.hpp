@@ -36,6 +36,12 @@ StoreVerifyResult store_verify(StoreBackend& db);
 
 // Writes run `run_id` into a new folder `dir`, every file as it was imported. Refuses an existing
 // dir (never overwrites), and a stored file whose SHA-256 no longer matches (nothing written then).
-void store_export_run(StoreBackend& db, long long run_id, const std::string& dir);
+// When the run was stored with its set's noise profile (a `run --repeat` set: PARENT noise-*/noise.csv),
+// that profile is written to DIR's parent as noise.csv where the parent is named noise-* and has none,
+// so that the report judges the folder as it judged the original; returns what was done with it in
+// words ("" when the run has none).
+std::string store_export_run(StoreBackend& db, long long run_id, const std::string& dir);
+// The name of the set folder (noise-HOST-TIME) whose noise profile was stored with the run, or "".
+std::string stored_set_name(StoreBackend& db, long long run_id);
 
 }  // namespace rigcheck
