@@ -66,28 +66,28 @@ RunSelector parse_run_selector(const std::string& text) {
   return s;
 }
 
+namespace {
+// " AND COLUMN IN (?, ?...)" with the values as parameters; nothing when there are none.
+template <class T>
+void in_list(std::string& where, const char* column, const std::vector<T>& values, StoreParams& p) {
+  if (values.empty()) return;
+  where += fmt::format(" AND {} IN (", column);
+  for (size_t i = 0; i < values.size(); ++i) {
+    where += i ? ", ?" : "?";
+    p.push_back(values[i]);
+  }
+  where += ")";
+}
+}  // namespace
+
 std::string run_where_sql(const RunSelector& sel, StoreParams& p) {
   std::string where = "1 = 1";
-  if (!sel.ids.empty()) {
-    where += " AND r.id IN (";
-    for (size_t i = 0; i < sel.ids.size(); ++i) {
-      where += i ? ", ?" : "?";
-      p.push_back(sel.ids[i]);
-    }
-    where += ")";
-  }
+  in_list(where, "r.id", sel.ids, p);
   if (!sel.machine.empty()) {
     where += " AND (m.fingerprint = ? OR (LENGTH(?) >= 8 AND SUBSTR(m.fingerprint, 1, LENGTH(?)) = ?) OR r.hostname = ?)";
     for (int i = 0; i < 5; ++i) p.push_back(sel.machine);
   }
-  if (!sel.folders.empty()) {
-    where += " AND r.folder_name IN (";
-    for (size_t i = 0; i < sel.folders.size(); ++i) {
-      where += i ? ", ?" : "?";
-      p.push_back(sel.folders[i]);
-    }
-    where += ")";
-  }
+  in_list(where, "r.folder_name", sel.folders, p);
   if (!sel.since.empty()) where += " AND r.started_utc >= ?", p.push_back(sel.since);
   if (!sel.until.empty()) where += " AND r.started_utc < ?", p.push_back(sel.until);
   for (const auto& [k, v] : sel.facts) {
