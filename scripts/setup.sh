@@ -7,13 +7,23 @@
 #                              universal-ctags, for scripts/check-sizes.sh (layout_sizes); Slurm and
 #                              munge, for the Slurm cluster test (comm_slurm_cluster); debootstrap,
 #                              for the GPU pack's bare-root test (gpu_pack_bare_root)
+#   scripts/setup.sh --arch arm64
+#                              and the aarch64 cross build (docs/arm.md): Debian's cross compiler
+#                              and qemu-user to run its binaries here; the arm64 architecture is
+#                              added to dpkg, and the arm64 sysroot made (scripts/arm64-sysroot.sh)
 set -euo pipefail
 for_tests=0
-for a in "$@"; do
-  case "$a" in
+arch=
+while (($# > 0)); do
+  case "$1" in
     --tests) for_tests=1 ;;
-    *) echo "rigcheck setup: unknown option $a (known: --tests)" >&2; exit 2 ;;
+    --arch)
+      arch="${2:-}"
+      [[ $arch == arm64 ]] || { echo "rigcheck setup: --arch takes arm64 (got '$arch')" >&2; exit 2; }
+      shift ;;
+    *) echo "rigcheck setup: unknown option $1 (known: --tests, --arch arm64)" >&2; exit 2 ;;
   esac
+  shift
 done
 
 PACKAGES=(
@@ -47,6 +57,11 @@ if [[ $for_tests == 1 ]]; then PACKAGES+=(universal-ctags); fi
 # The Slurm test (ctest comm_slurm_cluster, scripts/slurm-cluster.sh): Debian's Slurm 22.05 and
 # munge. Their services are not started by the install here (no init); the script starts its own.
 if [[ $for_tests == 1 ]]; then PACKAGES+=(slurmctld slurmd slurm-client munge); fi
+# The aarch64 cross build (--arch arm64, docs/arm.md): Debian's cross compiler (g++ 12 for
+# aarch64-linux-gnu, with its own libstdc++ and libgomp) and qemu-user (qemu-aarch64 runs the arm64
+# binaries here: ctest -L arm64). The arm64 libraries are not installed beside the amd64 ones (not all
+# are Multi-Arch: same): scripts/arm64-sysroot.sh unpacks them into a sysroot, below.
+if [[ $arch == arm64 ]]; then PACKAGES+=(g++-aarch64-linux-gnu qemu-user); fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -55,11 +70,10 @@ for p in "${PACKAGES[@]}"; do
   fi
 done
 
-if ((${#missing[@]} == 0)); then
+if ((${#missing[@]} == 0)) && [[ -z $arch ]]; then
   exit 0
 fi
 
-echo "rigcheck setup: installing ${missing[*]}" >&2
 SUDO=()
 if [[ $(id -u) -ne 0 ]]; then
   if command -v sudo >/dev/null 2>&1; then
@@ -70,6 +84,17 @@ if [[ $(id -u) -ne 0 ]]; then
   fi
 fi
 export DEBIAN_FRONTEND=noninteractive
-"${SUDO[@]}" apt-get update -qq
-"${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# apt-get download of :arm64 packages (the sysroot) needs the architecture in dpkg and its lists.
+updated=0
+if [[ $arch == arm64 ]] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  "${SUDO[@]}" dpkg --add-architecture arm64
+  "${SUDO[@]}" apt-get update -qq
+  updated=1
+fi
+if ((${#missing[@]} > 0)); then
+  echo "rigcheck setup: installing ${missing[*]}" >&2
+  ((updated)) || "${SUDO[@]}" apt-get update -qq
+  "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+if [[ $arch == arm64 ]]; then "$(dirname "$0")/arm64-sysroot.sh"; fi
 echo "rigcheck setup: done" >&2
