@@ -9,7 +9,7 @@ set(RIGCHECK_HARNESS_SOURCES
   bench/harness/src/time_budget.cpp bench/harness/src/emulation.cpp)
 set(RIGCHECK_INVENTORY_SOURCES
   bench/inventory/src/inventory.cpp bench/inventory/src/cpu.cpp bench/inventory/src/memory.cpp
-  bench/inventory/src/system.cpp bench/inventory/src/gpu.cpp bench/inventory/src/util.cpp)
+  bench/inventory/src/system.cpp bench/inventory/src/gpu.cpp bench/inventory/src/util.cpp bench/inventory/src/arm.cpp)
 # The tool's layers, lowest first (docs/architecture.md); each is a library of its own in
 # bench/CMakeLists.txt and may include only its own headers and those below it.
 set(RIGCHECK_RUNFOLDER_SOURCES

@@ -79,3 +79,28 @@ done
 grep -q ',gbps_write_allocate,' "$csv" || fail "no gbps_write_allocate rows in $csv"
 emulated "$csv"
 echo "ok: memory_bandwidth's 8 NEON kernels (plain and STNP stores) pass exact under qemu; timed rows mistrusted as emulated"
+
+# The inventory of the arm64 rigcheck, where that build has it (cmake --build build-arm64 --target
+# rigcheck): emulation seen, the CPU named from MIDR_EL1 through data/arm_cpus.csv (/proc/cpuinfo
+# under qemu-user is the host's), the HWCAP features and the SVE length of the CPU qemu gives.
+if [[ ! -x $build/bin/rigcheck ]]; then
+  echo "ok (inventory not checked: no arm64 rigcheck in $build/bin)"
+  exit 0
+fi
+# inventory CPU FIELD=VALUE...: each key of rigcheck inventory under -cpu CPU starts with its value
+inventory() {
+  local cpu=$1 inv=$tmp/inventory-$1.csv kv
+  shift
+  qemu-aarch64 -cpu "$cpu" -L "$sysroot" "$build/bin/rigcheck" inventory --out "$inv" >"$inv.log" 2>&1 ||
+    { fail_log=$inv.log; fail "rigcheck inventory under -cpu $cpu exited non-zero"; }
+  for kv in "$@"; do
+    grep -q "^${kv%%=*},\"*${kv#*=}" "$inv" || fail "inventory under -cpu $cpu: want ${kv%%=*} = ${kv#*=}..., have: $(grep "^${kv%%=*}," "$inv")"
+  done
+}
+inventory neoverse-n1 cpu_arch=aarch64 kernel_arch=x86_64 "emulated=yes: this aarch64 binary runs emulated" \
+  cpu_implementer=0x41 cpu_part=0xd0c "cpu_arm_name=Arm Neoverse-N1 (AWS Graviton2; Ampere Altra) (from MIDR_EL1" \
+  isa_asimd=yes isa_sve=no "sve_vector_bits=unknown: no SVE" "isa_avx2=unknown: an x86 feature; this binary is aarch64"
+inventory a64fx cpu_arm_name=Fujitsu isa_sve=yes sve_vector_bits=512
+inventory max,sve256=on cpu_implementer=0x00 "cpu_arm_name=unknown: implementer 0x00" isa_sve=yes sve_vector_bits=256 \
+  isa_sve2=yes isa_bf16=yes isa_i8mm=yes
+echo "ok: the arm64 inventory sees the emulation, names the CPU from MIDR_EL1, reads HWCAP and the SVE length"
