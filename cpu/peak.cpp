@@ -2,7 +2,8 @@
 // so that every GEMM figure can be shown as a share of what this machine really sustains.
 // Each thread runs independent chains of vector FMAs (c = c*a + b), enough to cover the FMA
 // latency on every current core; the result is compared bit for bit with scalar std::fma.
-#include <immintrin.h>
+// The kernels per ISA (AVX2, AVX-512 on x86-64; NEON, SVE on aarch64) are in peak_<isa>.cpp
+// behind one table (peak_isa.hpp); this file is the same for every ISA.
 #include <omp.h>
 
 #include <cmath>
@@ -10,56 +11,20 @@
 
 #include <fmt/format.h>
 
+#include "peak_isa.hpp"
 #include "rigcheck/harness/harness.hpp"
 #include "rigcheck/harness/names.hpp"
 
 namespace rigcheck::cpu {
 namespace {
 
-constexpr int kChains = 12;  // independent accumulators per thread (>= latency x FMA pipes)
-
-// Runs `iters` rounds of kChains vector FMAs on acc (kChains x lanes floats).
-__attribute__((target("avx2,fma"))) void fma_avx2(float* acc, float a, float b, int64_t iters) {
-  __m256 va = _mm256_set1_ps(a), vb = _mm256_set1_ps(b);
-  __m256 c[kChains];
-  for (int j = 0; j < kChains; ++j) c[j] = _mm256_loadu_ps(acc + 8 * j);
-  for (int64_t i = 0; i < iters; ++i)
-#pragma GCC unroll 32
-    for (int j = 0; j < kChains; ++j) c[j] = _mm256_fmadd_ps(c[j], va, vb);
-  for (int j = 0; j < kChains; ++j) _mm256_storeu_ps(acc + 8 * j, c[j]);
-}
-
-constexpr int kChains512 = 24;  // 32 zmm registers: more chains for wider, deeper pipes
-
-__attribute__((target("avx512f"))) void fma_avx512(float* acc, float a, float b, int64_t iters) {
-  __m512 va = _mm512_set1_ps(a), vb = _mm512_set1_ps(b);
-  __m512 c[kChains512];
-  for (int j = 0; j < kChains512; ++j) c[j] = _mm512_loadu_ps(acc + 16 * j);
-  for (int64_t i = 0; i < iters; ++i)
-#pragma GCC unroll 32
-    for (int j = 0; j < kChains512; ++j) c[j] = _mm512_fmadd_ps(c[j], va, vb);
-  for (int j = 0; j < kChains512; ++j) _mm512_storeu_ps(acc + 16 * j, c[j]);
-}
-
-struct Isa {
-  const char* name;
-  int lanes;
-  int chains;
-  void (*fn)(float*, float, float, int64_t);
-  bool (*supported)();
-};
-
-const Isa kIsas[] = {
-    {"avx2", 8, kChains, fma_avx2, [] { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }},
-    {"avx512", 16, kChains512, fma_avx512, [] { return static_cast<bool>(__builtin_cpu_supports("avx512f")); }},
-};
-
 class FmaPeak final : public Kernel {
  public:
-  FmaPeak(const Isa& isa, int threads, int64_t iters) : isa_(isa), threads_(threads), iters_(iters) {
+  FmaPeak(const FmaIsa& isa, int lanes, int threads, int64_t iters)
+      : isa_(isa), lanes_(lanes), threads_(threads), iters_(iters) {
     std::mt19937 gen(42);
     std::uniform_real_distribution<float> d(0.5f, 1.0f);
-    init_.resize(static_cast<size_t>(threads) * isa.lanes * isa.chains);
+    init_.resize(static_cast<size_t>(threads) * lanes * isa.chains);
     for (float& x : init_) x = d(gen);
     a_ = 0.999f + 0.0005f * d(gen);  // |a| < 1: the chains converge, never overflow or go subnormal
     b_ = 0.25f * d(gen);
@@ -83,15 +48,20 @@ class FmaPeak final : public Kernel {
     }
     return r;
   }
-  Params facts() const override { return {{"chains", std::to_string(isa_.chains)}}; }
+  Params facts() const override {
+    Params p = {{"chains", std::to_string(isa_.chains)}};
+    if (isa_.scalable) p.push_back({"vector_bits", std::to_string(32 * lanes_)});  // SVE: read at run time
+    return p;
+  }
 
  private:
   void sweep(int64_t iters) {
-    const size_t per = static_cast<size_t>(isa_.lanes) * isa_.chains;
+    const size_t per = static_cast<size_t>(lanes_) * isa_.chains;
 #pragma omp parallel num_threads(threads_)
     isa_.fn(acc_.data() + per * static_cast<size_t>(omp_get_thread_num()), a_, b_, iters);
   }
-  const Isa& isa_;
+  const FmaIsa& isa_;
+  int lanes_;
   int threads_;
   int64_t iters_;
   float a_, b_;
@@ -103,17 +73,19 @@ const bool peak = register_benchmark(
      [](const CommonOptions& o) {
        std::vector<Case> cs;
        const int64_t iters = o.profile == Profile::tiny ? 1 << 14 : 1 << 20;
-       for (const Isa& isa : kIsas)
+       for (const FmaIsa& isa : fma_isas())
          for (int64_t t : default_threads(o)) {
            Case c;
            c.name = fmt::format("{}/t{}", isa.name, t);
            c.params = {{"isa", isa.name}, {"threads", std::to_string(t)}, {"dtype", "f32"}};
            c.threads = static_cast<int>(t);
-           c.work.flops = 2.0 * isa.lanes * isa.chains * static_cast<double>(iters) * static_cast<double>(t);
-           const Isa* ip = &isa;
-           c.make = [ip, t, iters]() -> std::unique_ptr<Kernel> {
-             if (!ip->supported()) throw Skip(fmt::format("this CPU lacks {} (cpuid)", ip->name));
-             return std::make_unique<FmaPeak>(*ip, static_cast<int>(t), iters);
+           // An ISA this CPU lacks: its lanes are not asked for (the case is skipped in make()).
+           const int lanes = isa.supported() ? isa.lanes() : 0;
+           c.work.flops = 2.0 * lanes * isa.chains * static_cast<double>(iters) * static_cast<double>(t);
+           const FmaIsa* ip = &isa;
+           c.make = [ip, lanes, t, iters]() -> std::unique_ptr<Kernel> {
+             if (!ip->supported()) throw Skip(fmt::format("this CPU lacks {} ({})", ip->name, ip->detected_by));
+             return std::make_unique<FmaPeak>(*ip, lanes, static_cast<int>(t), iters);
            };
            cs.push_back(std::move(c));
          }

@@ -4,7 +4,6 @@
 // 24 B per element); the figure with write-allocate traffic (one more read of the destination
 // for plain stores) is derived beside it (metric gbps_write_allocate). Every element of the
 // result array is compared with a scalar reference before the kernel is timed.
-#include <immintrin.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -13,101 +12,17 @@
 #include <fmt/format.h>
 
 #include "memutil.hpp"
+#include "stream_kernels.hpp"
 #include "rigcheck/harness/harness.hpp"
 #include "rigcheck/harness/names.hpp"
 
 namespace rigcheck::mem {
 namespace {
 
-enum class Op { copy, scale, add, triad };
 constexpr const char* kOpName[] = {"copy", "scale", "add", "triad"};
 // Arrays read + written per element (STREAM's count).
 constexpr int kStreams[] = {2, 2, 3, 3};
 constexpr double kScalar = 3.0;  // STREAM's scalar
-
-// One thread's share [b, e) of each kernel. NT: non-temporal stores (no write-allocate).
-// STREAM: copy c = a; scale b = s c; add c = a + b; triad a = b + s c.
-template <bool NT>
-__attribute__((target("avx512f"), always_inline)) inline void st(double* p, __m512d v) {
-  if constexpr (NT) _mm512_stream_pd(p, v);
-  else _mm512_store_pd(p, v);
-}
-template <bool NT>
-__attribute__((target("avx2"), always_inline)) inline void st(double* p, __m256d v) {
-  if constexpr (NT) _mm256_stream_pd(p, v);
-  else _mm256_store_pd(p, v);
-}
-
-template <bool NT>
-__attribute__((target("avx512f"))) void k512(Op op, double* a, double* b, double* c, double s, size_t i0, size_t i1) {
-  const __m512d vs = _mm512_set1_pd(s);
-  size_t i = i0;
-  const size_t vend = i0 + (i1 - i0) / 32 * 32;
-  switch (op) {
-    case Op::copy:
-      for (; i < vend; i += 32)
-        for (int u = 0; u < 32; u += 8) st<NT>(c + i + u, _mm512_load_pd(a + i + u));
-      for (; i < i1; ++i) c[i] = a[i];
-      break;
-    case Op::scale:
-      for (; i < vend; i += 32)
-        for (int u = 0; u < 32; u += 8) st<NT>(b + i + u, _mm512_mul_pd(vs, _mm512_load_pd(c + i + u)));
-      for (; i < i1; ++i) b[i] = s * c[i];
-      break;
-    case Op::add:
-      for (; i < vend; i += 32)
-        for (int u = 0; u < 32; u += 8) st<NT>(c + i + u, _mm512_add_pd(_mm512_load_pd(a + i + u), _mm512_load_pd(b + i + u)));
-      for (; i < i1; ++i) c[i] = a[i] + b[i];
-      break;
-    case Op::triad:
-      for (; i < vend; i += 32)
-        for (int u = 0; u < 32; u += 8)
-          st<NT>(a + i + u, _mm512_add_pd(_mm512_load_pd(b + i + u), _mm512_mul_pd(vs, _mm512_load_pd(c + i + u))));
-      for (; i < i1; ++i) a[i] = b[i] + s * c[i];
-      break;
-  }
-  if constexpr (NT) _mm_sfence();
-}
-
-template <bool NT>
-__attribute__((target("avx2"))) void k256(Op op, double* a, double* b, double* c, double s, size_t i0, size_t i1) {
-  const __m256d vs = _mm256_set1_pd(s);
-  size_t i = i0;
-  const size_t vend = i0 + (i1 - i0) / 16 * 16;
-  switch (op) {
-    case Op::copy:
-      for (; i < vend; i += 16)
-        for (int u = 0; u < 16; u += 4) st<NT>(c + i + u, _mm256_load_pd(a + i + u));
-      for (; i < i1; ++i) c[i] = a[i];
-      break;
-    case Op::scale:
-      for (; i < vend; i += 16)
-        for (int u = 0; u < 16; u += 4) st<NT>(b + i + u, _mm256_mul_pd(vs, _mm256_load_pd(c + i + u)));
-      for (; i < i1; ++i) b[i] = s * c[i];
-      break;
-    case Op::add:
-      for (; i < vend; i += 16)
-        for (int u = 0; u < 16; u += 4) st<NT>(c + i + u, _mm256_add_pd(_mm256_load_pd(a + i + u), _mm256_load_pd(b + i + u)));
-      for (; i < i1; ++i) c[i] = a[i] + b[i];
-      break;
-    case Op::triad:
-      for (; i < vend; i += 16)
-        for (int u = 0; u < 16; u += 4)
-          st<NT>(a + i + u, _mm256_add_pd(_mm256_load_pd(b + i + u), _mm256_mul_pd(vs, _mm256_load_pd(c + i + u))));
-      for (; i < i1; ++i) a[i] = b[i] + s * c[i];
-      break;
-  }
-  if constexpr (NT) _mm_sfence();
-}
-
-using KernelFn = void (*)(Op, double*, double*, double*, double, size_t, size_t);
-
-struct Isa {
-  const char* name;
-  KernelFn plain, nt;
-  bool (*supported)();
-};
-const Isa kIsas[] = {{"avx512", k512<false>, k512<true>, cpu_has_avx512}, {"avx2", k256<false>, k256<true>, cpu_has_avx2}};
 
 // The three arrays, kept across cases (first touch is slow on some VMs: docs/machines.md).
 struct Arrays {
@@ -133,7 +48,7 @@ Arrays& arrays(size_t n) {
 
 class Stream final : public Kernel {
  public:
-  Stream(Op op, const Isa& isa, bool nt, int threads, size_t n)
+  Stream(Op op, const StreamIsa& isa, bool nt, int threads, size_t n)
       : op_(op), fn_(nt ? isa.nt : isa.plain), threads_(threads), arr_(arrays(n)) {
     // Fresh random inputs in [-1, 1] (never 0) for this case, written by the case's threads.
     double* p[] = {A(), B(), C()};
@@ -192,7 +107,7 @@ class Stream final : public Kernel {
     return {b0 * 64, t == threads_ - 1 ? arr_.n : b1 * 64};
   }
   Op op_;
-  KernelFn fn_;
+  StreamFn fn_;
   int threads_;
   Arrays& arr_;
 };
@@ -215,12 +130,12 @@ const bool bw = register_benchmark(
        std::vector<Case> cs;
        auto [bytes, basis] = array_bytes(o);
        const size_t n = static_cast<size_t>(bytes) / sizeof(double);
-       // The widest ISA the CPU has (likwid-bench's stream_avx512 or stream_avx); full: both.
-       std::vector<const Isa*> isas;
-       for (const Isa& isa : kIsas)
+       // The widest ISA the CPU has (likwid-bench's stream_avx512 or stream_avx; aarch64: NEON); full: all.
+       std::vector<const StreamIsa*> isas;
+       for (const StreamIsa& isa : stream_isas())
          if (isa.supported() && (isas.empty() || o.profile == Profile::full)) isas.push_back(&isa);
-       if (isas.empty()) isas.push_back(&kIsas[1]);  // its make() skips with the reason
-       for (const Isa* isa : isas)
+       if (isas.empty()) isas.push_back(&stream_isas().back());  // its make() skips with the reason
+       for (const StreamIsa* isa : isas)
          for (int op = 0; op < 4; ++op)
            for (bool nt : {false, true})
              for (int64_t t : default_threads(o)) {
@@ -240,7 +155,7 @@ const bool bw = register_benchmark(
                c.work.bytes = 8.0 * streams * static_cast<double>(n);
                const Op opv = static_cast<Op>(op);
                c.make = [opv, isa, nt, t, n]() -> std::unique_ptr<Kernel> {
-                 if (!isa->supported()) throw Skip(fmt::format("this CPU lacks {} (cpuid)", isa->name));
+                 if (!isa->supported()) throw Skip(fmt::format("this CPU lacks {} ({})", isa->name, isa->detected_by));
                  return std::make_unique<Stream>(opv, *isa, nt, static_cast<int>(t), n);
                };
                cs.push_back(std::move(c));

@@ -111,9 +111,6 @@ std::string thp_setting(const std::string& file) {
   return line.substr(b + 1, e - b - 1);
 }
 
-bool cpu_has_avx512() { return __builtin_cpu_supports("avx512f"); }
-bool cpu_has_avx2() { return __builtin_cpu_supports("avx2"); }
-
 uint64_t sysfs_l3_total_bytes() {
   // Sizes of L3 instances seen over every CPU, distinct by shared_cpu_list.
   std::vector<std::string> seen;

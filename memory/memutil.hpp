@@ -54,10 +54,6 @@ int64_t anon_huge_bytes(const void* p, size_t n);
 // "unknown (...)" when not readable. Read only: no system setting is ever changed.
 std::string thp_setting(const std::string& file);
 
-// Whether the CPU has AVX-512F / AVX2 (cpuid through the compiler's builtins).
-bool cpu_has_avx512();
-bool cpu_has_avx2();
-
 // The largest L3 the sysfs cache description gives (bytes of one instance x instances), 0 when
 // sysfs says nothing (as on some VMs).
 uint64_t sysfs_l3_total_bytes();

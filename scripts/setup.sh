@@ -10,13 +10,23 @@
 #                              compare.py with scipy, promtool and junitparser, for the exports'
 #                              consumers (export_gbench, export_openmetrics, export_junit); sqlite3
 #                              and postgresql, for the results store's tests (docs/store.md)
+#   scripts/setup.sh --arch arm64
+#                              and the aarch64 cross build (docs/arm.md): Debian's cross compiler
+#                              and qemu-user to run its binaries here; the arm64 architecture is
+#                              added to dpkg, and the arm64 sysroot made (scripts/arm64-sysroot.sh)
 set -euo pipefail
 for_tests=0
-for a in "$@"; do
-  case "$a" in
+arch=
+while (($# > 0)); do
+  case "$1" in
     --tests) for_tests=1 ;;
-    *) echo "rigcheck setup: unknown option $a (known: --tests)" >&2; exit 2 ;;
+    --arch)
+      arch="${2:-}"
+      [[ $arch == arm64 ]] || { echo "rigcheck setup: --arch takes arm64 (got '$arch')" >&2; exit 2; }
+      shift ;;
+    *) echo "rigcheck setup: unknown option $1 (known: --tests, --arch arm64)" >&2; exit 2 ;;
   esac
+  shift
 done
 
 PACKAGES=(
@@ -59,6 +69,11 @@ if [[ $for_tests == 1 ]]; then PACKAGES+=(libbenchmark-tools python3-scipy pytho
 # The results store's tests (tests/bench/store/): sqlite3 makes a store of a newer schema version
 # (store_cli_roundtrip); postgresql, the throw-away cluster of store_postgresql (initdb, pg_ctl).
 if [[ $for_tests == 1 ]]; then PACKAGES+=(sqlite3 postgresql); fi
+# The aarch64 cross build (--arch arm64, docs/arm.md): Debian's cross compiler (g++ 12 for
+# aarch64-linux-gnu, with its own libstdc++ and libgomp) and qemu-user (qemu-aarch64 runs the arm64
+# binaries here: ctest -L arm64). The arm64 libraries are not installed beside the amd64 ones (not all
+# are Multi-Arch: same): scripts/arm64-sysroot.sh unpacks them into a sysroot, below.
+if [[ $arch == arm64 ]]; then PACKAGES+=(g++-aarch64-linux-gnu qemu-user); fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -67,11 +82,10 @@ for p in "${PACKAGES[@]}"; do
   fi
 done
 
-if ((${#missing[@]} == 0)); then
+if ((${#missing[@]} == 0)) && [[ -z $arch ]]; then
   exit 0
 fi
 
-echo "rigcheck setup: installing ${missing[*]}" >&2
 SUDO=()
 if [[ $(id -u) -ne 0 ]]; then
   if command -v sudo >/dev/null 2>&1; then
@@ -82,6 +96,17 @@ if [[ $(id -u) -ne 0 ]]; then
   fi
 fi
 export DEBIAN_FRONTEND=noninteractive
-"${SUDO[@]}" apt-get update -qq
-"${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# apt-get download of :arm64 packages (the sysroot) needs the architecture in dpkg and its lists.
+updated=0
+if [[ $arch == arm64 ]] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  "${SUDO[@]}" dpkg --add-architecture arm64
+  "${SUDO[@]}" apt-get update -qq
+  updated=1
+fi
+if ((${#missing[@]} > 0)); then
+  echo "rigcheck setup: installing ${missing[*]}" >&2
+  ((updated)) || "${SUDO[@]}" apt-get update -qq
+  "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+if [[ $arch == arm64 ]]; then "$(dirname "$0")/arm64-sysroot.sh"; fi
 echo "rigcheck setup: done" >&2

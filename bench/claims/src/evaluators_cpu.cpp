@@ -358,6 +358,7 @@ const bool cpu2 = register_evaluator("CPU-2", [](const Claim& c, const RunData& 
 // machine is such a CPU, else by the vendor's datasheet.
 const bool cpu6 = register_evaluator("CPU-6", [](const Claim&, const RunData& run) {
   Verdict v;
+  if (x86_claim_elsewhere(run, v)) return v;
   auto f = [&](const char* k) { return run.facts.count(k) ? run.facts.at(k) : std::string("unknown"); };
   const bool is_7003 = f("cpu_vendor") == "AuthenticAMD" && f("cpu_microarch") == "zen3" &&
                        f("cpu_model").find("EPYC") != std::string::npos;

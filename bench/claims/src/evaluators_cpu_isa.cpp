@@ -97,6 +97,7 @@ std::string isa_manifest_status(const RunData& run) {
 // interleaved repetitions where the sides took turns (isa_ratio).
 const bool cpu5 = register_evaluator("CPU-5", [](const Claim& c, const RunData& run) {
   Verdict v;
+  if (x86_claim_elsewhere(run, v)) return v;  // AVX-512 against AVX2: nothing of it runs on aarch64
   if (unmet_needs(c, run, v)) return v;
   auto capped = group_by_param(run.select(names::kIsaPrimitives, names::kGflops, {{"isa_cap", "avx2"}, {"dtype", "f32"}}), "primitive");
   auto native = group_by_param(run.select(names::kIsaPrimitives, names::kGflops, {{"isa_cap", "native"}, {"dtype", "f32"}}), "primitive");

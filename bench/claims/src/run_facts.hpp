@@ -29,4 +29,17 @@ inline int usable_cores(const RunData& run) {
   return physical_cores(run);
 }
 
+// The ISA the run's binaries executed (the inventory's cpu_arch: x86_64, aarch64; runs from before issue
+// 37 have none, and were x86-64). A claim about x86 (CPU-5, CPU-6) is not measurable by a run of
+// another ISA: true with the verdict set when so.
+inline bool x86_claim_elsewhere(const RunData& run, Verdict& v) {
+  auto it = run.facts.find("cpu_arch");
+  if (it == run.facts.end() || it->second == "x86_64" || it->second.rfind("unknown", 0) == 0) return false;
+  v.verdict = Outcome::not_measurable;
+  v.reason = "an x86 claim; this machine is " + it->second;
+  v.evidence = fmt::format("cpu_arch {}, {}{}", it->second, fact(run, "cpu_arm_name"),
+                           fact(run, "emulated").rfind("yes", 0) == 0 ? " (the run was emulated)" : "");
+  return true;
+}
+
 }  // namespace rigcheck::run_facts

@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "rigcheck/harness/emulation.hpp"
 #include "rigcheck/harness/result_writer.hpp"
 #include "rigcheck/harness/topology.hpp"
 
@@ -21,6 +22,11 @@ struct Session::Filter {
 };
 
 Status trust(double utilization, int threads, std::string* note) {
+  // Under an emulator the time is the emulator's: no share of the CPU makes it the machine's.
+  if (const std::string& why = emulation(); !why.empty()) {
+    if (note) *note = fmt::format("timed under emulation: {}; the time is the emulator's, not this CPU's", why);
+    return Status::mistrusted;
+  }
   if (utilization >= kMinCpuUtilization) return Status::ok;
   if (note)
     *note = fmt::format("the process had {:.0f}% of the CPU time of its {} thread{}: something else competed",

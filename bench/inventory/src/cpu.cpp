@@ -2,6 +2,7 @@
 #include "internal.hpp"
 #include <cmath>
 
+#include "rigcheck/harness/emulation.hpp"
 #include "rigcheck/harness/fccp.hpp"
 #include "rigcheck/harness/paths.hpp"
 #include "rigcheck/harness/topology.hpp"
@@ -377,10 +378,16 @@ void add_isa(Collector& c, const CpuId& cpu) {
       {"isa_avx512_fp16", {"avx512_fp16"}},
       {"isa_amx", {"amx_tile", "amx_bf16", "amx_int8"}},
   };
-  const std::string why = cpu.readable ? "no flags line in /proc/cpuinfo" : "/proc/cpuinfo not readable";
+#if defined(__x86_64__) || defined(__i386__)
+  const bool x86 = true;
+#else
+  const bool x86 = false;  // an aarch64 binary: under qemu-user /proc/cpuinfo is the host's x86 CPU
+#endif
+  const std::string why = !x86 ? std::string("an x86 feature; this binary is ") + binary_arch()
+                          : cpu.readable ? "no flags line in /proc/cpuinfo" : "/proc/cpuinfo not readable";
   auto has = [&](const char* f) { return cpu.flags.count(f) != 0; };
   for (const auto& [key, flags] : keys) {
-    if (!cpu.flags_found) {
+    if (!x86 || !cpu.flags_found) {
       c.add(key, unknown(why));
       continue;
     }

@@ -190,6 +190,8 @@ void add_resctrl(Collector& c);
 void add_caches(Collector& c, const CpuId& cpu);
 void add_isa(Collector& c, const CpuId& cpu);
 void add_clock(Collector& c);
+// arm.cpp
+void add_arch(Collector& c, const CpuId& cpu);
 // memory.cpp
 void add_memory(Collector& c);
 void add_thp(Collector& c);

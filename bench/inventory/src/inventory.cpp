@@ -19,6 +19,7 @@ Inventory collect_inventory() {
     c.section("caches", [&] { add_caches(c, cpu); });
     c.section("resctrl", [&] { add_resctrl(c); });
     c.section("isa", [&] { add_isa(c, cpu); });
+    c.section("arch", [&] { add_arch(c, cpu); });
     c.section("clock", [&] { add_clock(c); });
     c.section("memory", [&] { add_memory(c); });
     c.section("thp", [&] { add_thp(c); });

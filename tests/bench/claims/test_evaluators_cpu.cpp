@@ -371,3 +371,35 @@ TEST(CpuIsaReport, Cpu5ReadsOlderRunsOfOneProcessPerIsa) {
   EXPECT_NE(v.reason.find("one process per ISA"), std::string::npos) << v.reason;
   EXPECT_EQ(v.evidence.find("per pair"), std::string::npos) << v.evidence;
 }
+
+// Issue 37: a run on aarch64 (a synthetic inventory: cpu_arch from bench/inventory/src/arm.cpp) makes
+// the x86 claims CPU-5 (AVX-512 vs AVX2) and CPU-6 (EPYC 7003's AVX-512) not_measurable with the
+// reason; an x86-64 run, and a run from before cpu_arch existed, are judged as before.
+TEST(CpuArchClaims, X86ClaimsAreNotMeasurableOnAarch64) {
+  RunData arm;
+  arm.facts["cpu_arch"] = "aarch64";
+  arm.facts["cpu_arm_name"] = "Arm Neoverse-V2 (NVIDIA Grace; AWS Graviton4; Google Axion)";
+  arm.facts["emulated"] = "yes: this aarch64 binary runs emulated on an x86_64 kernel";
+  RunData x86 = arm;
+  x86.facts["cpu_arch"] = "x86_64";
+  RunData old;
+  int seen = 0;
+  for (const Claim& c : read_claims(data_path("claims.csv"))) {
+    if (c.id != "CPU-5" && c.id != "CPU-6") continue;
+    ++seen;
+    const Verdict v = evaluate_claim(c, arm);
+    EXPECT_EQ(v.verdict, Outcome::not_measurable) << c.id;
+    EXPECT_EQ(v.reason, "an x86 claim; this machine is aarch64") << c.id;
+    EXPECT_NE(v.evidence.find("Neoverse-V2"), std::string::npos) << v.evidence;
+    EXPECT_NE(v.evidence.find("emulated"), std::string::npos) << v.evidence;
+    for (const RunData* r : {&x86, &old})
+      EXPECT_EQ(evaluate_claim(c, *r).reason.find("an x86 claim"), std::string::npos) << c.id;
+  }
+  EXPECT_EQ(seen, 2);
+  // CPU-6 is a guide error judged from the datasheet on any x86 machine: still so.
+  for (const Claim& c : read_claims(data_path("claims.csv"))) {
+    if (c.id == "CPU-6") {
+      EXPECT_EQ(evaluate_claim(c, x86).verdict, Outcome::refuted);
+    }
+  }
+}

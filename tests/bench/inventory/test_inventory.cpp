@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "rigcheck/harness/csv.hpp"
 #include "rigcheck/harness/paths.hpp"
@@ -58,4 +59,23 @@ TEST(Caches, InventoryNamesTheSourceOfEveryCacheLevel) {
     }
   }
   EXPECT_FALSE(inventory_get(inv, "cache_l3_candidates").empty());
+}
+
+// Issue 37: the architecture the binaries run and whether emulated (native here), and the Arm CPU
+// table (data/arm_cpus.csv) that names an aarch64 machine's MIDR implementer and part.
+TEST(Inventory, ArchitectureAndArmCpuTable) {
+  Inventory inv = collect_inventory();
+  EXPECT_EQ(inventory_get(inv, "cpu_arch"), inventory_get(inv, "kernel_arch"));
+  EXPECT_EQ(inventory_get(inv, "emulated"), "no");
+  const std::vector<ArmCpu> table = read_arm_cpus(data_path("arm_cpus.csv"));
+  const ArmCpu* grace = arm_cpu("0x41", "0xd4f", table);
+  ASSERT_NE(grace, nullptr);
+  EXPECT_NE(grace->name.find("Neoverse-V2"), std::string::npos) << grace->name;
+  EXPECT_NE(grace->source.find("cputype.h"), std::string::npos) << grace->source;
+  const ArmCpu* upper = arm_cpu("0x41", "0xD40", table);  // the kernel writes lower case; either matches
+  ASSERT_NE(upper, nullptr);
+  EXPECT_NE(upper->name.find("Neoverse-V1"), std::string::npos);
+  EXPECT_NE(arm_cpu("0xc0", "0xac3", table), nullptr);  // AmpereOne
+  EXPECT_EQ(arm_cpu("0x00", "0x051", table), nullptr);   // qemu -cpu max: implementer 0, no CPU of a vendor
+  for (const ArmCpu& a : table) EXPECT_FALSE(a.source.empty()) << a.name;
 }

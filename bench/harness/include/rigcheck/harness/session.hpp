@@ -37,7 +37,8 @@ enum ExitCode : int {
 // or each rank of an MPI job: the lowest rank's share counts).
 inline constexpr double kMinCpuUtilization = 0.75;
 // ok, or mistrusted with the reason in *note, for a repetition whose threads had `utilization` of
-// their CPU time (cpu seconds / (wall seconds x threads)).
+// their CPU time (cpu seconds / (wall seconds x threads)); every repetition is mistrusted when the
+// binary runs emulated (emulation.hpp: qemu-user), whatever its share.
 Status trust(double utilization, int threads, std::string* note);
 
 // Which shared options a binary takes, and its defaults per profile (tiny, quick, full).

@@ -39,6 +39,16 @@ std::string l3_implausible(std::uint64_t bytes, const std::string& vendor, const
 const CpuCacheDatasheet* cpu_cache_datasheet(const std::string& vendor, int family, int model,
                                              const std::vector<CpuCacheDatasheet>& ds);
 
+// Arm CPUs by MIDR implementer and part number (data/arm_cpus.csv, sourced): implementer and part
+// as the kernel writes them in /proc/cpuinfo ("0x41", "0xd4f"), compared case-insensitively.
+struct ArmCpu {
+  std::string implementer, part, name, source;
+};
+// Throws InputError naming file and line.
+std::vector<ArmCpu> read_arm_cpus(const std::string& path);
+// The row of this implementer and part, or nullptr.
+const ArmCpu* arm_cpu(const std::string& implementer, const std::string& part, const std::vector<ArmCpu>& table);
+
 // Writes inventory.csv (header "key,value") through a temporary file and rename.
 void write_inventory_csv(const Inventory& inv, const std::string& path);
 // What write_inventory_csv writes: key,value and a line per entry.
