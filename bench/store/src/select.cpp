@@ -1,11 +1,5 @@
-// Selections of stored runs, and the runs written back as folders (select.hpp).
-#include <stdlib.h>
-#include <sys/stat.h>
-
+// Selections of stored runs, and the runs read from the store (select.hpp).
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
 #include <set>
 #include <stdexcept>
 
@@ -130,27 +124,19 @@ std::vector<StoredRunRef> select_runs(StoreBackend& db, const std::vector<std::s
   return out;
 }
 
-StoredRunFolders::StoredRunFolders(StoreBackend& db, const std::vector<StoredRunRef>& runs) {
-  std::string tmpl = (std::filesystem::temp_directory_path() / "rigcheck-store-XXXXXX").string();
-  if (!::mkdtemp(tmpl.data())) throw std::runtime_error(fmt::format("cannot make a temporary folder: {}", std::strerror(errno)));
-  root_ = tmpl;
-  try {
-    for (const StoredRunRef& r : runs) {
-      const std::string parent = fmt::format("{}/{}", root_, r.id);
-      if (::mkdir(parent.c_str(), 0755) != 0) throw std::runtime_error(fmt::format("cannot make {}: {}", parent, std::strerror(errno)));
-      dirs_.push_back(parent + "/" + r.folder_name);
-      store_export_run(db, r.id, dirs_.back());
-    }
-  } catch (...) {
-    std::error_code ec;
-    std::filesystem::remove_all(root_, ec);
-    throw;
+std::vector<std::string> StoredRuns::add(const std::vector<StoredRunRef>& runs) {
+  std::vector<std::string> dirs;
+  for (const StoredRunRef& r : runs) {
+    dirs.push_back(fmt::format("{} run {}/{}", db_.describe(), r.id, r.folder_name));
+    ids_.emplace(dirs.back(), r.id);
   }
+  return dirs;
 }
 
-StoredRunFolders::~StoredRunFolders() {
-  std::error_code ec;
-  std::filesystem::remove_all(root_, ec);
+RunData StoredRuns::read(const std::string& dir) const {
+  const auto it = ids_.find(dir);
+  if (it == ids_.end()) throw std::logic_error(fmt::format("{}: not a run of this selection", dir));
+  return read_run(store_run_files(db_, it->second, dir, &ask_));  // a connection serves one thread at a time
 }
 
 }  // namespace rigcheck

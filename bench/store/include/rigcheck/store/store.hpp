@@ -4,9 +4,11 @@
 // shows machines and runs, `verify` re-checks every stored file against its stored SHA-256, and
 // `export_run` writes a stored run back as a folder, byte for byte.
 #pragma once
+#include <mutex>
 #include <string>
 #include <vector>
 
+#include "rigcheck/runfolder/integrity.hpp"
 #include "rigcheck/store/backend.hpp"
 #include "rigcheck/store/select.hpp"
 
@@ -37,5 +39,11 @@ StoreVerifyResult store_verify(StoreBackend& db);
 // Writes run `run_id` into a new folder `dir`, every file as it was imported. Refuses an existing
 // dir (never overwrites), and a stored file whose SHA-256 no longer matches (nothing written then).
 void store_export_run(StoreBackend& db, long long run_id, const std::string& dir);
+
+// Run `run_id`'s files in memory, every one checked as store_export_run checks it (its bytes against
+// the size, records and SHA-256 recorded on import: else std::runtime_error naming it), for read_run;
+// `dir` stands for the run's folder (RunFiles). `ask`, where given, is held while the store is asked
+// (one thread at a time on a connection); the checks run outside it.
+RunFiles store_run_files(StoreBackend& db, long long run_id, const std::string& dir, std::mutex* ask = nullptr);
 
 }  // namespace rigcheck
