@@ -263,7 +263,7 @@ int run_history(const std::vector<std::string>& dirs, const CompareOptions& opt)
     constexpr size_t kPlotRuns = 8;
     std::vector<LoadedRun> shown;  // read again with their rows (load_runs_for dropped them)
     for (size_t i = runs.size() > kPlotRuns ? runs.size() - kPlotRuns : 0; i < runs.size(); ++i)
-      shown.push_back(load_run(runs[i].dir, rules));
+      shown.push_back(load_run(runs[i].dir, rules, opt.read));
     std::vector<PlotRun> pruns;
     for (const LoadedRun& r : shown) pruns.push_back({r.label, &r.data});
     std::string note;

@@ -196,7 +196,9 @@ void build_cases(LoadedRun& r, const CaseRules& rules) {
 
 LoadedRun load_run(const std::string& dir) { return load_run(dir, read_case_rules()); }
 
-LoadedRun load_run(const std::string& dir, const CaseRules& rules) {
+LoadedRun load_run(const std::string& dir, const CaseRules& rules) { return load_run(dir, rules, RunReader()); }
+
+LoadedRun load_run(const std::string& dir, const CaseRules& rules, const RunReader& read) {
   LoadedRun r;
   r.dir = dir;
   r.label = base_name(dir);
@@ -204,7 +206,7 @@ LoadedRun load_run(const std::string& dir, const CaseRules& rules) {
   // manifest.csv): a file cut, edited or missing is an InputError naming it, like any other broken
   // input, and --exclude-broken leaves the whole run out with that reason. Then it reads strictly:
   // schema version, columns, numbers, a missing inventory.
-  r.data = read_run(dir);
+  r.data = read ? read(dir) : read_run(dir);
   const std::string inv = dir + "/inventory.csv";
   if (is_unknown(get(r.data.inventory, "method_version")))
     throw InputError(inv, 0, "no method_version: cannot tell which version of the suite's methods measured this run");
@@ -248,7 +250,7 @@ std::vector<LoadedRun> load_runs_for(const std::vector<std::string>& dirs, const
   auto worker = [&] {
     for (size_t i; (i = next++) < dirs.size();) {
       try {
-        loaded[i] = load_run(dirs[i], rules);
+        loaded[i] = load_run(dirs[i], rules, opt.read);
         if (!keep_rows) std::vector<ResultRow>().swap(loaded[i].data.results);
       } catch (...) {
         failed[i] = std::current_exception();

@@ -104,10 +104,12 @@ bool parse_double(const std::string& s, double& out) {
 
 std::vector<std::pair<std::string, std::string>> read_key_value_csv(const std::string& path,
                                                                     const char* key_col,
-                                                                    const char* value_col) {
+                                                                    const char* value_col,
+                                                                    const std::string* text) {
   std::vector<std::pair<std::string, std::string>> out;
   with_csv_errors(path, [&] {
-    CsvReader<2> in(path);
+    std::optional<CsvReader<2>> slot;
+    CsvReader<2>& in = open_csv(slot, path, text);
     in.read_header(io::ignore_no_column, key_col, value_col);
     std::string k, v;
     while (in.read_row(k, v)) out.emplace_back(k, v);

@@ -81,11 +81,12 @@ bool parse_int(const std::string& s, int& out) {
 }
 }  // namespace
 
-std::vector<ResultRow> read_results(const std::string& path) {
+std::vector<ResultRow> read_results(const std::string& path, const std::string* text) {
   std::vector<ResultRow> rows;
   long line = 1;
   try {
-    io::CSVReader<kResultColumns.size(), io::trim_chars<>, io::double_quote_escape<',', '"'>> in(path);
+    std::optional<CsvReader<kResultColumns.size()>> slot;
+    CsvReader<kResultColumns.size()>& in = open_csv(slot, path, text);
     read_header_from_schema(in, std::make_index_sequence<kResultColumns.size()>{});
     std::string version, value, repetition, status;
     ResultRow r;

@@ -114,10 +114,10 @@ struct StoreSelection {
   }
 };
 
-// The folders a comparing command reads: the given ones, or, with --db, the selected runs written
-// back to a temporary folder (kept while `hold` lives), so that the command reads them as folders.
+// The runs a comparing command reads: the given folders, or, with --db, the selected runs of the
+// store (`stored` reads them: CompareOptions::read), each named as a folder that stands for it.
 std::vector<std::string> runs_from(const StoreSelection& sel, const std::vector<std::string>& items,
-                                   std::unique_ptr<StoreBackend>& db, std::vector<std::unique_ptr<StoredRunFolders>>& hold) {
+                                   std::unique_ptr<StoreBackend>& db, std::unique_ptr<StoredRuns>& stored) {
   if (sel.db.empty()) {
     if (!sel.terms().empty()) throw std::invalid_argument("--machine, --since, --until, --where and --last select from a store: give --db");
     return items;
@@ -125,8 +125,8 @@ std::vector<std::string> runs_from(const StoreSelection& sel, const std::vector<
   if (!db) db = open_store(sel.db);
   const std::vector<std::string> picks = sel.selections(items);
   if (picks.empty()) throw std::invalid_argument("--db: give the runs as selections (e.g. 'machine=HOST,since=DATE') or --machine/--since");
-  hold.push_back(std::make_unique<StoredRunFolders>(*db, select_runs(*db, picks)));
-  return hold.back()->dirs();
+  if (!stored) stored = std::make_unique<StoredRuns>(*db);
+  return stored->add(select_runs(*db, picks));
 }
 
 // compare, history, noise and ab: their options and how each is run (bench/compare/src/).
@@ -194,16 +194,28 @@ struct ComparingCommands {
   bool chosen() const { return *compare_cmd || *history_cmd || *noise_cmd || *ab_cmd; }
 
   int run() {
-    std::unique_ptr<StoreBackend> db;  // --db: the selected runs as folders, for as long as the command runs
-    std::vector<std::unique_ptr<StoredRunFolders>> hold;
+    std::unique_ptr<StoreBackend> db;  // --db: the store the selected runs are read from
+    std::unique_ptr<StoredRuns> stored;
+    auto from_store = [&stored](CompareOptions& o) {
+      if (stored) o.read = [&stored](const std::string& dir) { return stored->read(dir); };
+    };
     if (*compare_cmd) {
-      if (co.side_a.empty() || !compare_dirs.empty()) compare_dirs = runs_from(compare_sel, compare_dirs, db, hold);
-      if (!co.side_a.empty()) co.side_a = runs_from(compare_sel, co.side_a, db, hold);
-      if (!co.side_b.empty()) co.side_b = runs_from(compare_sel, co.side_b, db, hold);
+      if (co.side_a.empty() || !compare_dirs.empty()) compare_dirs = runs_from(compare_sel, compare_dirs, db, stored);
+      if (!co.side_a.empty()) co.side_a = runs_from(compare_sel, co.side_a, db, stored);
+      if (!co.side_b.empty()) co.side_b = runs_from(compare_sel, co.side_b, db, stored);
+      from_store(co);
       return run_compare(compare_dirs, co);
     }
-    if (*history_cmd) return run_history(runs_from(history_sel, history_dirs, db, hold), ho);
-    if (*noise_cmd) return run_noise(runs_from(noise_sel, noise_dirs, db, hold), noise_out, no);
+    if (*history_cmd) {
+      const std::vector<std::string> dirs = runs_from(history_sel, history_dirs, db, stored);
+      from_store(ho);
+      return run_history(dirs, ho);
+    }
+    if (*noise_cmd) {
+      const std::vector<std::string> dirs = runs_from(noise_sel, noise_dirs, db, stored);
+      from_store(no);
+      return run_noise(dirs, noise_out, no);
+    }
     if (!ab_analyze.empty()) return analyze_ab(ab_analyze, ab.compare);
     ab.only = split_commas(ab_only);
     ab.select = split_commas(ab_select);

@@ -42,11 +42,12 @@ std::string format_manifest(const std::vector<ManifestRow>& rows) {
   });
 }
 
-std::vector<ManifestRow> read_manifest(const std::string& path) {
+std::vector<ManifestRow> read_manifest(const std::string& path, const std::string* text) {
   std::vector<ManifestRow> out;
   with_csv_errors(path, [&] {
     // rows and sha256 came with the checksums (issue 21): a manifest written before has neither.
-    CsvReader<10> in(path);
+    std::optional<CsvReader<10>> slot;
+    CsvReader<10>& in = open_csv(slot, path, text);
     in.read_header(io::ignore_missing_column, "benchmark", "area", "command", "exit_code", "status", "duration_s",
                    "output", "reason", "rows", "sha256");
     for (const char* col : {"benchmark", "area", "command", "exit_code", "status", "duration_s", "output", "reason"})
@@ -92,7 +93,7 @@ std::string format_concurrent_runs(const std::vector<ConcurrentRun>& rows) {
   });
 }
 
-std::vector<ConcurrentRun> read_concurrent_runs(const std::string& path) {
+std::vector<ConcurrentRun> read_concurrent_runs(const std::string& path, const std::string* text) {
   std::vector<ConcurrentRun> out;
   for_each_csv_row<4>(path, io::ignore_no_column, {"pid", "run_dir", "first_seen_during", "last_seen_during"},
                       [&](long line, const std::array<std::string, 4>& f) {
@@ -100,7 +101,7 @@ std::vector<ConcurrentRun> read_concurrent_runs(const std::string& path) {
                         if (!parse_double(f[0], v) || v != std::floor(v) || v < 1 || v > INT_MAX)
                           throw InputError(path, line, fmt::format("pid '{}' is not a process id", f[0]));
                         out.push_back({static_cast<int>(v), f[1], f[2], f[3]});
-                      });
+                      }, "", 4, text);
   return out;
 }
 

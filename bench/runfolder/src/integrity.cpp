@@ -23,6 +23,29 @@ const char* to_string(FileState s) {
 }
 static_assert(static_cast<int>(FileState::verified) == 0 && static_cast<int>(FileState::not_verifiable) == 1 && static_cast<int>(FileState::broken) == 2);
 
+bool RunFiles::has(const std::string& name) const {
+  if (in_memory) return files.count(name) > 0;
+  struct stat sb;
+  return ::stat(path(name).c_str(), &sb) == 0;
+}
+
+const std::string* RunFiles::text(const std::string& name) const {
+  if (!in_memory) return nullptr;
+  auto it = files.find(name);
+  return it == files.end() ? nullptr : &it->second;
+}
+
+FileDigest digest_bytes(const std::string& bytes, const std::string& sha256) {
+  FileDigest d;
+  d.exists = true;
+  d.size = static_cast<long long>(bytes.size());
+  d.ends_with_newline = !bytes.empty() && bytes.back() == '\n';
+  const long lines = static_cast<long>(std::count(bytes.begin(), bytes.end(), '\n'));
+  d.rows = lines > 0 ? lines - 1 : 0;  // the header is the first line
+  d.sha256 = sha256.empty() ? sha256_hex(bytes) : sha256;
+  return d;
+}
+
 FileDigest digest_file(const std::string& path) {
   FileDigest d;
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -87,20 +110,32 @@ std::string IntegrityReport::summary() const {
   return s;
 }
 
+namespace {
+bool own_file(const std::string& n) {  // the folder's own CSVs, not results
+  return n == "inventory.csv" || n == "manifest.csv" || n == "verdicts.csv" || n == "concurrent_runs.csv";
+}
+bool csv_name(const std::string& n) { return n.size() >= 5 && n.compare(n.size() - 4, 4, ".csv") == 0; }
+}  // namespace
+
 std::vector<std::string> result_file_names(const std::string& dir) {
   std::vector<std::string> files;
   if (DIR* d = ::opendir(dir.c_str())) {
     while (dirent* e = ::readdir(d)) {
       std::string n = e->d_name;
-      if (n.size() < 5 || n.compare(n.size() - 4, 4, ".csv") != 0 || n == "inventory.csv" || n == "manifest.csv" ||
-          n == "verdicts.csv" || n == "concurrent_runs.csv")
-        continue;
-      files.push_back(n);
+      if (csv_name(n) && !own_file(n)) files.push_back(n);
     }
     ::closedir(d);
   }
   std::sort(files.begin(), files.end());
   return files;
+}
+
+std::vector<std::string> result_file_names(const RunFiles& run) {
+  if (!run.in_memory) return result_file_names(run.dir);
+  std::vector<std::string> files;  // the folder's own files: none below it (logs/...)
+  for (const auto& [n, text] : run.files)
+    if (n.find('/') == std::string::npos && csv_name(n) && !own_file(n)) files.push_back(n);
+  return files;  // sorted: a map's order is std::string's, as std::sort's
 }
 
 namespace {
@@ -127,14 +162,14 @@ std::string difference(const FileDigest& d, const ManifestRow* m) {
 }
 }  // namespace
 
-IntegrityReport verify_run_folder(const std::string& dir) {
+IntegrityReport verify_run_folder(const std::string& dir) { return verify_run_folder(RunFiles{dir, false, {}, {}}); }
+
+IntegrityReport verify_run_folder(const RunFiles& run) {
   IntegrityReport rep;
-  rep.dir = dir;
-  const std::string manifest_path = dir + "/manifest.csv";
-  struct stat sb;
-  const bool has_manifest = ::stat(manifest_path.c_str(), &sb) == 0;
+  rep.dir = run.dir;
+  const bool has_manifest = run.has("manifest.csv");
   std::vector<ManifestRow> manifest;
-  if (has_manifest) manifest = read_manifest(manifest_path);
+  if (has_manifest) manifest = read_manifest(run.path("manifest.csv"), run.text("manifest.csv"));
   // The manifest row that names each output file; a benchmark running or pending has none yet.
   std::map<std::string, const ManifestRow*> named;
   bool any_checksum = false;
@@ -143,7 +178,7 @@ IntegrityReport verify_run_folder(const std::string& dir) {
     named.emplace(m.output, &m);
     any_checksum = any_checksum || !m.sha256.empty();
   }
-  std::vector<std::string> present = result_file_names(dir);
+  std::vector<std::string> present = result_file_names(run);
   std::vector<std::string> names = present;
   for (auto& [f, m] : named)
     if (!std::binary_search(present.begin(), present.end(), f)) names.push_back(f);
@@ -153,7 +188,11 @@ IntegrityReport verify_run_folder(const std::string& dir) {
     fi.file = f;
     auto it = named.find(f);
     const ManifestRow* m = it == named.end() ? nullptr : it->second;
-    FileDigest d = digest_file(dir + "/" + f);
+    const std::string* text = run.text(f);
+    const auto known = run.sha256.find(f);
+    FileDigest d = !run.in_memory ? digest_file(run.path(f))
+                   : text        ? digest_bytes(*text, known == run.sha256.end() ? "" : known->second)
+                                 : FileDigest{};
     if (!d.exists) {
       fi.state = FileState::broken;
       fi.why = m && !m->sha256.empty()

@@ -12,6 +12,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <set>
 
 #include <fmt/format.h>
@@ -100,25 +101,26 @@ std::map<std::string, std::vector<const ResultRow*>> RunData::select(
   return out;
 }
 
-static bool exists(const std::string& p) {
-  struct stat sb;
-  return ::stat(p.c_str(), &sb) == 0;
-}
-
 RunData read_run(const std::string& dir, const ReadRunOptions& opt) {
-  RunData run;
-  run.dir = dir;
   struct stat sb;
   if (::stat(dir.c_str(), &sb) != 0 || !S_ISDIR(sb.st_mode)) throw InputError(dir, 0, "not a run folder");
-  const std::string inv = dir + "/inventory.csv";
-  if (!exists(inv)) throw InputError(inv, 0, "missing: every run folder has its inventory");
-  for (auto& [k, v] : read_key_value_csv(inv, "key", "value")) run.inventory[k] = v;
-  if (exists(dir + "/manifest.csv")) run.manifest = read_manifest(dir + "/manifest.csv");
-  if (exists(dir + "/concurrent_runs.csv")) run.concurrent = read_concurrent_runs(dir + "/concurrent_runs.csv");
+  return read_run(RunFiles{dir, false, {}, {}}, opt);
+}
+
+RunData read_run(const RunFiles& files, const ReadRunOptions& opt) {
+  RunData run;
+  const std::string& dir = files.dir;
+  run.dir = dir;
+  const std::string inv = files.path("inventory.csv");
+  if (!files.has("inventory.csv")) throw InputError(inv, 0, "missing: every run folder has its inventory");
+  for (auto& [k, v] : read_key_value_csv(inv, "key", "value", files.text("inventory.csv"))) run.inventory[k] = v;
+  if (files.has("manifest.csv")) run.manifest = read_manifest(files.path("manifest.csv"), files.text("manifest.csv"));
+  if (files.has("concurrent_runs.csv"))
+    run.concurrent = read_concurrent_runs(files.path("concurrent_runs.csv"), files.text("concurrent_runs.csv"));
 
   // Whole before read: a file cut, edited, deleted or slipped in after the run is refused (or left
   // out, with the reason) before any of its rows counts.
-  run.integrity = verify_run_folder(dir);
+  run.integrity = verify_run_folder(files);
   std::set<std::string> broken;
   std::string also;
   const FileIntegrity* first = nullptr;
@@ -134,12 +136,13 @@ RunData read_run(const std::string& dir, const ReadRunOptions& opt) {
                      first->why + (also.empty() ? "" : "; also broken: " + also) +
                          " (--exclude-broken leaves broken files out, and says so)");
 
-  for (const std::string& f : result_file_names(dir)) {
+  for (const std::string& f : result_file_names(files)) {
     if (broken.count(f)) continue;
-    auto rows = read_results(dir + "/" + f);
+    auto rows = read_results(files.path(f), files.text(f));
     for (ResultRow& r : rows) r.source = f.substr(0, f.size() - 4);
     apply_renames(suite_renames(), rows);  // rows of older folders under today's names
-    run.results.insert(run.results.end(), rows.begin(), rows.end());
+    if (run.results.empty()) run.results = std::move(rows);
+    else run.results.insert(run.results.end(), std::make_move_iterator(rows.begin()), std::make_move_iterator(rows.end()));
     run.result_files.push_back(f);
   }
 

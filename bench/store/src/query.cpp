@@ -3,8 +3,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -29,32 +31,41 @@ struct StoredFile {
   long long bytes = 0, records = 0, records_found = 0;
 };
 
+// A stored run's files, each with its records in order: one query for the run (a CSV file's body is
+// NULL and its bytes are its records; another file has no records and its body is its bytes).
 std::vector<StoredFile> stored_files(StoreBackend& db, long long run_id) {
   std::vector<StoredFile> files;
-  for (const StoreRow& r : db.query("SELECT id, name, kind, sha256, bytes, records, body FROM run_files "
-                                    "WHERE run_id = ? ORDER BY name",
+  for (const StoreRow& r : db.query("SELECT f.id, f.name, f.kind, f.sha256, f.bytes, f.records, f.body, c.raw "
+                                    "FROM run_files f LEFT JOIN csv_records c ON c.file_id = f.id "
+                                    "WHERE f.run_id = ? ORDER BY f.name, f.id, c.record_no",
                                     {run_id})) {
-    StoredFile f;
-    f.id = std::stoll(r[0].text);
-    f.name = r[1].text, f.kind = r[2].text, f.sha256 = r[3].text;
-    f.bytes = std::stoll(r[4].text), f.records = std::stoll(r[5].text);
-    if (!r[6].null) f.text = r[6].text;
-    for (const StoreRow& c : db.query("SELECT raw FROM csv_records WHERE file_id = ? ORDER BY record_no", {f.id})) {
-      f.text += c[0].text;
-      ++f.records_found;
+    const long long id = std::stoll(r[0].text);
+    if (files.empty() || files.back().id != id) {
+      StoredFile f;
+      f.id = id;
+      f.name = r[1].text, f.kind = r[2].text, f.sha256 = r[3].text;
+      f.bytes = std::stoll(r[4].text), f.records = std::stoll(r[5].text);
+      f.text.reserve(static_cast<size_t>(std::clamp(f.bytes, 0LL, 1LL << 30)));  // the records appended without regrowing
+      if (!r[6].null) f.text = r[6].text;
+      files.push_back(std::move(f));
     }
-    files.push_back(std::move(f));
+    if (!r[7].null) {
+      files.back().text += r[7].text;
+      ++files.back().records_found;
+    }
   }
   return files;
 }
 
 // What differs between a stored file and what was recorded of it on import; empty when nothing.
-std::string difference(const StoredFile& f) {
+// `sha256`: where given, receives the SHA-256 of its bytes, when they got that far.
+std::string difference(const StoredFile& f, std::string* sha256 = nullptr) {
   if (f.kind != "other" && f.records_found != f.records)
     return fmt::format("{} records stored, {} recorded on import", f.records_found, f.records);
   if (static_cast<long long>(f.text.size()) != f.bytes)
     return fmt::format("{} bytes stored, {} recorded on import", f.text.size(), f.bytes);
   const std::string h = sha256_hex(f.text);
+  if (sha256) *sha256 = h;
   if (h != f.sha256) return fmt::format("SHA-256 {} stored, {} recorded on import", h.substr(0, 16), f.sha256.substr(0, 16));
   return "";
 }
@@ -141,9 +152,17 @@ StoreVerifyResult store_verify(StoreBackend& db) {
   return v;
 }
 
-std::string stored_set_name(StoreBackend& db, long long run_id) {
-  const std::vector<StoreRow> r = db.query("SELECT set_name FROM run_set_profiles WHERE run_id = ?", {run_id});
-  return r.empty() ? "" : r[0][0].text;
+bool stored_set_profile(StoreBackend& db, long long run_id, std::string& set_name, std::string& body) {
+  const std::vector<StoreRow> r =
+      db.query("SELECT set_name, sha256, body FROM run_set_profiles WHERE run_id = ?", {run_id});
+  if (r.empty()) return false;
+  if (sha256_hex(r[0][2].text) != r[0][1].text)
+    throw std::runtime_error(fmt::format("store {}: run {}: its set's noise profile ({}/noise.csv) differs from its "
+                                         "stored SHA-256",
+                                         db.describe(), run_id, r[0][0].text));
+  set_name = r[0][0].text;
+  body = r[0][2].text;
+  return true;
 }
 
 namespace {
@@ -191,6 +210,26 @@ std::string store_export_run(StoreBackend& db, long long run_id, const std::stri
     write_new_file(dir + "/" + f.name, f.text);
   }
   return export_set_profile(db, run_id, dir);
+}
+
+RunFiles store_run_files(StoreBackend& db, long long run_id, const std::string& dir, std::mutex* ask) {
+  RunFiles run{dir, true, {}, {}};
+  std::vector<StoredFile> files;
+  {
+    std::unique_lock<std::mutex> one_at_a_time;
+    if (ask) one_at_a_time = std::unique_lock<std::mutex>(*ask);
+    files = stored_files(db, run_id);
+  }
+  for (StoredFile& f : files) {
+    std::string sha256;
+    if (const std::string d = difference(f, &sha256); !d.empty())
+      throw std::runtime_error(fmt::format("store {}: run {} {}: {}", db.describe(), run_id, f.name, d));
+    run.sha256.emplace(f.name, std::move(sha256));  // computed from the bytes: verify_run_folder need not again
+    run.files.emplace(f.name, std::move(f.text));
+  }
+  if (run.files.empty())
+    throw std::runtime_error(fmt::format("store {}: no run {} (rigcheck store list shows the ids)", db.describe(), run_id));
+  return run;
 }
 
 }  // namespace rigcheck

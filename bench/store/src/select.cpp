@@ -1,6 +1,5 @@
-// Selections of stored runs, and the runs written back as folders (select.hpp).
+// Selections of stored runs, and the runs read from the store (select.hpp).
 #include <stdlib.h>
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -11,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "rigcheck/harness/csv.hpp"
 #include "rigcheck/harness/split.hpp"
 #include "rigcheck/store/select.hpp"
 #include "rigcheck/store/store.hpp"
@@ -67,6 +67,12 @@ RunSelector parse_run_selector(const std::string& text) {
 }
 
 namespace {
+std::string make_temp_folder(const char* prefix) {
+  std::string tmpl = (std::filesystem::temp_directory_path() / (std::string(prefix) + "XXXXXX")).string();
+  if (!::mkdtemp(tmpl.data())) throw std::runtime_error(fmt::format("cannot make a temporary folder: {}", std::strerror(errno)));
+  return tmpl;
+}
+
 // " AND COLUMN IN (?, ?...)" with the values as parameters; nothing when there are none.
 template <class T>
 void in_list(std::string& where, const char* column, const std::vector<T>& values, StoreParams& p) {
@@ -130,31 +136,36 @@ std::vector<StoredRunRef> select_runs(StoreBackend& db, const std::vector<std::s
   return out;
 }
 
-StoredRunFolders::StoredRunFolders(StoreBackend& db, const std::vector<StoredRunRef>& runs) {
-  std::string tmpl = (std::filesystem::temp_directory_path() / "rigcheck-store-XXXXXX").string();
-  if (!::mkdtemp(tmpl.data())) throw std::runtime_error(fmt::format("cannot make a temporary folder: {}", std::strerror(errno)));
-  root_ = tmpl;
-  try {
-    for (const StoredRunRef& r : runs) {
-      // ROOT/ID, and inside it the run's set folder (noise-*) when its profile was stored, so that
-      // the report finds that profile beside the run as it did beside the original.
-      std::vector<std::string> made = {fmt::format("{}/{}", root_, r.id)};
-      if (const std::string set = stored_set_name(db, r.id); !set.empty()) made.push_back(made[0] + "/" + set);
-      for (const std::string& p : made)
-        if (::mkdir(p.c_str(), 0755) != 0) throw std::runtime_error(fmt::format("cannot make {}: {}", p, std::strerror(errno)));
-      dirs_.push_back(made.back() + "/" + r.folder_name);
-      store_export_run(db, r.id, dirs_.back());
+std::vector<std::string> StoredRuns::add(const std::vector<StoredRunRef>& runs) {
+  std::vector<std::string> dirs;
+  for (const StoredRunRef& r : runs) {
+    // A run of a `run --repeat` set stored with the set's noise profile: the profile written to
+    // ROOT/ID/SET/noise.csv (a temporary folder) and the run named ROOT/ID/SET/FOLDER, where the
+    // report's CPU-1 looks for it (scaling_prediction.cpp: profile_path); every other run by its id.
+    std::string set, body;
+    if (stored_set_profile(db_, r.id, set, body)) {
+      if (root_.empty()) root_ = make_temp_folder("rigcheck-store-");
+      const std::string parent = fmt::format("{}/{}/{}", root_, r.id, set);
+      std::filesystem::create_directories(parent);
+      if (!std::filesystem::exists(parent + "/noise.csv")) write_file_atomic(parent + "/noise.csv", body);
+      dirs.push_back(parent + "/" + r.folder_name);
+    } else {
+      dirs.push_back(fmt::format("{} run {}/{}", db_.describe(), r.id, r.folder_name));
     }
-  } catch (...) {
-    std::error_code ec;
-    std::filesystem::remove_all(root_, ec);
-    throw;
+    ids_.emplace(dirs.back(), r.id);
   }
+  return dirs;
 }
 
-StoredRunFolders::~StoredRunFolders() {
+StoredRuns::~StoredRuns() {
   std::error_code ec;
-  std::filesystem::remove_all(root_, ec);
+  if (!root_.empty()) std::filesystem::remove_all(root_, ec);
+}
+
+RunData StoredRuns::read(const std::string& dir) const {
+  const auto it = ids_.find(dir);
+  if (it == ids_.end()) throw std::logic_error(fmt::format("{}: not a run of this selection", dir));
+  return read_run(store_run_files(db_, it->second, dir, &ask_));  // a connection serves one thread at a time
 }
 
 }  // namespace rigcheck

@@ -192,6 +192,42 @@ TEST(Integrity, ExcludeBrokenLeavesTheFileOutAndSaysWhy) {
   EXPECT_TRUE(warned);
 }
 
+// A run's files in memory (RunFiles: how a run is read from the results store) are verified and read
+// by the same code as the folder: the same rows and integrity; an edited or missing file refused alike.
+TEST(Integrity, FilesInMemoryAreVerifiedAndReadAsTheFolder) {
+  const std::string d = checksummed_run("memory");
+  RunFiles mem{d + "-in-memory", true, {}, {}};
+  for (const auto& e : fs::directory_iterator(d)) mem.files[e.path().filename().string()] = slurp(e.path().string());
+  const RunData disk = read_run(d), in = read_run(mem);
+  auto rows = [](const RunData& r) {
+    std::string s;
+    for (const ResultRow& x : r.results) s += x.source + ": " + format_result_row(x) + "\n";
+    return s;
+  };
+  EXPECT_EQ(in.dir, mem.dir);
+  EXPECT_EQ(in.inventory, disk.inventory);
+  EXPECT_EQ(in.result_files, disk.result_files);
+  EXPECT_EQ(in.manifest.size(), disk.manifest.size());
+  EXPECT_EQ(in.integrity.count(FileState::verified), 2u);
+  EXPECT_EQ(in.integrity.summary(), disk.integrity.summary());
+  EXPECT_FALSE(in.results.empty());
+  EXPECT_EQ(rows(in), rows(disk));
+  std::string& peak = mem.files["cpu_peak.csv"];
+  peak.replace(peak.rfind(",ok,"), 4, ",OK,");
+  const std::string why = [&] {
+    try {
+      read_run(mem);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  }();
+  EXPECT_NE(why.find(mem.dir + "/cpu_peak.csv"), std::string::npos) << why;
+  EXPECT_NE(why.find("edited after the run"), std::string::npos) << why;
+  mem.files.erase("cpu_peak.csv");
+  EXPECT_NE(state_of(verify_run_folder(mem), "cpu_peak.csv").why.find("missing"), std::string::npos);
+}
+
 TEST(Integrity, FoldersWrittenBeforeChecksumsAreNotVerifiableNeverRefused) {
   const fs::path good = fs::path(RIGCHECK_FIXTURES) / "runs" / "good";
   IntegrityReport rep = verify_run_folder(good.string());

@@ -170,14 +170,14 @@ kill9() {
 }
 
 # compare, history and noise from the store print what they print from the folders: the runs chosen by
-# selections (folder=, id, since/until, an inventory fact), written back and read by the same code.
+# selections (folder=, id, since/until, an inventory fact), read in memory by the same code.
 selection() {
   local f=(compare_a compare_a2 compare_a3 compare_a4 compare_slowed compare_slowed2 history_onednn history_onednn2
     history_onednn3)
   local dirs=() n
   for n in "${f[@]}"; do dirs+=("$runs/$n"); done
   mkdir -p "$tmp/t"
-  export TMPDIR="$tmp/t"  # where the selected runs are written back: must be empty again after each command
+  export TMPDIR="$tmp/t"  # the selected runs are read in memory: nothing may be left here
   "$rigcheck" store add --db "$db" "${dirs[@]}" >"$tmp/add.log" 2>&1 || fail "store add: $(cat "$tmp/add.log")"
   same() {  # same FOLDER-COMMAND... VS STORE-COMMAND...: their output and exit code
     local a=() rc1=0 rc2=0

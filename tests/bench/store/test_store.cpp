@@ -208,3 +208,39 @@ TEST(StoreSelect, TermsParseAndSelect) {
     both += r.folder_name + " ";
   EXPECT_EQ(both, "compare_slowed compare_a compare_a2 ");
 }
+
+// The selected runs are read in memory (StoredRuns: read_run on their stored files) as their folders
+// are read; a stored record edited since the import is refused, naming the run and the file.
+TEST(StoreSelect, StoredRunsAreReadAsTheirFolders) {
+  const std::string dir = fresh_dir("store-read");
+  std::unique_ptr<StoreBackend> db = open_store(dir + "/s.db");
+  store_add(*db, {kRuns + "/good", kRuns + "/quick_vm"});
+  StoredRuns stored(*db);
+  const std::vector<std::string> dirs =
+      stored.add(select_runs(*db, std::vector<std::string>{"folder=quick_vm", "folder=good"}));
+  ASSERT_EQ(dirs.size(), 2u);
+  EXPECT_EQ(dirs[0], dir + "/s.db run 2/quick_vm");  // compare's label: the folder's name
+  auto rows = [](const RunData& r) {
+    std::string s;
+    for (const ResultRow& x : r.results) s += x.source + ": " + format_result_row(x) + "\n";
+    return s;
+  };
+  for (const std::string& d : dirs) {
+    const RunData in = stored.read(d), disk = read_run(kRuns + d.substr(d.rfind('/')));
+    EXPECT_EQ(in.dir, d);
+    EXPECT_EQ(in.inventory, disk.inventory);
+    EXPECT_EQ(in.result_files, disk.result_files);
+    EXPECT_EQ(in.integrity.summary(), disk.integrity.summary());
+    EXPECT_FALSE(in.results.empty());
+    EXPECT_EQ(rows(in), rows(disk)) << d;
+  }
+  EXPECT_THROW(stored.read(dir + "/s.db run 3/quick_vm"), std::logic_error);
+  db->exec("UPDATE csv_records SET raw = REPLACE(raw, ',ok,', ',OK,') WHERE record_no = 1 AND file_id = "
+           "(SELECT id FROM run_files WHERE run_id = 2 AND name = 'cpu_peak.csv')");
+  try {
+    stored.read(dirs[0]);
+    ADD_FAILURE() << "an edited stored record was read";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("run 2 cpu_peak.csv: SHA-256"), std::string::npos) << e.what();
+  }
+}

@@ -9,6 +9,7 @@
 //   output.cpp     Markdown, CSV and HTML of findings, the per-flag lines for CI;
 //   compare.cpp, history.cpp, ab.cpp   the commands.
 #pragma once
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -76,9 +77,14 @@ struct LoadedRun {
   std::map<std::string, std::string> not_working, not_working_by_name;
   size_t ok_rows = 0, mistrusted_rows = 0;     // timed repetitions (kept when data.results is dropped)
 };
+// How a run is read: read_run of its folder; `rigcheck compare|history|noise --db` reads a stored run
+// instead (bench/store: its files in memory, verified and parsed by read_run's code), `dir` then
+// standing for its folder. Called from several threads at once (load_runs_for).
+using RunReader = std::function<RunData(const std::string& dir)>;
 // THE load function of compare, history, noise and ab: read_run (strict: file, line and reason),
 // the folder's integrity, an inventory with a method_version, and the cases. Throws InputError.
 LoadedRun load_run(const std::string& dir, const CaseRules& rules);
+LoadedRun load_run(const std::string& dir, const CaseRules& rules, const RunReader& read);  // empty: read_run
 LoadedRun load_run(const std::string& dir);  // with the default registries
 // The cases of r.data's rows (load_run calls it; for runs made in memory).
 void build_cases(LoadedRun& r, const CaseRules& rules);
@@ -124,6 +130,7 @@ struct CompareOptions {
   bool exclude_broken = false;
   bool fail_on_verdict_flip = false;  // --fail-on-verdict-flip: exit 1 when a claim's verdict differs
   std::string claims_path, confounders_path, plots_path, datasheets_path;
+  RunReader read;  // how the runs are read (load_run): read_run of the folders unless set
 };
 
 // ------------------------------------------------------------------ noise profiles

@@ -12,6 +12,7 @@
 #endif
 
 #include <array>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -55,18 +56,29 @@ inline std::string fmt_missing_column(const char* name) { return std::string("Mi
 template <unsigned N>
 using CsvReader = io::CSVReader<N, io::trim_chars<>, io::double_quote_escape<',', '"'>>;
 
+// A reader of the file `path`, made in `slot`; or, when `text` is given, of those bytes in memory
+// (a run read from the results store: bench/store), `path` then only naming the file in errors.
+// The same parser either way: fccp's line reader takes a file or a buffer.
+template <unsigned N>
+CsvReader<N>& open_csv(std::optional<CsvReader<N>>& slot, const std::string& path, const std::string* text) {
+  if (text) return slot.emplace(path, text->data(), text->data() + text->size());
+  return slot.emplace(path);
+}
+
 // Every row of `path` with the named columns (in any order; other columns as `policy` says), given
 // to `row(line, cells)` as strings, cells in the order of `names`; fccp's errors become InputError
 // naming the file and line (`hint` added to the reason), and an InputError `row` throws passes.
 // `required` < N: the columns after the first `required` may be missing (a file of an older
-// version without them): their cells are then empty.
+// version without them): their cells are then empty. `text`: the file's bytes in memory (open_csv).
 template <unsigned N, typename F>
 void for_each_csv_row(const std::string& path, io::ignore_column policy, const std::array<const char*, N>& names,
-                      F row, const std::string& hint = "", unsigned required = N) {
+                      F row, const std::string& hint = "", unsigned required = N,
+                      const std::string* text = nullptr) {
   with_csv_errors(
       path,
       [&] {
-        CsvReader<N> in(path);
+        std::optional<CsvReader<N>> slot;
+        CsvReader<N>& in = open_csv(slot, path, text);
         const io::ignore_column p = required < N ? policy | io::ignore_missing_column : policy;
         std::apply([&](auto... n) { in.read_header(p, n...); }, names);
         if (required < N)  // the columns before the optional tail are still required

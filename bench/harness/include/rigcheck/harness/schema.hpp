@@ -69,8 +69,9 @@ std::string format_result_row(const ResultRow& r);
 
 // Reads a result CSV strictly: exact header, known schema version, right column count,
 // numeric value (empty only for skipped/failed rows), known status. Throws
-// InputError naming file, line and reason.
-std::vector<ResultRow> read_results(const std::string& path);
+// InputError naming file, line and reason. `text`: the file's bytes when they are in memory (a
+// stored run), `path` then only naming it in errors.
+std::vector<ResultRow> read_results(const std::string& path, const std::string* text = nullptr);
 
 // Parses "k=v;k=v" (values may not contain ';').
 std::vector<std::pair<std::string, std::string>> parse_params(const std::string& s);

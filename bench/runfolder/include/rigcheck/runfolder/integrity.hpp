@@ -7,10 +7,26 @@
 // "not verifiable", never refused for that. The checksums catch damage and casual edits, not a
 // forger who rewrites the manifest too (docs/threat-model.md).
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
 namespace rigcheck {
+
+// Where a run's files are: the folder `dir` on disk, or, `in_memory`, their bytes in `files` by name:
+// a run read from the results store (bench/store), `dir` then standing for its folder (errors name
+// dir/FILE; compare labels a run by dir's last part). verify_run_folder and read_run check and parse
+// the one as the other, by the same code.
+struct RunFiles {
+  std::string dir;
+  bool in_memory = false;
+  std::map<std::string, std::string> files;  // in memory: name in the folder (logs/x.log below it) -> bytes
+  std::map<std::string, std::string> sha256;  // in memory: a file's SHA-256, where already computed from its bytes
+
+  std::string path(const std::string& name) const { return dir + "/" + name; }
+  bool has(const std::string& name) const;                 // on disk: the path exists
+  const std::string* text(const std::string& name) const;  // in memory: its bytes; null on disk, or when absent
+};
 
 // A result file as the manifest records it, computed from the file.
 struct FileDigest {
@@ -21,6 +37,8 @@ struct FileDigest {
   std::string sha256;             // of the whole file, 64 lowercase hex digits
 };
 FileDigest digest_file(const std::string& path);
+// The same of bytes in memory; `sha256`, when given, is theirs, computed already (RunFiles::sha256).
+FileDigest digest_bytes(const std::string& bytes, const std::string& sha256 = "");
 
 enum class FileState {
   verified,        // rows and SHA-256 as the manifest recorded them
@@ -48,10 +66,12 @@ struct IntegrityReport {
 // The result CSVs of a run folder: every *.csv but the folder's own (inventory, manifest,
 // verdicts, concurrent_runs), sorted by name.
 std::vector<std::string> result_file_names(const std::string& dir);
+std::vector<std::string> result_file_names(const RunFiles& run);
 
 // Checks every result file of the run folder against its manifest. Reads and hashes the files;
 // changes nothing. Throws InputError only when manifest.csv itself cannot be read (file, line,
 // reason). A benchmark still running or pending has no file to check yet.
 IntegrityReport verify_run_folder(const std::string& dir);
+IntegrityReport verify_run_folder(const RunFiles& run);
 
 }  // namespace rigcheck

@@ -32,7 +32,8 @@ struct ManifestRow {
 inline constexpr const char* kManifestHeader =
     "benchmark,area,command,exit_code,status,duration_s,output,reason,rows,sha256";
 std::string format_manifest(const std::vector<ManifestRow>& rows);
-std::vector<ManifestRow> read_manifest(const std::string& path);
+// `text`: the file's bytes when they are in memory (RunFiles), `path` then only naming it in errors.
+std::vector<ManifestRow> read_manifest(const std::string& path, const std::string* text = nullptr);
 
 // concurrent_runs.csv: the other rigcheck runs seen on the machine while this one ran (runlock.hpp).
 struct ConcurrentRun {
@@ -41,7 +42,7 @@ struct ConcurrentRun {
 };
 inline constexpr const char* kConcurrentRunsHeader = "pid,run_dir,first_seen_during,last_seen_during";
 std::string format_concurrent_runs(const std::vector<ConcurrentRun>& rows);
-std::vector<ConcurrentRun> read_concurrent_runs(const std::string& path);
+std::vector<ConcurrentRun> read_concurrent_runs(const std::string& path, const std::string* text = nullptr);
 
 // A measured quantity: median over repetitions and the interval the noise allows.
 struct Measured {
@@ -76,6 +77,8 @@ struct ReadRunOptions {
 // Reads a run folder strictly: verify_run_folder first, then every result file; throws InputError
 // naming file, line and reason (for a broken file: its name and what differs from the manifest).
 RunData read_run(const std::string& dir, const ReadRunOptions& opt = {});
+// The same of a run's files wherever they are (RunFiles: in memory, a run read from the results store).
+RunData read_run(const RunFiles& files, const ReadRunOptions& opt = {});
 
 // Creates a fresh results/<host>-<UTC time>[-N]/ (never an existing folder). Returns its path.
 std::string create_run_dir(const std::string& root, const std::string& host, const std::string& stamp);

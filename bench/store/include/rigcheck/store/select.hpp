@@ -1,11 +1,14 @@
-// Runs chosen from the results store (docs/store.md "Selectors"), and written back as folders so
-// that compare, history and noise read them exactly as they read run folders: the same code, the
-// same statistics, the same output (tests/bench/store/store_select.sh compares the two).
+// Runs chosen from the results store (docs/store.md "Selectors"), and read as run folders are read
+// (read_run on their files in memory), so that compare, history and noise give the same statistics
+// and the same output (tests/bench/store/store_cli.sh, mode selection, compares the two).
 #pragma once
+#include <map>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "rigcheck/runfolder/run_folder.hpp"
 #include "rigcheck/store/backend.hpp"
 
 namespace rigcheck {
@@ -39,20 +42,28 @@ std::vector<StoredRunRef> select_runs(StoreBackend& db, const RunSelector& sel);
 // Throws std::runtime_error naming a selection that keeps no run.
 std::vector<StoredRunRef> select_runs(StoreBackend& db, const std::vector<std::string>& selections);
 
-// The runs written back (store_export_run: byte for byte, every file checked against its stored
-// SHA-256 first) under a new temporary folder, each as ROOT/ID/FOLDER_NAME so that a run keeps its
-// folder's name (compare's label) and two runs of one name do not meet. Removed with this object.
-class StoredRunFolders {
+// The selected runs, read from the store when a command reads one (compare, history and noise:
+// CompareOptions::read): its files fetched in one query and checked as store_export_run checks them
+// (store_run_files), then read_run on them in memory, so that they are verified and parsed by the
+// same code as a folder's. Each run stands for a folder named "STORE run ID/FOLDER_NAME": the label
+// compare gives a run is its folder's name, and two runs of one name do not meet.
+class StoredRuns {
  public:
-  StoredRunFolders(StoreBackend& db, const std::vector<StoredRunRef>& runs);
-  ~StoredRunFolders();
-  StoredRunFolders(const StoredRunFolders&) = delete;
-  StoredRunFolders& operator=(const StoredRunFolders&) = delete;
-  const std::vector<std::string>& dirs() const { return dirs_; }
+  explicit StoredRuns(StoreBackend& db) : db_(db) {}
+  ~StoredRuns();  // removes the temporary folder of the set profiles, if one was made
+  StoredRuns(const StoredRuns&) = delete;
+  StoredRuns& operator=(const StoredRuns&) = delete;
+  // The names that stand for these runs' folders, in the order given; a run added twice has one name.
+  std::vector<std::string> add(const std::vector<StoredRunRef>& runs);
+  // read_run of the run a name of add() stands for. Safe from several threads: they ask the store one
+  // at a time, and parse at once.
+  RunData read(const std::string& dir) const;
 
  private:
-  std::string root_;
-  std::vector<std::string> dirs_;
+  StoreBackend& db_;
+  std::map<std::string, long long> ids_;  // name -> run id
+  std::string root_;                      // temporary folder of the runs' set noise profiles, or ""
+  mutable std::mutex ask_;
 };
 
 }  // namespace rigcheck

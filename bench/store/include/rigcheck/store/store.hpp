@@ -4,9 +4,11 @@
 // shows machines and runs, `verify` re-checks every stored file against its stored SHA-256, and
 // `export_run` writes a stored run back as a folder, byte for byte.
 #pragma once
+#include <mutex>
 #include <string>
 #include <vector>
 
+#include "rigcheck/runfolder/integrity.hpp"
 #include "rigcheck/store/backend.hpp"
 #include "rigcheck/store/select.hpp"
 
@@ -41,7 +43,14 @@ StoreVerifyResult store_verify(StoreBackend& db);
 // so that the report judges the folder as it judged the original; returns what was done with it in
 // words ("" when the run has none).
 std::string store_export_run(StoreBackend& db, long long run_id, const std::string& dir);
-// The name of the set folder (noise-HOST-TIME) whose noise profile was stored with the run, or "".
-std::string stored_set_name(StoreBackend& db, long long run_id);
+// The run's set noise profile (its set folder's name, noise-HOST-TIME, and its noise.csv): false
+// when none was stored; throws when its bytes no longer match the SHA-256 recorded on import.
+bool stored_set_profile(StoreBackend& db, long long run_id, std::string& set_name, std::string& body);
+
+// Run `run_id`'s files in memory, every one checked as store_export_run checks it (its bytes against
+// the size, records and SHA-256 recorded on import: else std::runtime_error naming it), for read_run;
+// `dir` stands for the run's folder (RunFiles). `ask`, where given, is held while the store is asked
+// (one thread at a time on a connection); the checks run outside it.
+RunFiles store_run_files(StoreBackend& db, long long run_id, const std::string& dir, std::mutex* ask = nullptr);
 
 }  // namespace rigcheck
