@@ -65,6 +65,12 @@ set_profile() {
     <(sed "s#$tmp/noise-back#SET#g" "$tmp/noise-back/set_run/verdicts.csv") >"$tmp/vd.log" ||
     fail "the export with its set's profile is judged differently: $(head -4 "$tmp/vd.log")"
   echo "ok: a run of a --repeat set stored with its set's noise profile, given back beside it, judged identically"
+  # compare from the store reads the set run with its profile as from the folder (CPU-1's per-run verdict).
+  "$rigcheck" store add --db "$db" "$tmp/quick_vm_2" >/dev/null 2>&1 || fail "add quick_vm_2"
+  "$rigcheck" compare "$tmp/noise-set/set_run" "$tmp/quick_vm_2" >"$tmp/cf.out" 2>&1
+  "$rigcheck" compare --db "$db" folder=set_run folder=quick_vm_2 >"$tmp/cs.out" 2>&1
+  diff "$tmp/cf.out" "$tmp/cs.out" >"$tmp/cd.log" || fail "compare of the set run differs from the store: $(head -4 "$tmp/cd.log")"
+  echo "ok: compare from the store reads the set run with its set's profile, as from the folders"
 }
 
 roundtrip() {
