@@ -215,7 +215,7 @@ Pending collect(const std::string& key, const Side& a, const Side& b, const Case
   if (!disturbed.empty()) f.note = "left out of " + disturbed + ": most repetitions there were mistrusted";
   if (paired) {
     std::vector<double> d;
-    for (size_t r = 0; r < p.ra.size(); ++r) d.push_back(run_value(p.rb[r]) - run_value(p.ra[r]));
+    for (size_t r = 0; r < p.ra.size(); ++r) d.push_back(round_value(p.rb[r]) - round_value(p.ra[r]));
     p.data = noise_of(d);
   } else {
     p.data = pooled_noise({run_values(p.ra), run_values(p.rb)});

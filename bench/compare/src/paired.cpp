@@ -61,7 +61,7 @@ std::vector<bool> holm(const std::vector<double>& p, double level) {
 Interval paired_interval(const Runs& a, const Runs& b, double alpha) {
   if (a.size() != b.size() || a.size() < 2) throw std::invalid_argument("paired_interval: needs two or more rounds of both sides");
   std::vector<double> d(a.size());
-  for (size_t r = 0; r < a.size(); ++r) d[r] = run_value(b[r]) - run_value(a[r]);
+  for (size_t r = 0; r < a.size(); ++r) d[r] = round_value(b[r]) - round_value(a[r]);
   const TrimmedT t = trimmed_t(d);
   Interval iv;
   iv.method = Method::paired;

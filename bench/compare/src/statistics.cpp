@@ -72,6 +72,21 @@ double run_value(const std::vector<double>& reps) {
   return std::log(m);
 }
 
+double round_value(const std::vector<double>& reps) {
+  if (reps.empty()) throw std::invalid_argument("round_value: a round without repetitions");
+  std::vector<double> logs;
+  logs.reserve(reps.size());
+  for (double v : reps) {
+    if (!(v > 0) || !std::isfinite(v)) throw std::invalid_argument("round_value: a repetition that is not a positive number");
+    logs.push_back(std::log(v));
+  }
+  std::vector<double> walsh;
+  walsh.reserve(logs.size() * (logs.size() + 1) / 2);
+  for (size_t i = 0; i < logs.size(); ++i)
+    for (size_t j = i; j < logs.size(); ++j) walsh.push_back((logs[i] + logs[j]) / 2);
+  return median_in_place(walsh);
+}
+
 std::vector<double> run_values(const Runs& runs) {
   std::vector<double> out;
   out.reserve(runs.size());

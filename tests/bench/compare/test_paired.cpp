@@ -77,6 +77,18 @@ TEST(Paired, YuenTrimmedTByHand) {
   EXPECT_THROW(trimmed_t({1}), std::invalid_argument);
 }
 
+// A round's value: the Hodges-Lehmann estimate of the log repetitions, by hand.
+TEST(Paired, RoundValueIsTheHodgesLehmannEstimateOfTheLogs) {
+  // logs {0, 1, 2, 3, 100}: 15 pairwise means 0 .5 1 1 1.5 1.5 2 2 2.5 3 50 50.5 51 51.5 100, median 2
+  // (the wild repetition moves it no further than the median of the clean four would be)
+  EXPECT_NEAR(round_value({1, std::exp(1.0), std::exp(2.0), std::exp(3.0), std::exp(100.0)}), 2, 1e-12);
+  // logs {0, 1, 5}: 0 .5 1 2.5 3 5, median 1.75 (the median of the logs would be 1)
+  EXPECT_NEAR(round_value({1, std::exp(1.0), std::exp(5.0)}), 1.75, 1e-12);
+  EXPECT_NEAR(round_value({7}), std::log(7.0), 1e-12);
+  EXPECT_THROW(round_value({}), std::invalid_argument);
+  EXPECT_THROW(round_value({1, 0}), std::invalid_argument);
+}
+
 // Issue 32's case: 10 rounds of SGEMM, B 11% slower, two of B's rounds in a slow spell. A mean
 // (and the old bootstrap) is dragged by them; the trimmed mean cuts them and finds the change.
 TEST(Paired, TwoSlowRoundsDoNotHideAnElevenPercentChange) {
@@ -102,16 +114,17 @@ TEST(Paired, TwoSlowRoundsDoNotHideAnElevenPercentChange) {
 
 // Issue 32's acceptance, read as: "found" = the 99% interval excludes 1 (decide()'s flag also needs
 // |change| >= the threshold, 10% by default, which an 8% change passes only by chance). The noise
-// model is Sim's. Measured with these seeds: 10 rounds find it in about 65%, short of the 90% the
-// issue asks; 15 rounds in about 96% (docs/methodology.md, the power table). The plain paired t
-// (trim 0) finds it in about 27% at 10 rounds: the one slow round inflates its spread.
+// model is Sim's. Measured with these seeds: 10 rounds find it in about 79%, short of the 90% the
+// issue asks; 15 rounds in about 99% (docs/methodology.md, the power table). A round's median of 5
+// repetitions in place of round_value's Hodges-Lehmann estimate finds it in about 65% at 10 rounds
+// (fails the 75% below); the plain paired t (trim 0) in about 27%: the slow round inflates its spread.
 TEST(Paired, FindsAnEightPercentChangeAndFlagsNothingInAA) {
   StatOptions opt;
   opt.threshold_pct = 5;
   Sim s;
   s.change = 0.08;
   const Rates ten = run_sim(s, 200, opt);
-  EXPECT_GE(ten.excludes_one, 60) << "8% in 10 rounds";
+  EXPECT_GE(ten.excludes_one, 75) << "8% in 10 rounds";
   s.rounds = 15;
   const Rates fifteen = run_sim(s, 200, opt);
   EXPECT_GE(fifteen.excludes_one, 90) << "8% in 15 rounds";
