@@ -250,6 +250,7 @@ std::vector<LoadedRun> load_runs_for(const std::vector<std::string>& dirs, const
   auto worker = [&] {
     for (size_t i; (i = next++) < dirs.size();) {
       try {
+        if (!keep_rows && opt.cached && opt.cached(dirs[i], loaded[i])) continue;
         loaded[i] = load_run(dirs[i], rules, opt.read);
         if (!keep_rows) std::vector<ResultRow>().swap(loaded[i].data.results);
       } catch (...) {

@@ -17,6 +17,7 @@
 #include "rigcheck/report/capacity.hpp"
 #include "rigcheck/report/export.hpp"
 #include "rigcheck/compare/compare.hpp"
+#include "rigcheck/compare/run_digest.hpp"
 #include "rigcheck/harness/csv.hpp"
 #include "rigcheck/inventory/inventory.hpp"
 #include "rigcheck/report/report.hpp"
@@ -197,7 +198,15 @@ struct ComparingCommands {
     std::unique_ptr<StoreBackend> db;  // --db: the store the selected runs are read from
     std::unique_ptr<StoredRuns> stored;
     auto from_store = [&stored](CompareOptions& o) {
-      if (stored) o.read = [&stored](const std::string& dir) { return stored->read(dir); };
+      if (!stored) return;
+      o.read = [&stored](const std::string& dir) { return stored->read(dir); };
+      // A run with a digest of today's key is read from it (run_digest.hpp), the others from their files.
+      o.cached = [&stored, key = run_digest_key(read_case_rules())](const std::string& dir, LoadedRun& out) {
+        std::string body;
+        if (!stored->digest(dir, key, body)) return false;
+        out = decode_run_digest(body, dir);
+        return true;
+      };
     };
     if (*compare_cmd) {
       if (co.side_a.empty() || !compare_dirs.empty()) compare_dirs = runs_from(compare_sel, compare_dirs, db, stored);
@@ -440,7 +449,13 @@ struct StoreCommands {
       return v.problems.empty() ? 0 : 1;
     }
     int rc = 0;
-    for (const StoreAddOutcome& o : store_add(*s, add_dirs)) {
+    // Each run's digest made from its files as compare's load_run reads them (run_digest.hpp).
+    const CaseRules rules = read_case_rules();
+    const RunDigester digest = [&rules, key = run_digest_key(rules)](const RunFiles& files) {
+      const LoadedRun r = load_run(files.dir, rules, [&files](const std::string&) { return read_run(files); });
+      return RunDigest{key, encode_run_digest(r)};
+    };
+    for (const StoreAddOutcome& o : store_add(*s, add_dirs, digest)) {
       const bool refused = o.what == StoreAddOutcome::What::refused;
       std::fprintf(refused ? stderr : stdout, "%s%s: %s\n", refused ? "REFUSED " : "", o.dir.c_str(), o.message.c_str());
       if (refused) rc = 1;

@@ -264,7 +264,32 @@ SetProfile set_profile_of(const std::string& dir) {
   return {name, read_whole(parent + "/noise.csv")};
 }
 
-StoreAddOutcome add_one(StoreBackend& db, const std::string& dir) {
+// The run's digest from its files in memory (store_add's `digest`), or why none: "" and `why` set.
+RunDigest digest_of(const RunDigester& digest, const std::vector<FolderFile>& files, const std::string& folder,
+                    std::string& why) {
+  if (!digest) return {};
+  RunFiles rf;
+  rf.dir = folder;
+  rf.in_memory = true;
+  for (const FolderFile& f : files) {
+    rf.files.emplace(f.name, f.text);
+    rf.sha256.emplace(f.name, f.sha256);
+  }
+  try {
+    return digest(rf);
+  } catch (const std::exception& e) {
+    why = std::string("; no digest (its runs are read from the files): ") + e.what();
+    return {};
+  }
+}
+
+void store_digest(StoreBackend& db, long long run_id, const RunDigest& d) {
+  db.query("DELETE FROM run_digests WHERE run_id = ?", {run_id});
+  db.query("INSERT INTO run_digests (run_id, digest_key, bytes, sha256, body) VALUES (?, ?, ?, ?, ?)",
+           {run_id, d.key, static_cast<long long>(d.body.size()), sha256_hex(d.body), d.body});
+}
+
+StoreAddOutcome add_one(StoreBackend& db, const std::string& dir, const RunDigester& digest) {
   StoreAddOutcome o;
   o.dir = dir;
   if ((o.message = refusal(dir)) != "") return o;
@@ -291,13 +316,22 @@ StoreAddOutcome add_one(StoreBackend& db, const std::string& dir) {
   const std::string started = value_or(inv, "inventory_time_utc", "unknown");
   const std::string identity = run_identity(folder, host, started);
   const SetProfile set = set_profile_of(dir);
+  std::string no_digest;
+  const RunDigest dg = digest_of(digest, files, folder, no_digest);
   db.begin_write();
   try {
     auto found = db.query("SELECT id FROM runs WHERE identity = ?", {identity});
     if (!found.empty()) {
-      db.rollback();
       o.what = StoreAddOutcome::What::already_stored;
       o.run_id = std::stoll(found[0][0].text);
+      // Its digest made anew where it has none of today's key (stored by an older rigcheck).
+      if (!dg.key.empty() && db.query("SELECT 1 FROM run_digests WHERE run_id = ? AND digest_key = ?", {o.run_id, dg.key}).empty()) {
+        store_digest(db, o.run_id, dg);
+        db.commit();
+        o.message = fmt::format("already stored as run {}: its digest added, nothing else", o.run_id);
+        return o;
+      }
+      db.rollback();
       o.message = fmt::format("already stored as run {}: nothing added", o.run_id);
       return o;
     }
@@ -316,6 +350,7 @@ StoreAddOutcome add_one(StoreBackend& db, const std::string& dir) {
     if (!set.name.empty())
       db.query("INSERT INTO run_set_profiles (run_id, set_name, bytes, sha256, body) VALUES (?, ?, ?, ?, ?)",
                {o.run_id, set.name, static_cast<long long>(set.text.size()), sha256_hex(set.text), set.text});
+    if (!dg.key.empty()) store_digest(db, o.run_id, dg);
     db.commit();
   } catch (...) {
     db.rollback();
@@ -326,16 +361,17 @@ StoreAddOutcome add_one(StoreBackend& db, const std::string& dir) {
                           set.name.empty() ? "" : "; with its set's noise profile " + set.name + "/noise.csv",
                           skipped.empty() ? "" : "; not stored (not plain files or folders): ");
   for (size_t i = 0; i < skipped.size(); ++i) o.message += (i ? ", " : "") + skipped[i];
+  o.message += no_digest;
   return o;
 }
 
 }  // namespace
 
-std::vector<StoreAddOutcome> store_add(StoreBackend& db, const std::vector<std::string>& dirs) {
+std::vector<StoreAddOutcome> store_add(StoreBackend& db, const std::vector<std::string>& dirs, const RunDigester& digest) {
   std::vector<StoreAddOutcome> out;
   for (const std::string& d : dirs) {
     try {
-      out.push_back(add_one(db, d));
+      out.push_back(add_one(db, d, digest));
     } catch (const std::exception& e) {
       StoreAddOutcome o;
       o.dir = d;

@@ -146,6 +146,9 @@ StoreVerifyResult store_verify(StoreBackend& db) {
       if (sha256_hex(sp[2].text) != sp[1].text)
         v.problems.push_back(fmt::format("run {} ({}) {}/noise.csv: differs from the SHA-256 recorded on import", id,
                                          run[1].text, sp[0].text));
+    for (const StoreRow& dg : db.query("SELECT sha256, body FROM run_digests WHERE run_id = ?", {id}))
+      if (sha256_hex(dg[1].text) != dg[0].text)
+        v.problems.push_back(fmt::format("run {} ({}) digest: differs from the SHA-256 recorded on import", id, run[1].text));
     if (sha256_hex(content) != run[2].text)
       v.problems.push_back(fmt::format("run {} ({}): its list of files differs from the one imported", id, run[1].text));
   }
@@ -162,6 +165,17 @@ bool stored_set_profile(StoreBackend& db, long long run_id, std::string& set_nam
                                          db.describe(), run_id, r[0][0].text));
   set_name = r[0][0].text;
   body = r[0][2].text;
+  return true;
+}
+
+bool stored_run_digest(StoreBackend& db, long long run_id, const std::string& key, std::string& body) {
+  std::vector<StoreRow> r = db.query("SELECT sha256, body FROM run_digests WHERE run_id = ? AND digest_key = ?", {run_id, key});
+  if (r.empty()) return false;
+  if (sha256_hex(r[0][1].text) != r[0][0].text)
+    throw std::runtime_error(fmt::format("store {}: run {}: its digest differs from its stored SHA-256 (rigcheck store verify "
+                                         "lists what else does)",
+                                         db.describe(), run_id));
+  body = std::move(r[0][1].text);
   return true;
 }
 

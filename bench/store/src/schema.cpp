@@ -67,10 +67,20 @@ const std::vector<std::string> kVersion2 = {
     "bytes BIGINT NOT NULL, sha256 TEXT NOT NULL, body TEXT NOT NULL)",
 };
 
+// Version 3: a run's digest (its cases and what history, noise and ab read of it, as the compare
+// layer built them from its files on import: run_digest.hpp), with the key of the format and rules it
+// was built under; those commands read a run from its digest where the key is today's. A store of
+// version 2 gets the table empty: its runs are read from their files until `store add` of the same
+// folder adds their digests.
+const std::vector<std::string> kVersion3 = {
+    "CREATE TABLE run_digests (run_id BIGINT NOT NULL PRIMARY KEY REFERENCES runs(id), digest_key TEXT NOT NULL, "
+    "bytes BIGINT NOT NULL, sha256 TEXT NOT NULL, body TEXT NOT NULL)",
+};
+
 }  // namespace
 
 const std::vector<StoreMigration>& store_migrations() {
-  static const std::vector<StoreMigration> m = {{1, kVersion1}, {2, kVersion2}};
+  static const std::vector<StoreMigration> m = {{1, kVersion1}, {2, kVersion2}, {3, kVersion3}};
   return m;
 }
 

@@ -168,4 +168,11 @@ RunData StoredRuns::read(const std::string& dir) const {
   return read_run(store_run_files(db_, it->second, dir, &ask_));  // a connection serves one thread at a time
 }
 
+bool StoredRuns::digest(const std::string& dir, const std::string& key, std::string& body) const {
+  const auto it = ids_.find(dir);
+  if (it == ids_.end()) throw std::logic_error(fmt::format("{}: not a run of this selection", dir));
+  std::lock_guard<std::mutex> hold(ask_);
+  return stored_run_digest(db_, it->second, key, body);
+}
+
 }  // namespace rigcheck

@@ -23,6 +23,7 @@ db="$tmp/store/s.db"
 writers=2
 totals() { "$rigcheck" store list --db "$db" | grep '^Totals:'; }
 sql() { if [[ $db == postgresql://* ]]; then psql -q "$db" -c "$1"; else sqlite3 "$db" "$1"; fi; }
+sql1() { if [[ $db == postgresql://* ]]; then psql -qtA "$db" -c "$1"; else sqlite3 "$db" "$1"; fi; }  # one value
 export -n RIGCHECK_STORE_TEST_PAUSE_AFTER_ROWS RIGCHECK_STORE_TEST_PAUSE_S RIGCHECK_DB
 
 # The paused importer's log says it paused (the hook's line), within 60 s.
@@ -130,7 +131,7 @@ roundtrip() {
   if command -v sqlite3 >/dev/null || [[ $db == postgresql://* ]]; then
     sql "INSERT INTO schema_version (version, applied_utc) VALUES (999, 'later')"
     "$rigcheck" store list --db "$db" >/dev/null 2>"$tmp/newer.log" && fail "a store of version 999 was read"
-    grep -qF "store $db is schema version 999; this rigcheck knows versions up to 2" "$tmp/newer.log" ||
+    grep -qF "store $db is schema version 999; this rigcheck knows versions up to 3" "$tmp/newer.log" ||
       fail "newer store: $(cat "$tmp/newer.log")"
     echo "ok: a store of a newer schema version is refused"
   fi
@@ -226,6 +227,26 @@ selection() {
   [[ -z $(ls -A "$tmp/t") ]] || fail "the runs written back were left behind: $(ls -A "$tmp/t")"
   export -n TMPDIR
   echo "ok: a selection that keeps no run and a bad term are refused, naming them; nothing left behind"
+  # Digests (docs/store.md): history and noise above read the runs from the digests store add made.
+  # Without them (a store an older rigcheck filled) the files are read: the same output; store add
+  # of the same folders adds them; an edited digest is refused by history and named by verify.
+  if command -v sqlite3 >/dev/null || [[ $db == postgresql://* ]]; then
+    [[ $(sql1 "SELECT COUNT(*) FROM run_digests") == "${#f[@]}" ]] || fail "digests: $(sql1 "SELECT COUNT(*) FROM run_digests")"
+    sql "DELETE FROM run_digests"
+    same "$rigcheck" history "${hist[@]}" --fail-on-regression 10 VS \
+      "$rigcheck" history --db "$db" --machine vm --where onednn_max_cpu_isa_env=unset \
+      --where cpu_model="$(sed -n 's/^cpu_model,//p' "$r/compare_a/inventory.csv")" \
+      --since 2026-12-02 --until 2026-12-03 --fail-on-regression 10
+    "$rigcheck" store add --db "$db" "${dirs[@]}" >"$tmp/readd.log" 2>&1 || fail "store add again: $(cat "$tmp/readd.log")"
+    [[ $(grep -c 'its digest added, nothing else' "$tmp/readd.log") == "${#f[@]}" ]] || fail "re-add: $(cat "$tmp/readd.log")"
+    sql "UPDATE run_digests SET body = body || '1:x' WHERE run_id = (SELECT MIN(run_id) FROM run_digests)"
+    "$rigcheck" history --db "$db" --machine vm >"$tmp/edited.log" 2>&1 && fail "history read an edited digest"
+    grep -q "its digest differs from its stored SHA-256" "$tmp/edited.log" || fail "edited digest: $(cat "$tmp/edited.log")"
+    "$rigcheck" store verify --db "$db" >"$tmp/verify.log" && fail "verify passed an edited digest"
+    grep -q "^DIFFERS: run [0-9]* (compare_a) digest: differs from the SHA-256 recorded on import" "$tmp/verify.log" ||
+      fail "verify: $(cat "$tmp/verify.log")"
+    echo "ok: runs read from their digests, or from their files where none: the same output; re-add adds them; an edited one refused"
+  fi
 }
 
 # A throw-away PostgreSQL cluster for this test: initdb (as nobody when run as root: initdb refuses

@@ -131,6 +131,10 @@ struct CompareOptions {
   bool fail_on_verdict_flip = false;  // --fail-on-verdict-flip: exit 1 when a claim's verdict differs
   std::string claims_path, confounders_path, plots_path, datasheets_path;
   RunReader read;  // how the runs are read (load_run): read_run of the folders unless set
+  // Where set, asked first for a run whose rows are not kept (history, noise, ab): true when it
+  // filled `out` as load_run would have, less the rows (the results store's digests: run_digest.hpp);
+  // false: the run is read with `read`.
+  std::function<bool(const std::string& dir, LoadedRun& out)> cached;
 };
 
 // ------------------------------------------------------------------ noise profiles

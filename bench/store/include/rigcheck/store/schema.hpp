@@ -11,7 +11,7 @@
 
 namespace rigcheck {
 
-inline constexpr int kStoreSchemaVersion = 2;
+inline constexpr int kStoreSchemaVersion = 3;
 
 // One migration: the statements that take a store from version `to - 1` to `to`. `{id}` in a
 // statement stands for the back end's id column type (StoreBackend::id_column).

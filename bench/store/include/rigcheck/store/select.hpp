@@ -58,6 +58,9 @@ class StoredRuns {
   // read_run of the run a name of add() stands for. Safe from several threads: they ask the store one
   // at a time, and parse at once.
   RunData read(const std::string& dir) const;
+  // The digest of key `key` of the run a name of add() stands for (stored_run_digest): false when it
+  // has none of that key. Safe from several threads, as read.
+  bool digest(const std::string& dir, const std::string& key, std::string& body) const;
 
  private:
   StoreBackend& db_;

@@ -4,6 +4,7 @@
 // shows machines and runs, `verify` re-checks every stored file against its stored SHA-256, and
 // `export_run` writes a stored run back as a folder, byte for byte.
 #pragma once
+#include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -25,7 +26,19 @@ struct StoreAddOutcome {
 // Test hook: RIGCHECK_STORE_TEST_PAUSE_AFTER_ROWS=N makes the import say so on stderr and sleep
 // RIGCHECK_STORE_TEST_PAUSE_S seconds (default 120) inside its transaction after the N-th CSV record
 // (tests/bench/store/store_cli.sh kills it there, or starts a second writer there).
-std::vector<StoreAddOutcome> store_add(StoreBackend& db, const std::vector<std::string>& dirs);
+// `digest`, where given, makes each run's digest from its files in memory (the compare layer's
+// run_digest.hpp, passed down by the rigcheck command: this layer cannot see it); it is stored in the
+// run's transaction. A folder already stored whose digest is missing or of another key gets it then
+// ("digest added"). A digest that cannot be made (its run would not load) is left out, and said.
+struct RunDigest {
+  std::string key, body;
+};
+using RunDigester = std::function<RunDigest(const RunFiles& files)>;
+std::vector<StoreAddOutcome> store_add(StoreBackend& db, const std::vector<std::string>& dirs,
+                                       const RunDigester& digest = {});
+// Run `run_id`'s digest when one of key `key` is stored: false when none is (or one of another key);
+// throws std::runtime_error when its bytes no longer match the SHA-256 recorded on import.
+bool stored_run_digest(StoreBackend& db, long long run_id, const std::string& key, std::string& body);
 
 // Markdown: the machines, the runs the selection keeps (oldest first), the store's totals.
 std::string store_list(StoreBackend& db, const RunSelector& filter);

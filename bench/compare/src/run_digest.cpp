@@ -1,0 +1,272 @@
+// A loaded run less its rows as length-prefixed text (run_digest.hpp). Every value is a token
+// "LENGTH:BYTES"; numbers are written by std::to_chars (the shortest text that reads back to the
+// same double) and read by std::from_chars, so a digest gives back the very values of the files.
+#include "rigcheck/compare/run_digest.hpp"
+
+#include <charconv>
+#include <stdexcept>
+#include <string_view>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "rigcheck/harness/sha256.hpp"
+#include "rigcheck/runfolder/renames.hpp"
+
+namespace rigcheck {
+namespace {
+
+constexpr std::string_view kMagic = "rigcheck run digest";
+
+class Writer {
+ public:
+  std::string out;
+  void str(std::string_view s) {
+    out += std::to_string(s.size());
+    out += ':';
+    out += s;
+  }
+  void num(long long v) { str(std::to_string(v)); }
+  void dbl(double v) {
+    char buf[64];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v);
+    str(std::string_view(buf, static_cast<size_t>(r.ptr - buf)));
+  }
+  void map(const std::map<std::string, std::string>& m) {
+    num(static_cast<long long>(m.size()));
+    for (const auto& [k, v] : m) {
+      str(k);
+      str(v);
+    }
+  }
+  void list(const std::vector<std::string>& v) {
+    num(static_cast<long long>(v.size()));
+    for (const std::string& s : v) str(s);
+  }
+};
+
+class Reader {
+ public:
+  explicit Reader(std::string_view in) : in_(in) {}
+  std::string_view view() {
+    size_t len = 0;
+    const auto r = std::from_chars(in_.data() + at_, in_.data() + in_.size(), len);
+    if (r.ec != std::errc() || r.ptr == in_.data() + in_.size() || *r.ptr != ':')
+      fail("a token without its length");
+    at_ = static_cast<size_t>(r.ptr - in_.data()) + 1;
+    if (len > in_.size() - at_) fail("a token longer than what is left");
+    const std::string_view s = in_.substr(at_, len);
+    at_ += len;
+    return s;
+  }
+  std::string str() { return std::string(view()); }
+  long long num() {
+    const std::string_view s = view();
+    long long v = 0;
+    const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (r.ec != std::errc() || r.ptr != s.data() + s.size()) fail(fmt::format("'{}' is not an integer", s));
+    return v;
+  }
+  size_t count() {
+    const long long n = num();
+    if (n < 0 || static_cast<size_t>(n) > in_.size()) fail("a count out of range");
+    return static_cast<size_t>(n);
+  }
+  double dbl() {
+    const std::string_view s = view();
+    double v = 0;
+    const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (r.ec != std::errc() || r.ptr != s.data() + s.size()) fail(fmt::format("'{}' is not a number", s));
+    return v;
+  }
+  std::map<std::string, std::string> map() {
+    std::map<std::string, std::string> m;
+    for (size_t n = count(); n--;) {
+      std::string k = str();
+      m.emplace_hint(m.end(), std::move(k), str());
+    }
+    return m;
+  }
+  std::vector<std::string> list() {
+    std::vector<std::string> v(count());
+    for (std::string& s : v) s = str();
+    return v;
+  }
+  bool done() const { return at_ == in_.size(); }
+  [[noreturn]] void fail(const std::string& why) const {
+    throw std::runtime_error(fmt::format("run digest: {} at byte {}", why, at_));
+  }
+
+ private:
+  std::string_view in_;
+  size_t at_ = 0;
+};
+
+}  // namespace
+
+std::string run_digest_key(const CaseRules& rules) {
+  Writer w;
+  w.num(static_cast<long long>(rules.roles.size()));
+  for (const auto& [k, v] : rules.roles) {
+    w.str(k.first);
+    w.str(k.second);
+    w.str(v);
+  }
+  w.num(static_cast<long long>(rules.headlines.size()));
+  for (const auto& [k, v] : rules.headlines) {
+    w.str(k);
+    w.list(v);
+  }
+  w.map(rules.area_of_entry);
+  const Renames& rn = suite_renames();
+  w.map(rn.benchmark);
+  w.map(rn.metric);
+  w.num(static_cast<long long>(rn.source.size()));
+  for (const auto& [k, v] : rn.source) {
+    w.str(k);
+    w.str(v.to);
+    w.str(v.case_suffix);
+  }
+  return fmt::format("digest {} {}", kRunDigestFormat, sha256_hex(w.out));
+}
+
+std::string encode_run_digest(const LoadedRun& r) {
+  Writer w;
+  w.str(kMagic);
+  w.num(kRunDigestFormat);
+  const RunData& d = r.data;
+  w.map(d.inventory);
+  w.map(d.facts);
+  w.num(static_cast<long long>(d.manifest.size()));
+  for (const ManifestRow& m : d.manifest) {
+    w.str(m.benchmark);
+    w.str(m.area);
+    w.str(m.command);
+    w.num(m.exit_code);
+    w.str(m.status);
+    w.dbl(m.duration_s);
+    w.str(m.output);
+    w.str(m.reason);
+    w.num(m.rows);
+    w.str(m.sha256);
+  }
+  w.num(static_cast<long long>(d.concurrent.size()));
+  for (const ConcurrentRun& c : d.concurrent) {
+    w.num(c.pid);
+    w.str(c.run_dir);
+    w.str(c.first_seen);
+    w.str(c.last_seen);
+  }
+  w.str(d.recovered);
+  w.list(d.result_files);
+  w.num(static_cast<long long>(d.integrity.files.size()));
+  for (const FileIntegrity& f : d.integrity.files) {
+    w.str(f.file);
+    w.num(static_cast<long long>(f.state));
+    w.str(f.why);
+  }
+  w.list(d.excluded);
+  w.map(r.area_of);
+  w.str(r.time_utc);
+  w.num(static_cast<long long>(r.cases.size()));
+  for (const auto& [key, c] : r.cases) {
+    w.str(key);
+    w.str(c.source);
+    w.str(c.benchmark);
+    w.str(c.case_name);
+    w.str(c.requested);
+    w.str(c.area);
+    w.map(c.observed);
+    w.num(static_cast<long long>(c.metrics.size()));
+    for (const auto& [name, m] : c.metrics) {
+      w.str(name);
+      w.str(m.unit);
+      w.num(m.better);
+      w.num(static_cast<long long>(m.reps.size()));
+      for (double v : m.reps) w.dbl(v);
+    }
+    w.list(std::vector<std::string>(c.disturbed.begin(), c.disturbed.end()));
+  }
+  w.map(r.not_working);
+  w.map(r.not_working_by_name);
+  w.num(static_cast<long long>(r.ok_rows));
+  w.num(static_cast<long long>(r.mistrusted_rows));
+  return std::move(w.out);
+}
+
+LoadedRun decode_run_digest(const std::string& body, const std::string& dir) {
+  Reader in(body);
+  if (in.view() != kMagic) in.fail("not a run digest");
+  if (const long long f = in.num(); f != kRunDigestFormat)
+    in.fail(fmt::format("format {}, this rigcheck reads format {}", f, kRunDigestFormat));
+  LoadedRun r;
+  r.dir = dir;
+  r.label = dir;  // its folder's name, as load_run gives it
+  while (r.label.size() > 1 && r.label.back() == '/') r.label.pop_back();
+  if (const size_t slash = r.label.rfind('/'); slash != std::string::npos) r.label.erase(0, slash + 1);
+  RunData& d = r.data;
+  d.dir = dir;
+  d.integrity.dir = dir;
+  d.inventory = in.map();
+  d.facts = in.map();
+  d.manifest.resize(in.count());
+  for (ManifestRow& m : d.manifest) {
+    m.benchmark = in.str();
+    m.area = in.str();
+    m.command = in.str();
+    m.exit_code = static_cast<int>(in.num());
+    m.status = in.str();
+    m.duration_s = in.dbl();
+    m.output = in.str();
+    m.reason = in.str();
+    m.rows = static_cast<long>(in.num());
+    m.sha256 = in.str();
+  }
+  d.concurrent.resize(in.count());
+  for (ConcurrentRun& c : d.concurrent) {
+    c.pid = static_cast<int>(in.num());
+    c.run_dir = in.str();
+    c.first_seen = in.str();
+    c.last_seen = in.str();
+  }
+  d.recovered = in.str();
+  d.result_files = in.list();
+  d.integrity.files.resize(in.count());
+  for (FileIntegrity& f : d.integrity.files) {
+    f.file = in.str();
+    const long long s = in.num();
+    if (s < static_cast<long long>(FileState::verified) || s > static_cast<long long>(FileState::broken)) in.fail("a file state out of range");
+    f.state = static_cast<FileState>(s);
+    f.why = in.str();
+  }
+  d.excluded = in.list();
+  r.area_of = in.map();
+  r.time_utc = in.str();
+  for (size_t n = in.count(); n--;) {
+    std::string key = in.str();
+    CaseRun& c = r.cases.emplace_hint(r.cases.end(), std::move(key), CaseRun{})->second;
+    c.source = in.str();
+    c.benchmark = in.str();
+    c.case_name = in.str();
+    c.requested = in.str();
+    c.area = in.str();
+    c.observed = in.map();
+    for (size_t k = in.count(); k--;) {
+      std::string name = in.str();
+      MetricSample& m = c.metrics.emplace_hint(c.metrics.end(), std::move(name), MetricSample{})->second;
+      m.unit = in.str();
+      m.better = static_cast<int>(in.num());
+      m.reps.resize(in.count());
+      for (double& v : m.reps) v = in.dbl();
+    }
+    for (std::string& s : in.list()) c.disturbed.insert(std::move(s));
+  }
+  r.not_working = in.map();
+  r.not_working_by_name = in.map();
+  r.ok_rows = static_cast<size_t>(in.num());
+  r.mistrusted_rows = static_cast<size_t>(in.num());
+  if (!in.done()) in.fail("bytes after the end");
+  return r;
+}
+
+}  // namespace rigcheck

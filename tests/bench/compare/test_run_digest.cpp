@@ -1,0 +1,102 @@
+// A run's digest (bench/compare/src/run_digest.cpp): the loaded run less its rows, back exactly as
+// load_run gave it, for every run folder of the fixtures; a malformed digest is refused; and the
+// digest of one fixture is recorded, so that a change of load_run's cases is caught until
+// kRunDigestFormat is bumped (stored digests of the old format are then not used).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "rigcheck/compare/run_digest.hpp"
+#include "rigcheck/harness/csv.hpp"
+#include "rigcheck/harness/sha256.hpp"
+
+using namespace rigcheck;
+
+namespace {
+void expect_same(const LoadedRun& a, const LoadedRun& b) {
+  EXPECT_EQ(a.dir, b.dir);
+  EXPECT_EQ(a.label, b.label);
+  EXPECT_EQ(a.time_utc, b.time_utc);
+  EXPECT_EQ(a.area_of, b.area_of);
+  EXPECT_EQ(a.not_working, b.not_working);
+  EXPECT_EQ(a.not_working_by_name, b.not_working_by_name);
+  EXPECT_EQ(a.ok_rows, b.ok_rows);
+  EXPECT_EQ(a.mistrusted_rows, b.mistrusted_rows);
+  EXPECT_EQ(a.data.inventory, b.data.inventory);
+  EXPECT_EQ(a.data.facts, b.data.facts);
+  EXPECT_EQ(a.data.recovered, b.data.recovered);
+  EXPECT_EQ(a.data.result_files, b.data.result_files);
+  EXPECT_EQ(a.data.excluded, b.data.excluded);
+  EXPECT_EQ(a.data.integrity.summary(), b.data.integrity.summary());
+  ASSERT_EQ(a.data.manifest.size(), b.data.manifest.size());
+  for (size_t i = 0; i < a.data.manifest.size(); ++i) {
+    EXPECT_EQ(format_manifest({a.data.manifest[i]}), format_manifest({b.data.manifest[i]}));
+  }
+  ASSERT_EQ(a.cases.size(), b.cases.size());
+  for (auto ia = a.cases.begin(), ib = b.cases.begin(); ia != a.cases.end(); ++ia, ++ib) {
+    ASSERT_EQ(ia->first, ib->first);
+    const CaseRun &x = ia->second, &y = ib->second;
+    EXPECT_EQ(x.source + x.benchmark + x.case_name + x.requested + x.area, y.source + y.benchmark + y.case_name + y.requested + y.area);
+    EXPECT_EQ(x.observed, y.observed);
+    EXPECT_EQ(x.disturbed, y.disturbed);
+    ASSERT_EQ(x.metrics.size(), y.metrics.size()) << ia->first;
+    for (auto ma = x.metrics.begin(), mb = y.metrics.begin(); ma != x.metrics.end(); ++ma, ++mb) {
+      EXPECT_EQ(ma->first, mb->first);
+      EXPECT_EQ(ma->second.unit, mb->second.unit);
+      EXPECT_EQ(ma->second.better, mb->second.better);
+      EXPECT_EQ(ma->second.reps, mb->second.reps) << ia->first << " " << ma->first;  // bit for bit
+    }
+  }
+}
+}  // namespace
+
+TEST(RunDigest, GivesBackTheLoadedRunLessItsRowsForEveryFixtureRun) {
+  const CaseRules rules = read_case_rules();
+  int runs = 0;
+  for (const auto& e : std::filesystem::directory_iterator(std::string(RIGCHECK_FIXTURES) + "/runs")) {
+    if (!std::filesystem::exists(e.path() / "inventory.csv")) continue;
+    LoadedRun r;
+    try {
+      r = load_run(e.path().string(), rules);
+    } catch (const InputError&) {
+      continue;  // a fixture made to be refused
+    }
+    std::vector<ResultRow>().swap(r.data.results);
+    const std::string body = encode_run_digest(r);
+    const LoadedRun back = decode_run_digest(body, r.dir);
+    SCOPED_TRACE(r.dir);
+    expect_same(r, back);
+    EXPECT_EQ(encode_run_digest(back), body);
+    ++runs;
+  }
+  EXPECT_GE(runs, 10);
+}
+
+TEST(RunDigest, AMalformedDigestIsRefused) {
+  LoadedRun r = load_run(std::string(RIGCHECK_FIXTURES) + "/runs/compare_a");
+  std::vector<ResultRow>().swap(r.data.results);
+  const std::string body = encode_run_digest(r);
+  EXPECT_NO_THROW(decode_run_digest(body, "x/compare_a"));
+  EXPECT_THROW(decode_run_digest(body.substr(0, body.size() / 2), "x"), std::runtime_error);
+  EXPECT_THROW(decode_run_digest(body + "1:x", "x"), std::runtime_error);
+  EXPECT_THROW(decode_run_digest("5:hello" + body, "x"), std::runtime_error);
+  EXPECT_THROW(decode_run_digest("", "x"), std::runtime_error);
+  std::string other = body;
+  other.replace(other.find("1:1"), 3, "1:9");  // the format after the magic: 9, not 1
+  EXPECT_THROW(decode_run_digest(other, "x"), std::runtime_error);
+  EXPECT_EQ(decode_run_digest(body, "STORE run 7/compare_a/").label, "compare_a");
+}
+
+// What the digest of quick_vm was when kRunDigestFormat was last set. When this fails:
+// - the key changed (data/params.csv, metrics.csv, benchmarks.csv or renames.csv): stored digests
+//   of the old key are not used; renew both values below;
+// - only the body changed, the key did not: load_run or build_cases now make other cases from the
+//   same files. Bump kRunDigestFormat (stored digests would otherwise give the old cases), then renew.
+TEST(RunDigest, KeyGuardsTheCode) {
+  const CaseRules rules = read_case_rules();
+  LoadedRun r = load_run(std::string(RIGCHECK_FIXTURES) + "/runs/quick_vm", rules);
+  std::vector<ResultRow>().swap(r.data.results);
+  const std::string key = run_digest_key(rules), body_sha = sha256_hex(encode_run_digest(r));
+  EXPECT_EQ(key, "digest 1 a9a50cdbb3d62bef98b36bd4ecc0a32448140d84bc85baa87750892fce597bc1") << "body " << body_sha;
+  EXPECT_EQ(body_sha, "ccbbb97bed182d5e60660db8a68299f96fd52b61a098d58ecc89f769f2ac60fc") << "key " << key;
+}
