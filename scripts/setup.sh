@@ -42,6 +42,7 @@ PACKAGES=(
   gnuplot-nox  # draws the plots of report.html, compare.html, history.html (SVG terminal)
   libsqlitecpp-dev libsqlite3-dev  # the results store (rigcheck store, docs/store.md): SQLite through SQLiteCpp
   libpq-dev  # the results store's PostgreSQL back end (rigcheck store --db postgresql://..., docs/store.md)
+  libssl-dev  # SHA-256 of run files and store records through libcrypto, with the CPU's SHA extensions
   # scripts/fuzz.sh: clang and libFuzzer. `clang -fsanitize=fuzzer,address,undefined` links the runtimes of
   # libclang-rt-14-dev, which clang only recommends (and apt-get runs here without recommends)
   clang libfuzzer-14-dev libclang-rt-14-dev

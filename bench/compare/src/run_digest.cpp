@@ -136,7 +136,15 @@ std::string encode_run_digest(const LoadedRun& r) {
   w.num(kRunDigestFormat);
   const RunData& d = r.data;
   w.map(d.inventory);
-  w.map(d.facts);
+  // The facts: the inventory's and a few of the run's own (read_run); only those that differ from it.
+  std::map<std::string, std::string> own;
+  for (const auto& [k, v] : d.facts)
+    if (auto it = d.inventory.find(k); it == d.inventory.end() || it->second != v) own.emplace(k, v);
+  w.map(own);
+  std::vector<std::string> gone;  // an inventory field the facts lack (none today)
+  for (const auto& [k, v] : d.inventory)
+    if (!d.facts.count(k)) gone.push_back(k);
+  w.list(gone);
   w.num(static_cast<long long>(d.manifest.size()));
   for (const ManifestRow& m : d.manifest) {
     w.str(m.benchmark);
@@ -169,8 +177,9 @@ std::string encode_run_digest(const LoadedRun& r) {
   w.map(r.area_of);
   w.str(r.time_utc);
   w.num(static_cast<long long>(r.cases.size()));
-  for (const auto& [key, c] : r.cases) {
-    w.str(key);
+  for (const auto& [key, c] : r.cases) {  // the key is case_key of the case's own fields: not written
+    if (key != case_key(c.source, c.benchmark, c.case_name, c.requested))
+      throw std::logic_error("encode_run_digest: a case filed under another key than its own: " + key);
     w.str(c.source);
     w.str(c.benchmark);
     w.str(c.case_name);
@@ -208,7 +217,9 @@ LoadedRun decode_run_digest(const std::string& body, const std::string& dir) {
   d.dir = dir;
   d.integrity.dir = dir;
   d.inventory = in.map();
-  d.facts = in.map();
+  d.facts = d.inventory;
+  for (auto& [k, v] : in.map()) d.facts[k] = std::move(v);
+  for (const std::string& k : in.list()) d.facts.erase(k);
   d.manifest.resize(in.count());
   for (ManifestRow& m : d.manifest) {
     m.benchmark = in.str();
@@ -243,8 +254,7 @@ LoadedRun decode_run_digest(const std::string& body, const std::string& dir) {
   r.area_of = in.map();
   r.time_utc = in.str();
   for (size_t n = in.count(); n--;) {
-    std::string key = in.str();
-    CaseRun& c = r.cases.emplace_hint(r.cases.end(), std::move(key), CaseRun{})->second;
+    CaseRun c;
     c.source = in.str();
     c.benchmark = in.str();
     c.case_name = in.str();
@@ -260,6 +270,8 @@ LoadedRun decode_run_digest(const std::string& body, const std::string& dir) {
       for (double& v : m.reps) v = in.dbl();
     }
     for (std::string& s : in.list()) c.disturbed.insert(std::move(s));
+    std::string key = case_key(c.source, c.benchmark, c.case_name, c.requested);
+    r.cases.emplace_hint(r.cases.end(), std::move(key), std::move(c));
   }
   r.not_working = in.map();
   r.not_working_by_name = in.map();

@@ -2,6 +2,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
+
+#ifdef RIGCHECK_HAVE_OPENSSL
+#include <openssl/evp.h>
+#endif
 
 namespace rigcheck {
 
@@ -20,7 +25,22 @@ inline uint32_t rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
 }  // namespace
 
 Sha256::Sha256()
-    : h_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19} {}
+    : h_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19} {
+#ifdef RIGCHECK_HAVE_OPENSSL
+  EVP_MD_CTX* c = EVP_MD_CTX_new();
+  if (!c || EVP_DigestInit_ex(c, EVP_sha256(), nullptr) != 1) {
+    EVP_MD_CTX_free(c);
+    throw std::runtime_error("SHA-256: OpenSSL's EVP_DigestInit_ex failed");
+  }
+  evp_ = c;
+#endif
+}
+
+Sha256::~Sha256() {
+#ifdef RIGCHECK_HAVE_OPENSSL
+  EVP_MD_CTX_free(static_cast<EVP_MD_CTX*>(evp_));
+#endif
+}
 
 void Sha256::block(const unsigned char* p) {
   uint32_t w[64];
@@ -48,6 +68,11 @@ void Sha256::block(const unsigned char* p) {
 }
 
 void Sha256::update(const void* data, size_t size) {
+#ifdef RIGCHECK_HAVE_OPENSSL
+  if (EVP_DigestUpdate(static_cast<EVP_MD_CTX*>(evp_), data, size) != 1)
+    throw std::runtime_error("SHA-256: OpenSSL's EVP_DigestUpdate failed");
+  return;
+#endif
   const unsigned char* p = static_cast<const unsigned char*>(data);
   bytes_ += size;
   if (used_) {
@@ -66,6 +91,20 @@ void Sha256::update(const void* data, size_t size) {
 }
 
 std::string Sha256::hex_digest() {
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  out.reserve(64);
+#ifdef RIGCHECK_HAVE_OPENSSL
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  if (EVP_DigestFinal_ex(static_cast<EVP_MD_CTX*>(evp_), md, &n) != 1 || n != 32)
+    throw std::runtime_error("SHA-256: OpenSSL's EVP_DigestFinal_ex failed");
+  for (unsigned int i = 0; i < n; ++i) {
+    out += hex[md[i] >> 4];
+    out += hex[md[i] & 0xf];
+  }
+  return out;
+#endif
   const uint64_t bits = bytes_ * 8;
   const unsigned char pad = 0x80;
   update(&pad, 1);
@@ -74,9 +113,6 @@ std::string Sha256::hex_digest() {
   unsigned char len[8];
   for (int i = 0; i < 8; ++i) len[i] = static_cast<unsigned char>(bits >> (56 - 8 * i));
   update(len, 8);
-  static const char* hex = "0123456789abcdef";
-  std::string out;
-  out.reserve(64);
   for (uint32_t v : h_)
     for (int s = 28; s >= 0; s -= 4) out += hex[(v >> s) & 0xf];
   return out;

@@ -168,8 +168,13 @@ bool stored_set_profile(StoreBackend& db, long long run_id, std::string& set_nam
   return true;
 }
 
-bool stored_run_digest(StoreBackend& db, long long run_id, const std::string& key, std::string& body) {
-  std::vector<StoreRow> r = db.query("SELECT sha256, body FROM run_digests WHERE run_id = ? AND digest_key = ?", {run_id, key});
+bool stored_run_digest(StoreBackend& db, long long run_id, const std::string& key, std::string& body, std::mutex* ask) {
+  std::vector<StoreRow> r;
+  {
+    std::unique_lock<std::mutex> hold;
+    if (ask) hold = std::unique_lock<std::mutex>(*ask);
+    r = db.query("SELECT sha256, body FROM run_digests WHERE run_id = ? AND digest_key = ?", {run_id, key});
+  }
   if (r.empty()) return false;
   if (sha256_hex(r[0][1].text) != r[0][0].text)
     throw std::runtime_error(fmt::format("store {}: run {}: its digest differs from its stored SHA-256 (rigcheck store verify "

@@ -37,6 +37,9 @@ class SqliteBackend : public StoreBackend {
       }
     }
     db_.exec("PRAGMA foreign_keys=ON");
+    // Reads through a memory map of the file (up to 1 GiB of it) rather than read() into SQLite's own
+    // page cache: history over 1,000 stored runs reads about 140 MB of digests.
+    db_.exec("PRAGMA mmap_size=1073741824");
   }
 
   void exec(const std::string& sql) override { db_.exec(sql); }

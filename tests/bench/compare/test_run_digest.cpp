@@ -82,7 +82,9 @@ TEST(RunDigest, AMalformedDigestIsRefused) {
   EXPECT_THROW(decode_run_digest("5:hello" + body, "x"), std::runtime_error);
   EXPECT_THROW(decode_run_digest("", "x"), std::runtime_error);
   std::string other = body;
-  other.replace(other.find("1:1"), 3, "1:9");  // the format after the magic: 9, not 1
+  const size_t at = std::string("19:rigcheck run digest").size();
+  ASSERT_EQ(other.substr(at, 3), "1:" + std::to_string(kRunDigestFormat));
+  other.replace(at, 3, "1:9");  // the format after the magic: 9, not this rigcheck's
   EXPECT_THROW(decode_run_digest(other, "x"), std::runtime_error);
   EXPECT_EQ(decode_run_digest(body, "STORE run 7/compare_a/").label, "compare_a");
 }
@@ -97,6 +99,6 @@ TEST(RunDigest, KeyGuardsTheCode) {
   LoadedRun r = load_run(std::string(RIGCHECK_FIXTURES) + "/runs/quick_vm", rules);
   std::vector<ResultRow>().swap(r.data.results);
   const std::string key = run_digest_key(rules), body_sha = sha256_hex(encode_run_digest(r));
-  EXPECT_EQ(key, "digest 1 a9a50cdbb3d62bef98b36bd4ecc0a32448140d84bc85baa87750892fce597bc1") << "body " << body_sha;
-  EXPECT_EQ(body_sha, "ccbbb97bed182d5e60660db8a68299f96fd52b61a098d58ecc89f769f2ac60fc") << "key " << key;
+  EXPECT_EQ(key, "digest 2 a9a50cdbb3d62bef98b36bd4ecc0a32448140d84bc85baa87750892fce597bc1") << "body " << body_sha;
+  EXPECT_EQ(body_sha, "e5f7b34276eea472623e4ce37ac32095aa1483b9ec3b037b2b6603439826f832") << "key " << key;
 }

@@ -249,17 +249,16 @@ selection() {
   fi
 }
 
-# A throw-away PostgreSQL cluster for this test: initdb (as nobody when run as root: initdb refuses
-# root) into a temporary folder, the server's socket there and no TCP; stopped and removed on exit.
-pg="" pg_bin="" as=()
+# A throw-away PostgreSQL cluster for this test (scripts/pg-throwaway.sh), stopped and removed on
+# exit, also when a step fails.
+source "$(dirname "$0")/../../../scripts/pg-throwaway.sh"
 stop_postgresql() {
-  [[ -z $pg ]] || "${as[@]}" "$pg_bin/pg_ctl" -D "$pg/data" -m immediate stop >/dev/null 2>&1 || true
-  rm -rf "$pg" "$tmp"
+  pg_stop
+  rm -rf "$tmp"
 }
 start_postgresql() {
-  pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
-  if [[ -z $pg_bin || ! -x $pg_bin/initdb || ! -x $pg_bin/pg_ctl ]] || ! command -v psql >/dev/null; then
-    echo "SKIP: no PostgreSQL server here (Debian: postgresql; scripts/setup.sh --tests installs it)"
+  if ! pg_find; then
+    echo "SKIP: $pg_why"
     exit 77
   fi
   local probe; probe=$("$rigcheck" store list --db "postgresql://nobody@/none?host=/nonexistent" 2>&1 || true)
@@ -267,15 +266,9 @@ start_postgresql() {
     echo "SKIP: this rigcheck was built without libpq (Debian: libpq-dev)"
     exit 77
   fi
-  pg=$(mktemp -d)
   trap stop_postgresql EXIT
-  if [[ $EUID == 0 ]]; then chown nobody "$pg" && as=(runuser -u nobody --); fi
-  "${as[@]}" "$pg_bin/initdb" -D "$pg/data" -A trust -U rigcheck -E UTF8 --locale=C --no-sync >"$pg/initdb.log" 2>&1 ||
-    fail "initdb: $(tail -5 "$pg/initdb.log")"
-  "${as[@]}" "$pg_bin/pg_ctl" -D "$pg/data" -l "$pg/server.log" -w -t 60 \
-    -o "-k $pg -c listen_addresses= -c fsync=off -c max_connections=40" start >/dev/null ||
-    fail "pg_ctl start: $(tail -5 "$pg/server.log")"
-  echo "ok: a throw-away PostgreSQL $("$pg_bin/postgres" --version | awk '{print $3}') in $pg"
+  pg_start -c fsync=off -c max_connections=40 || fail "the throw-away PostgreSQL did not start"
+  echo "ok: a throw-away PostgreSQL $pg_version in $pg"
 }
 postgresql() {
   start_postgresql

@@ -38,7 +38,9 @@ std::vector<StoreAddOutcome> store_add(StoreBackend& db, const std::vector<std::
                                        const RunDigester& digest = {});
 // Run `run_id`'s digest when one of key `key` is stored: false when none is (or one of another key);
 // throws std::runtime_error when its bytes no longer match the SHA-256 recorded on import.
-bool stored_run_digest(StoreBackend& db, long long run_id, const std::string& key, std::string& body);
+// `ask`, where given, is held while the store is asked, as store_run_files's.
+bool stored_run_digest(StoreBackend& db, long long run_id, const std::string& key, std::string& body,
+                       std::mutex* ask = nullptr);
 
 // Markdown: the machines, the runs the selection keeps (oldest first), the store's totals.
 std::string store_list(StoreBackend& db, const RunSelector& filter);
