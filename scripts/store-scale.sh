@@ -9,8 +9,8 @@
 #   scripts/store-scale.sh [--runs N] [--from RUN_DIR] [--rigcheck BIN] [--keep DIR] [--writers W]
 #                          [--postgresql] [--history R]
 # Defaults: 100 runs of tests/fixtures/runs/quick_vm, one writer, build/bin/rigcheck, SQLite
-# (DIR/store.db), a temporary folder removed at the end (--keep DIR: made there and kept; the
-# PostgreSQL cluster is always removed). --postgresql: a throw-away PostgreSQL cluster of Debian's
+# (DIR/store.db), a temporary folder removed at the end (--keep DIR: made there and kept, and the
+# PostgreSQL cluster left running, its URL printed). --postgresql: a throw-away PostgreSQL cluster of Debian's
 # postgresql package (scripts/pg-throwaway.sh; fsync on, as a server's default). Exit 0 when every
 # run was stored once, 1 otherwise.
 set -euo pipefail
@@ -35,7 +35,7 @@ source "$here/scripts/pg-throwaway.sh"
 if [[ -n $keep ]]; then
   [[ ! -e $keep ]] || { echo "store-scale: $keep exists" >&2; exit 2; }
   mkdir -p "$keep" && work="$keep"
-  trap 'pg_stop' EXIT
+  trap '[[ -z $pg ]] || echo "store-scale: PostgreSQL left running: $db (stop: ${pg_as[*]} $pg_bin/pg_ctl -D $pg/data stop)"' EXIT
 else
   work=$(mktemp -d) && trap 'pg_stop; rm -rf "$work"' EXIT
 fi

@@ -168,19 +168,33 @@ bool stored_set_profile(StoreBackend& db, long long run_id, std::string& set_nam
   return true;
 }
 
-bool stored_run_digest(StoreBackend& db, long long run_id, const std::string& key, std::string& body, std::mutex* ask) {
-  std::vector<StoreRow> r;
-  {
-    std::unique_lock<std::mutex> hold;
-    if (ask) hold = std::unique_lock<std::mutex>(*ask);
-    r = db.query("SELECT sha256, body FROM run_digests WHERE run_id = ? AND digest_key = ?", {run_id, key});
+std::map<long long, std::pair<std::string, std::string>> fetch_run_digests(StoreBackend& db, const std::vector<long long>& ids,
+                                                                           const std::string& key) {
+  std::map<long long, std::pair<std::string, std::string>> out;
+  if (ids.empty()) return out;
+  std::string sql = "SELECT run_id, sha256, body FROM run_digests WHERE digest_key = ? AND run_id IN (";
+  StoreParams p{key};
+  for (size_t i = 0; i < ids.size(); ++i) {
+    sql += i ? ", ?" : "?";
+    p.push_back(ids[i]);
   }
-  if (r.empty()) return false;
-  if (sha256_hex(r[0][1].text) != r[0][0].text)
+  for (StoreRow& r : db.query(sql + ")", p))
+    out.emplace(std::stoll(r[0].text), std::make_pair(std::move(r[1].text), std::move(r[2].text)));
+  return out;
+}
+
+void check_run_digest(StoreBackend& db, long long run_id, const std::string& sha256, const std::string& body) {
+  if (sha256_hex(body) != sha256)
     throw std::runtime_error(fmt::format("store {}: run {}: its digest differs from its stored SHA-256 (rigcheck store verify "
                                          "lists what else does)",
                                          db.describe(), run_id));
-  body = std::move(r[0][1].text);
+}
+
+bool stored_run_digest(StoreBackend& db, long long run_id, const std::string& key, std::string& body) {
+  auto got = fetch_run_digests(db, {run_id}, key);
+  if (got.empty()) return false;
+  check_run_digest(db, run_id, got.begin()->second.first, got.begin()->second.second);
+  body = std::move(got.begin()->second.second);
   return true;
 }
 

@@ -152,7 +152,7 @@ std::vector<std::string> StoredRuns::add(const std::vector<StoredRunRef>& runs) 
     } else {
       dirs.push_back(fmt::format("{} run {}/{}", db_.describe(), r.id, r.folder_name));
     }
-    ids_.emplace(dirs.back(), r.id);
+    if (ids_.emplace(dirs.back(), r.id).second) order_.push_back(r.id);
   }
   return dirs;
 }
@@ -171,7 +171,24 @@ RunData StoredRuns::read(const std::string& dir) const {
 bool StoredRuns::digest(const std::string& dir, const std::string& key, std::string& body) const {
   const auto it = ids_.find(dir);
   if (it == ids_.end()) throw std::logic_error(fmt::format("{}: not a run of this selection", dir));
-  return stored_run_digest(db_, it->second, key, body, &ask_);  // the SHA-256 check outside the lock
+  const long long id = it->second;
+  std::pair<std::string, std::string> got;
+  {
+    std::lock_guard<std::mutex> hold(ask_);
+    if (!asked_.count(id)) {  // this run and the next ones not yet asked, in the order added
+      std::vector<long long> chunk;
+      for (auto at = std::find(order_.begin(), order_.end(), id); at != order_.end() && chunk.size() < kDigestChunk; ++at)
+        if (asked_.insert(*at).second) chunk.push_back(*at);
+      for (auto& [k, v] : fetch_run_digests(db_, chunk, key)) fetched_.emplace(k, std::move(v));
+    }
+    auto f = fetched_.find(id);
+    if (f == fetched_.end()) return false;
+    got = std::move(f->second);
+    fetched_.erase(f);
+  }
+  check_run_digest(db_, id, got.first, got.second);  // outside the lock: the other thread fetches meanwhile
+  body = std::move(got.second);
+  return true;
 }
 
 }  // namespace rigcheck

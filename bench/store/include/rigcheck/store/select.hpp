@@ -4,6 +4,7 @@
 #pragma once
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -59,12 +60,18 @@ class StoredRuns {
   // at a time, and parse at once.
   RunData read(const std::string& dir) const;
   // The digest of key `key` of the run a name of add() stands for (stored_run_digest): false when it
-  // has none of that key. Safe from several threads, as read.
+  // has none of that key. Safe from several threads, as read. The digests are fetched kDigestChunk
+  // runs at a time, in the order added (one round trip for many runs: PostgreSQL's latency), and
+  // each is checked against its SHA-256 outside the lock.
   bool digest(const std::string& dir, const std::string& key, std::string& body) const;
+  static constexpr size_t kDigestChunk = 32;
 
  private:
   StoreBackend& db_;
   std::map<std::string, long long> ids_;  // name -> run id
+  std::vector<long long> order_;          // the run ids in the order added, each once
+  mutable std::set<long long> asked_;     // runs whose digest was fetched (or found missing)
+  mutable std::map<long long, std::pair<std::string, std::string>> fetched_;  // id -> (SHA-256, body), not yet taken
   std::string root_;                      // temporary folder of the runs' set noise profiles, or ""
   mutable std::mutex ask_;
 };

@@ -5,6 +5,7 @@
 // `export_run` writes a stored run back as a folder, byte for byte.
 #pragma once
 #include <functional>
+#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -38,9 +39,13 @@ std::vector<StoreAddOutcome> store_add(StoreBackend& db, const std::vector<std::
                                        const RunDigester& digest = {});
 // Run `run_id`'s digest when one of key `key` is stored: false when none is (or one of another key);
 // throws std::runtime_error when its bytes no longer match the SHA-256 recorded on import.
-// `ask`, where given, is held while the store is asked, as store_run_files's.
-bool stored_run_digest(StoreBackend& db, long long run_id, const std::string& key, std::string& body,
-                       std::mutex* ask = nullptr);
+bool stored_run_digest(StoreBackend& db, long long run_id, const std::string& key, std::string& body);
+// The digests of key `key` of several runs in one query: run id -> (its recorded SHA-256, body),
+// not yet checked (check_run_digest); a run without one is absent.
+std::map<long long, std::pair<std::string, std::string>> fetch_run_digests(StoreBackend& db, const std::vector<long long>& ids,
+                                                                           const std::string& key);
+// Throws std::runtime_error naming the run when `body` does not have the SHA-256 `sha256`.
+void check_run_digest(StoreBackend& db, long long run_id, const std::string& sha256, const std::string& body);
 
 // Markdown: the machines, the runs the selection keeps (oldest first), the store's totals.
 std::string store_list(StoreBackend& db, const RunSelector& filter);
