@@ -36,7 +36,7 @@ set(RIGCHECK_COMPARE_SOURCES
 set(RIGCHECK_CLI_SOURCES
   bench/rigcheck/src/runner.cpp bench/rigcheck/src/runner_helpers.cpp bench/rigcheck/src/recover.cpp
   bench/rigcheck/src/launcher.cpp bench/rigcheck/src/budget.cpp
-  bench/rigcheck/src/scratch_cleanup.cpp)
+  bench/rigcheck/src/scratch_cleanup.cpp bench/rigcheck/src/huge_pages.cpp)
 # The results store (rigcheck store, docs/store.md): above runfolder, on SQLite (SQLiteCpp) and PostgreSQL
 # (libpq). Not in
 # RIGCHECK_TOOL_SOURCES: the fuzz build reads that list and has no database library.

@@ -303,6 +303,7 @@ int run_history(const std::vector<std::string>& dirs, const CompareOptions& opt)
   if (std::isnan(opt.fail_pct)) std::printf("GATE off (no --fail-on-regression): %s.\n", rule.c_str());
   else std::printf("GATE %s: %d regressions of %g%% or more that hold after %s.\n", failing ? "FAIL" : "pass", failing, opt.fail_pct, rule.c_str());
   if (failing) code = 1;
+  if (opt.keep_runs) *opt.keep_runs = std::move(runs);
   return code;
 }
 

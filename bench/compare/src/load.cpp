@@ -20,13 +20,14 @@
 
 namespace rigcheck {
 
+bool is_unknown(const std::string& v) { return v.empty() || v.rfind("unknown", 0) == 0; }
+
 namespace {
 std::string get(const std::map<std::string, std::string>& m, const std::string& k, const std::string& fb = "") {
   auto it = m.find(k);
   return it == m.end() ? fb : it->second;
 }
 
-bool is_unknown(const std::string& v) { return v.empty() || v.rfind("unknown", 0) == 0; }
 
 std::string base_name(std::string dir) {
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();

@@ -48,8 +48,7 @@ int mark_shared_cache(std::vector<CaseFinding>& fs, const std::vector<const Load
   std::string virt;
   for (const LoadedRun* r : runs) {
     auto it = r->data.inventory.find("virtualization");
-    if (it == r->data.inventory.end() || it->second == "none" || it->second.empty() ||
-        it->second.rfind("unknown", 0) == 0) return 0;
+    if (it == r->data.inventory.end() || it->second == "none" || is_unknown(it->second)) return 0;
     const double a = fact_bytes(*r, "cache_l2_bytes"), b = fact_bytes(*r, "cache_l3_bytes");
     if (!(a > 0) || !(b > a)) return 0;
     l2 = l2 > 0 ? std::min(l2, a) : a;

@@ -86,6 +86,19 @@ void write_file_atomic(const std::string& path, const std::string& content) {
   }
 }
 
+void write_new_file(const std::string& path, const std::string& content) {
+  if (::access(path.c_str(), F_OK) == 0) throw InputError(path, 0, "exists: never overwritten");
+  const std::string tmp = path + ".tmp" + std::to_string(::getpid());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) throw InputError(tmp, 0, std::string("cannot create: ") + std::strerror(errno));
+  int err = write_all(fd, content);
+  if (::close(fd) != 0 && err == 0) err = errno;
+  if (err == 0 && ::link(tmp.c_str(), path.c_str()) != 0) err = errno;
+  ::unlink(tmp.c_str());
+  if (err == EEXIST) throw InputError(path, 0, "exists: never overwritten");
+  if (err != 0) throw InputError(path, 0, std::string("cannot write: ") + std::strerror(err));
+}
+
 std::string format_double(double v) {
   if (std::isnan(v)) return "";
   return fmt::format("{}", v);

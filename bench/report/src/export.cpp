@@ -58,20 +58,6 @@ std::string export_run(const ExportInput& in, ExportFormat f) {
   return "";
 }
 
-void write_new_file(const std::string& path, const std::string& content) {
-  if (access(path.c_str(), F_OK) == 0) throw InputError(path, 0, "exists: an export never overwrites a file");
-  const std::string tmp = path + ".tmp" + std::to_string(getpid());
-  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
-  if (fd < 0) throw InputError(tmp, 0, std::string("cannot create: ") + std::strerror(errno));
-  int err = write_all(fd, content);
-  if (close(fd) != 0 && err == 0) err = errno;
-  // link(2) fails with EEXIST where a file appeared meanwhile: never replaced.
-  if (err == 0 && link(tmp.c_str(), path.c_str()) != 0) err = errno;
-  unlink(tmp.c_str());
-  if (err == EEXIST) throw InputError(path, 0, "exists: an export never overwrites a file");
-  if (err != 0) throw InputError(path, 0, std::string("cannot write: ") + std::strerror(err));
-}
-
 std::string openmetrics_label_value(const std::string& s) {
   std::string out;
   for (char c : s) {

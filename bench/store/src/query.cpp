@@ -82,13 +82,6 @@ bool inside_folder(const std::string& name) {
   }
 }
 
-void write_new_file(const std::string& path, const std::string& text) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::runtime_error(fmt::format("cannot create {}: {}", path, std::strerror(errno)));
-  const int err = write_all(fd, text);
-  if (::close(fd) != 0 || err != 0) throw std::runtime_error(fmt::format("cannot write {}", path));
-}
-
 std::string machines_table(StoreBackend& db) {
   std::string s = "## Machines\n\n| fingerprint | CPU | cores | memory GiB | GPUs | hosts | runs |\n|---|---|---|---|---|---|---|\n";
   for (const StoreRow& r : db.query(
@@ -176,7 +169,7 @@ std::map<long long, std::pair<std::string, std::string>> fetch_run_digests(Store
   StoreParams p{key};
   for (size_t i = 0; i < ids.size(); ++i) {
     sql += i ? ", ?" : "?";
-    p.push_back(ids[i]);
+    p.emplace_back(std::in_place_type<long long>, ids[i]);
   }
   for (StoreRow& r : db.query(sql + ")", p))
     out.emplace(std::stoll(r[0].text), std::make_pair(std::move(r[1].text), std::move(r[2].text)));
@@ -202,11 +195,12 @@ namespace {
 // The set's noise profile beside the exported run: written to PARENT/noise.csv when PARENT is named
 // noise-* and has none (where the report looks for it); else said. "" when the run has none.
 std::string export_set_profile(StoreBackend& db, long long run_id, const std::string& dir) {
-  const std::vector<StoreRow> r =
-      db.query("SELECT set_name, sha256, body FROM run_set_profiles WHERE run_id = ?", {run_id});
-  if (r.empty()) return "";
-  if (sha256_hex(r[0][2].text) != r[0][1].text)
-    return fmt::format("its set's noise profile ({}/noise.csv) differs from its stored SHA-256: not written", r[0][0].text);
+  std::string set, body;
+  try {
+    if (!stored_set_profile(db, run_id, set, body)) return "";
+  } catch (const std::runtime_error& e) {
+    return std::string(e.what()) + ": not written";
+  }
   std::string d = dir;
   while (d.size() > 1 && d.back() == '/') d.pop_back();
   const size_t slash = d.rfind('/');
@@ -214,12 +208,12 @@ std::string export_set_profile(StoreBackend& db, long long run_id, const std::st
   const std::string pname = parent.substr(parent.rfind('/') == std::string::npos ? 0 : parent.rfind('/') + 1);
   struct stat st {};
   if (pname.rfind("noise-", 0) == 0 && ::stat((parent + "/noise.csv").c_str(), &st) != 0) {
-    write_new_file(parent + "/noise.csv", r[0][2].text);
-    return fmt::format("its set's noise profile ({}) written to {}/noise.csv", r[0][0].text, parent);
+    write_new_file(parent + "/noise.csv", body);
+    return fmt::format("its set's noise profile ({}) written to {}/noise.csv", set, parent);
   }
   return fmt::format("its set's noise profile ({}/noise.csv) not written: the report reads it from the run's parent "
                      "folder when that is named noise-* (give a DIR inside one)",
-                     r[0][0].text);
+                     set);
 }
 }  // namespace
 

@@ -45,6 +45,9 @@ struct CaseRules {
 CaseRules read_case_rules(const std::string& params_path = "", const std::string& metrics_path = "",
                           const std::string& benchmarks_path = "");
 
+// An inventory value that says nothing: empty, or "unknown..." (with the reason after it).
+bool is_unknown(const std::string& v);
+
 // +1 when a larger value is better (a rate), -1 when a smaller one is (a time), 0: not compared.
 int direction_of_unit(const std::string& unit);
 
@@ -135,6 +138,9 @@ struct CompareOptions {
   // filled `out` as load_run would have, less the rows (the results store's digests: run_digest.hpp);
   // false: the run is read with `read`.
   std::function<bool(const std::string& dir, LoadedRun& out)> cached;
+  // history: where set, its runs are moved here at the end instead of freed (the CLI then ends the
+  // process without freeing them).
+  std::vector<LoadedRun>* keep_runs = nullptr;
 };
 
 // ------------------------------------------------------------------ noise profiles

@@ -40,6 +40,10 @@ int write_all(int fd, const std::string& s);
 
 // Writes `content` to path through path.tmp and rename(2): readers never see half a file.
 void write_file_atomic(const std::string& path, const std::string& content);
+// Writes `content` to a new file `path`, never replacing one: written whole to a temporary name
+// beside it, then linked there (link(2) fails where a file appeared meanwhile), so a reader never sees
+// half a file either. Throws InputError naming the path: "exists: never overwritten", or why not.
+void write_new_file(const std::string& path, const std::string& content);
 
 // Shortest text that reads back as the same double ("nan" never written: empty instead).
 std::string format_double(double v);

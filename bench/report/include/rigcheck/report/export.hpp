@@ -34,11 +34,6 @@ std::string export_openmetrics(const ExportInput& in);
 std::string export_junit(const ExportInput& in);
 std::string export_run(const ExportInput& in, ExportFormat f);
 
-// Writes content to path only where no file is: through path.tmp and link(2), so an existing file is
-// never overwritten and no reader sees half a file. Throws InputError when path exists or cannot be
-// written.
-void write_new_file(const std::string& path, const std::string& content);
-
 // The escapings the formats need (each tested on quotes, backslashes, line breaks and Chinese text):
 // a Prometheus/OpenMetrics label value (\\, \" and \n escaped; UTF-8 kept);
 std::string openmetrics_label_value(const std::string& s);

@@ -1,0 +1,28 @@
+// See huge_pages.hpp.
+#include "rigcheck/run/huge_pages.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+namespace rigcheck {
+
+void malloc_on_huge_pages(int argc, char** argv) {
+  if (argc < 2) return;
+  const std::string cmd = argv[1];
+  if (cmd != "compare" && cmd != "history" && cmd != "noise") return;
+  if (const char* again = std::getenv("RIGCHECK_MALLOC_HUGETLB")) {  // the second start
+    if (std::string(again) == "set") ::unsetenv("GLIBC_TUNABLES");
+    ::unsetenv("RIGCHECK_MALLOC_HUGETLB");
+    return;
+  }
+  if (std::getenv("GLIBC_TUNABLES")) return;
+  ::setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", 1);
+  ::setenv("RIGCHECK_MALLOC_HUGETLB", "set", 1);
+  ::execv("/proc/self/exe", argv);
+  ::unsetenv("GLIBC_TUNABLES");  // could not start again: go on as this process
+  ::unsetenv("RIGCHECK_MALLOC_HUGETLB");
+}
+
+}  // namespace rigcheck
