@@ -75,6 +75,7 @@ host=$(sed -n 's/^hostname,//p' "$from/inventory.csv")
 # Settled first, as after any bulk load: PostgreSQL's checkpoint and statistics (else its background
 # work on the 3.4 GB just written runs under the first rounds), SQLite's write-ahead log folded in.
 if ((history)); then
+  sync
   if ((postgresql)); then psql -q "$db" -c "CHECKPOINT" -c "VACUUM ANALYZE"; else sqlite3 "$db" "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null 2>&1 || true; fi
 fi
 for r in $(seq "$history"); do
