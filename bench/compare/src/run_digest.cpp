@@ -3,7 +3,10 @@
 // same double) and read by std::from_chars, so a digest gives back the very values of the files.
 #include "rigcheck/compare/run_digest.hpp"
 
+#include <array>
 #include <charconv>
+#include <cstdint>
+#include <cstring>
 #include <stdexcept>
 #include <string_view>
 #include <system_error>
@@ -17,6 +20,60 @@ namespace rigcheck {
 namespace {
 
 constexpr std::string_view kMagic = "rigcheck run digest";
+
+// A metric's repetitions, the bulk of a digest, as one token: each double's 8 bytes (IEEE 754,
+// least significant first) in base64 (RFC 4648's alphabet, no padding: the count is known), 11
+// characters a value where its shortest decimal text took about 17, and no number to parse.
+constexpr char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+std::string doubles_to_base64(const std::vector<double>& v) {
+  std::string bytes(v.size() * 8, '\0');
+  for (size_t i = 0; i < v.size(); ++i) {
+    uint64_t u = 0;
+    std::memcpy(&u, &v[i], 8);
+    for (int b = 0; b < 8; ++b) bytes[i * 8 + static_cast<size_t>(b)] = static_cast<char>((u >> (8 * b)) & 0xff);
+  }
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  for (size_t i = 0; i < bytes.size(); i += 3) {
+    const size_t n = std::min<size_t>(3, bytes.size() - i);
+    uint32_t x = 0;
+    for (size_t k = 0; k < 3; ++k) x = x << 8 | (k < n ? static_cast<unsigned char>(bytes[i + k]) : 0u);
+    for (size_t k = 0; k < n + 1; ++k) out += kB64[(x >> (18 - 6 * k)) & 0x3f];
+  }
+  return out;
+}
+
+// The inverse; false when `text` is not the base64 of `count` doubles.
+bool base64_to_doubles(std::string_view text, size_t count, std::vector<double>& v) {
+  static const auto table = [] {
+    std::array<int8_t, 256> t{};
+    t.fill(-1);
+    for (int i = 0; i < 64; ++i) t[static_cast<unsigned char>(kB64[i])] = static_cast<int8_t>(i);
+    return t;
+  }();
+  const size_t nbytes = count * 8;
+  if (text.size() != nbytes / 3 * 4 + (nbytes % 3 ? nbytes % 3 + 1 : 0)) return false;
+  std::string bytes;
+  bytes.reserve(nbytes + 2);
+  for (size_t i = 0; i < text.size(); i += 4) {
+    const size_t n = std::min<size_t>(4, text.size() - i);
+    uint32_t x = 0;
+    for (size_t k = 0; k < 4; ++k) {
+      const int d = k < n ? table[static_cast<unsigned char>(text[i + k])] : 0;
+      if (d < 0) return false;
+      x = x << 6 | static_cast<uint32_t>(d);
+    }
+    for (size_t k = 0; k + 1 < n; ++k) bytes += static_cast<char>((x >> (16 - 8 * k)) & 0xff);
+  }
+  v.resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    uint64_t u = 0;
+    for (int b = 7; b >= 0; --b) u = u << 8 | static_cast<unsigned char>(bytes[i * 8 + static_cast<size_t>(b)]);
+    std::memcpy(&v[i], &u, 8);
+  }
+  return true;
+}
 
 class Writer {
  public:
@@ -192,7 +249,7 @@ std::string encode_run_digest(const LoadedRun& r) {
       w.str(m.unit);
       w.num(m.better);
       w.num(static_cast<long long>(m.reps.size()));
-      for (double v : m.reps) w.dbl(v);
+      w.str(doubles_to_base64(m.reps));
     }
     w.list(std::vector<std::string>(c.disturbed.begin(), c.disturbed.end()));
   }
@@ -266,8 +323,8 @@ LoadedRun decode_run_digest(const std::string& body, const std::string& dir) {
       MetricSample& m = c.metrics.emplace_hint(c.metrics.end(), std::move(name), MetricSample{})->second;
       m.unit = in.str();
       m.better = static_cast<int>(in.num());
-      m.reps.resize(in.count());
-      for (double& v : m.reps) v = in.dbl();
+      const size_t reps = in.count();
+      if (!base64_to_doubles(in.view(), reps, m.reps)) in.fail("repetitions that are not the base64 of their count of doubles");
     }
     for (std::string& s : in.list()) c.disturbed.insert(std::move(s));
     std::string key = case_key(c.source, c.benchmark, c.case_name, c.requested);

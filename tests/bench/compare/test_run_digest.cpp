@@ -4,7 +4,9 @@
 // kRunDigestFormat is bumped (stored digests of the old format are then not used).
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
+#include <limits>
 
 #include "rigcheck/compare/run_digest.hpp"
 #include "rigcheck/harness/csv.hpp"
@@ -89,6 +91,32 @@ TEST(RunDigest, AMalformedDigestIsRefused) {
   EXPECT_EQ(decode_run_digest(body, "STORE run 7/compare_a/").label, "compare_a");
 }
 
+// Repetitions go as the base64 of their 8 bytes: every double back bit for bit, of every length
+// (base64's three tails), and a digit that is not base64 is refused.
+TEST(RunDigest, RepetitionsComeBackBitForBit) {
+  const std::vector<double> odd = {0.1, -0.0, 1e-310, -1e308, std::numeric_limits<double>::infinity(), 3.0, 42.5};
+  for (size_t n = 0; n <= odd.size(); ++n) {
+    LoadedRun r;
+    CaseRun c;
+    c.source = "s";
+    c.benchmark = "b";
+    c.case_name = "c";
+    c.metrics["gflops"] = MetricSample{"GFLOP/s", 1, std::vector<double>(odd.begin(), odd.begin() + static_cast<long>(n))};
+    r.cases.emplace(case_key(c.source, c.benchmark, c.case_name, c.requested), c);
+    const std::string body = encode_run_digest(r);
+    const LoadedRun got = decode_run_digest(body, "x");
+    const std::vector<double>& back = got.cases.begin()->second.metrics.at("gflops").reps;
+    ASSERT_EQ(back.size(), n);
+    for (size_t i = 0; i < n; ++i) EXPECT_EQ(std::memcmp(&back[i], &odd[i], 8), 0) << n << " " << i;
+    if (n == 0) continue;
+    std::string bad = body;
+    const size_t at = bad.find(":GFLOP/s") + 8;  // unit, better, count, then the repetitions' token
+    const size_t token = bad.find(':', bad.find(':', bad.find(':', at + 1) + 1) + 1) + 1;
+    bad[token] = '*';
+    EXPECT_THROW(decode_run_digest(bad, "x"), std::runtime_error) << n;
+  }
+}
+
 // What the digest of quick_vm was when kRunDigestFormat was last set. When this fails:
 // - the key changed (data/params.csv, metrics.csv, benchmarks.csv or renames.csv): stored digests
 //   of the old key are not used; renew both values below;
@@ -99,6 +127,6 @@ TEST(RunDigest, KeyGuardsTheCode) {
   LoadedRun r = load_run(std::string(RIGCHECK_FIXTURES) + "/runs/quick_vm", rules);
   std::vector<ResultRow>().swap(r.data.results);
   const std::string key = run_digest_key(rules), body_sha = sha256_hex(encode_run_digest(r));
-  EXPECT_EQ(key, "digest 2 a9a50cdbb3d62bef98b36bd4ecc0a32448140d84bc85baa87750892fce597bc1") << "body " << body_sha;
-  EXPECT_EQ(body_sha, "e5f7b34276eea472623e4ce37ac32095aa1483b9ec3b037b2b6603439826f832") << "key " << key;
+  EXPECT_EQ(key, "digest 3 a9a50cdbb3d62bef98b36bd4ecc0a32448140d84bc85baa87750892fce597bc1") << "body " << body_sha;
+  EXPECT_EQ(body_sha, "ae8375656a4bb3d2ac71e68466f58785c23aea2abd8ba57efa2d64a67e5ec89c") << "key " << key;
 }
