@@ -124,9 +124,11 @@ class Reader {
     if (r.ec != std::errc() || r.ptr != s.data() + s.size()) fail(fmt::format("'{}' is not an integer", s));
     return v;
   }
+  // A count of things still to read: each takes two bytes at least ("0:"), so a count above half
+  // of what is left is malformed (and cannot make a reader allocate more than the digest's size).
   size_t count() {
     const long long n = num();
-    if (n < 0 || static_cast<size_t>(n) > in_.size()) fail("a count out of range");
+    if (n < 0 || static_cast<size_t>(n) > (in_.size() - at_) / 2) fail("a count out of range");
     return static_cast<size_t>(n);
   }
   double dbl() {
