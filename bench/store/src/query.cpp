@@ -1,5 +1,4 @@
 // rigcheck store list, verify and export-run (store.hpp).
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -181,14 +180,6 @@ void check_run_digest(StoreBackend& db, long long run_id, const std::string& sha
     throw std::runtime_error(fmt::format("store {}: run {}: its digest differs from its stored SHA-256 (rigcheck store verify "
                                          "lists what else does)",
                                          db.describe(), run_id));
-}
-
-bool stored_run_digest(StoreBackend& db, long long run_id, const std::string& key, std::string& body) {
-  auto got = fetch_run_digests(db, {run_id}, key);
-  if (got.empty()) return false;
-  check_run_digest(db, run_id, got.begin()->second.first, got.begin()->second.second);
-  body = std::move(got.begin()->second.second);
-  return true;
 }
 
 namespace {

@@ -59,8 +59,8 @@ class StoredRuns {
   // read_run of the run a name of add() stands for. Safe from several threads: they ask the store one
   // at a time, and parse at once.
   RunData read(const std::string& dir) const;
-  // The digest of key `key` of the run a name of add() stands for (stored_run_digest): false when it
-  // has none of that key. Safe from several threads, as read. The digests are fetched kDigestChunk
+  // The digest of key `key` of the run a name of add() stands for (fetch_run_digests, then
+  // check_run_digest): false when it has none of that key. Safe from several threads, as read. The digests are fetched kDigestChunk
   // runs at a time, in the order added (one round trip for many runs: PostgreSQL's latency), and
   // each is checked against its SHA-256 outside the lock.
   bool digest(const std::string& dir, const std::string& key, std::string& body) const;

@@ -37,9 +37,6 @@ struct RunDigest {
 using RunDigester = std::function<RunDigest(const RunFiles& files)>;
 std::vector<StoreAddOutcome> store_add(StoreBackend& db, const std::vector<std::string>& dirs,
                                        const RunDigester& digest = {});
-// Run `run_id`'s digest when one of key `key` is stored: false when none is (or one of another key);
-// throws std::runtime_error when its bytes no longer match the SHA-256 recorded on import.
-bool stored_run_digest(StoreBackend& db, long long run_id, const std::string& key, std::string& body);
 // The digests of key `key` of several runs in one query: run id -> (its recorded SHA-256, body),
 // not yet checked (check_run_digest); a run without one is absent.
 std::map<long long, std::pair<std::string, std::string>> fetch_run_digests(StoreBackend& db, const std::vector<long long>& ids,
