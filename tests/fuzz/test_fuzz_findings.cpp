@@ -16,6 +16,7 @@
 #include "rigcheck/report/report.hpp"
 #include "rigcheck/run/runner.hpp"
 #include "rigcheck/harness/topology.hpp"
+#include "support/paths.hpp"
 
 using namespace rigcheck;
 

@@ -16,6 +16,7 @@
 #include "io_common.hpp"
 #include "pipeline.hpp"
 #include "scratch.hpp"
+#include "support/paths.hpp"
 
 using namespace rigcheck::io;
 

@@ -1,6 +1,6 @@
 // Test helpers for the fixture run folders (tests/fixtures/runs/): copies to judge, the verdict of
-// one claim, the comparison's confounders. For the tests of the rigcheck tool; the target that
-// includes this defines RIGCHECK_FIXTURES (tests/fixtures).
+// one claim, the comparison's confounders. For the tests of the rigcheck tool (RIGCHECK_FIXTURES:
+// support/paths.hpp).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "rigcheck/harness/paths.hpp"
+#include "support/paths.hpp"
 #include "rigcheck/compare/compare.hpp"
 #include "rigcheck/report/report.hpp"
 

@@ -9,6 +9,7 @@
 
 #include "rigcheck/harness/paths.hpp"
 #include "rigcheck/report/report.hpp"
+#include "support/paths.hpp"
 
 using namespace rigcheck;
 

@@ -11,6 +11,7 @@
 #include "rigcheck/compare/run_digest.hpp"
 #include "rigcheck/harness/csv.hpp"
 #include "rigcheck/harness/sha256.hpp"
+#include "support/paths.hpp"
 
 using namespace rigcheck;
 

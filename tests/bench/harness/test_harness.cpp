@@ -10,6 +10,7 @@
 #include "rigcheck/harness/repetitions.hpp"
 #include "rigcheck/harness/schema.hpp"
 #include "support/files.hpp"
+#include "support/paths.hpp"
 
 namespace fs = std::filesystem;
 using namespace rigcheck;

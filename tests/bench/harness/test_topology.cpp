@@ -11,6 +11,7 @@
 #include "rigcheck/harness/schema.hpp"
 #include "rigcheck/harness/topology.hpp"
 #include "support/files.hpp"
+#include "support/paths.hpp"
 
 namespace fs = std::filesystem;
 using namespace rigcheck;

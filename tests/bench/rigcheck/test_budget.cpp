@@ -7,6 +7,7 @@
 #include "rigcheck/run/budget.hpp"
 #include "rigcheck/runfolder/run_folder.hpp"
 #include "support/files.hpp"
+#include "support/paths.hpp"
 
 using namespace rigcheck;
 using std::chrono::seconds;
@@ -49,7 +50,7 @@ TEST(Budget, OverTheBudgetOrNone) {
 // without a GPU has a reference time (else the budget could not reserve its time); a bad value is
 // refused with the file and line.
 TEST(Budget, RegistryColumns) {
-  for (const BenchmarkEntry& b : read_benchmark_registry(RIGCHECK_TEST_DATA_DIR "/benchmarks.csv")) {
+  for (const BenchmarkEntry& b : read_benchmark_registry(RIGCHECK_TEST_DATA_DIR + "/benchmarks.csv")) {
     if (b.timeout_quick_s > 0 && b.area != "gpu" && b.needs.find("gpu") == std::string::npos) {
       EXPECT_GT(b.quick_ref_s, 0) << b.name;
     }

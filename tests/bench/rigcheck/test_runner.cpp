@@ -12,6 +12,7 @@
 #include "rigcheck/runfolder/runlock.hpp"
 #include "rigcheck/run/runner.hpp"
 #include "support/files.hpp"
+#include "support/paths.hpp"
 
 namespace fs = std::filesystem;
 using namespace rigcheck;
@@ -86,7 +87,7 @@ TEST(Faults, ReportFinishesTheManifestOfADeadRunnerOnly) {
 // `rigcheck list` prints every entry of the real registry with its description, and a profile
 // that leaves a benchmark out (timeout 0) as "-", not as a timeout of 0 s.
 TEST(Runner, ListShowsEveryRegistryEntryAndItsProfiles) {
-  std::vector<BenchmarkEntry> all = read_benchmark_registry(RIGCHECK_TEST_DATA_DIR "/benchmarks.csv");
+  std::vector<BenchmarkEntry> all = read_benchmark_registry(RIGCHECK_TEST_DATA_DIR + "/benchmarks.csv");
   ASSERT_GT(all.size(), 10u);
   const std::string out = format_benchmark_list(all);
   for (const BenchmarkEntry& b : all) {

@@ -15,6 +15,7 @@
 #include "rigcheck/report/report.hpp"
 #include "rigcheck/report/report_util.hpp"
 #include "rigcheck/run/runner.hpp"
+#include "support/paths.hpp"
 
 namespace fs = std::filesystem;
 using namespace rigcheck;

@@ -9,6 +9,7 @@
 #include "rigcheck/store/schema.hpp"
 #include "rigcheck/store/store.hpp"
 #include "support/files.hpp"
+#include "support/paths.hpp"
 
 using namespace rigcheck;
 using rigcheck::testsupport::fresh_dir;

@@ -27,7 +27,7 @@ class Sha256 {
   unsigned char buf_[64];
   size_t used_ = 0;
   uint64_t bytes_ = 0;
-  void* evp_ = nullptr;  // OpenSSL's EVP_MD_CTX, where built with it
+  [[maybe_unused]] void* evp_ = nullptr;  // OpenSSL's EVP_MD_CTX, where built with it (unused without)
 };
 
 // The SHA-256 of a string, as 64 lowercase hex digits.
