@@ -40,10 +40,14 @@ for t in "${targets[@]}"; do
   [[ -f "$here/tests/fuzz/dict/$t.dict" ]] && dict=("-dict=$here/tests/fuzz/dict/$t.dict")
   # -seed fixes libFuzzer's choices; -max_total_time bounds the run (how far it gets still depends
   # on the machine's speed). -max_len 16384: above the largest seed, small enough to stay fast.
-  # The first folder receives new inputs; the corpus folder after it is only read.
+  # The first folder receives new inputs; the folders after it are only read: the corpus and the
+  # inputs that once crashed a reader (tests/fixtures/fuzz/TARGET), each run once first under these
+  # sanitizers (the asan stage of CI leaves their replay, fuzz_replay_*, to this script).
+  seeds=("$here/tests/fuzz/corpus/$t")
+  [[ -d $here/tests/fixtures/fuzz/$t ]] && seeds+=("$here/tests/fixtures/fuzz/$t")
   if "$build/fuzz_$t" -seed=1 -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
        -print_final_stats=1 -artifact_prefix="$artifacts/$t/" "${dict[@]}" \
-       "$work/$t" "$here/tests/fuzz/corpus/$t" >"$work/$t.log" 2>&1; then
+       "$work/$t" "${seeds[@]}" >"$work/$t.log" 2>&1; then
     echo "fuzz $t: ok ($(grep -o 'stat::number_of_executed_units: *[0-9]*' "$work/$t.log" | grep -o '[0-9]*$') inputs in ${seconds} s)"
   else
     failed+=("$t")

@@ -32,5 +32,7 @@ cd build-asan
 # install or a launcher (Slurm, the namespace cluster, the GPU pack); the suite's C++ they run is
 # run here by other tests (the tiny runs of every area, comm_mpi_allreduce_2ranks,
 # comm_netns_node_dies). 170 s of this stage's 565 s of tests at -O0, 156 s of it run alone.
+# fuzz_replay_*: the seed corpora and the inputs that once crashed a reader, which scripts/fuzz.sh
+# (CI's next stage) runs first under ASan and UBSan before it fuzzes.
 ctest --output-on-failure -j "${RIGCHECK_JOBS:-2}" -LE script \
-  -E '^(html_chromium|store_cli_postgresql|Gate\.AaComparisonsOf190CasesFailAtMostFivePercent|RunLevel\.NoChangeFlaggedAtMostOnePercentAndTenPercentFoundWithFiveRuns|Paired\.PowerTable)$' "$@"
+  -E '^(fuzz_replay_.*|html_chromium|store_cli_postgresql|Gate\.AaComparisonsOf190CasesFailAtMostFivePercent|RunLevel\.NoChangeFlaggedAtMostOnePercentAndTenPercentFoundWithFiveRuns|Paired\.PowerTable)$' "$@"

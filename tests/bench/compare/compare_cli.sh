@@ -7,15 +7,20 @@
 # version change -> one change point in the right place, attributed to that field; broken,
 # mixed or too-few inputs -> a clear error, or a stated exclusion with --exclude-broken; outputs
 # never overwritten. Outputs stay in $3 for reading.
+#   compare_cli.sh RIGCHECK FIXTURES OUT [fixtures|real]
+# fixtures: steps 1-7, on fixture runs (ctest compare_history_cli, beside other tests); real: step
+# 8, the real runs, which need the CPU to itself (ctest compare_real_runs, alone); both by default.
 source "$(dirname "$0")/../../support/lib.sh"
 set +e  # each step's exit status is checked where it matters
 rigcheck="$1"
 runs="$2/runs"
 out="$3"
+part="${4:-both}"
 rm -rf "$out" && mkdir -p "$out"
 # compare.csv's flag (column 4) per benchmark; the first columns hold no comma.
 flagged_benchmarks() { awk -F, -v f="$2" 'NR>1 && $4==f {print $1}' "$1" | sort -u | tr '\n' ' '; }
 
+if [[ $part != real ]]; then
 # 1. One run per side, no noise profile: nothing judged, exit 0 even with --fail-on-regression,
 # and the output says why (compare_slowed IS slower: still not claimed from repetitions).
 "$rigcheck" compare "$runs/compare_a" "$runs/compare_slowed" --fail-on-regression 10 --out "$out/one" >"$out/one.log" 2>&1 ||
@@ -183,6 +188,8 @@ grep -q "ISA cap (ONEDNN_MAX_CPU_ISA): unset -> SSE41" "$ab/ab.md" || fail "ab: 
 grep -q "3 complete rounds" "$ab/ab.md" || fail "ab: rounds not stated"
 echo "ok: ab --analyze pairs the rounds and finds the capped oneDNN"
 
+fi
+if [[ $part != fixtures ]]; then
 # 8. Real, tiny: `rigcheck run --repeat 2` writes noise.csv beside its runs, and `rigcheck ab`
 # runs two rounds, each side its own process, in a recorded order.
 "$rigcheck" run --profile tiny --select cpu_peak --repeat 2 --out "$out/repeat" >"$out/repeat.log" 2>&1 ||
@@ -199,4 +206,5 @@ abd=$(find "$out/ab_real" -mindepth 1 -maxdepth 1 -type d)
 grep -q "2 complete rounds" "$abd/ab.md" || fail "ab: $(head -5 "$abd/ab.md")"
 cut -d, -f1 "$abd/ab.csv" | tail -n +2 | sort -u | grep -qx fma_peak_f32 || fail "ab: no fma_peak_f32 case"
 [[ $(tail -n +2 "$abd/ab.csv" | wc -l) == 1 ]] || fail "ab: --filter did not keep one case: $(cut -d, -f1,2 "$abd/ab.csv")"
-echo "compare_cli ok"
+fi
+echo "compare_cli ok ($part)"
