@@ -32,22 +32,37 @@ fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 artifacts="$build/artifacts"
-failed=()
-for t in "${targets[@]}"; do
+# fuzz_one TARGET: one libFuzzer run; its exit status goes to $work/TARGET.rc.
+fuzz_one() {
+  local t=$1
   rm -rf "$artifacts/$t"
   mkdir -p "$work/$t" "$artifacts/$t"
-  dict=()
+  local dict=()
   [[ -f "$here/tests/fuzz/dict/$t.dict" ]] && dict=("-dict=$here/tests/fuzz/dict/$t.dict")
   # -seed fixes libFuzzer's choices; -max_total_time bounds the run (how far it gets still depends
   # on the machine's speed). -max_len 16384: above the largest seed, small enough to stay fast.
   # The first folder receives new inputs; the folders after it are only read: the corpus and the
   # inputs that once crashed a reader (tests/fixtures/fuzz/TARGET), each run once first under these
   # sanitizers (the asan stage of CI leaves their replay, fuzz_replay_*, to this script).
-  seeds=("$here/tests/fuzz/corpus/$t")
+  local seeds=("$here/tests/fuzz/corpus/$t")
   [[ -d $here/tests/fixtures/fuzz/$t ]] && seeds+=("$here/tests/fixtures/fuzz/$t")
-  if "$build/fuzz_$t" -seed=1 -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
-       -print_final_stats=1 -artifact_prefix="$artifacts/$t/" "${dict[@]}" \
-       "$work/$t" "${seeds[@]}" >"$work/$t.log" 2>&1; then
+  local rc=0
+  "$build/fuzz_$t" -seed=1 -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
+    -print_final_stats=1 -artifact_prefix="$artifacts/$t/" "${dict[@]}" \
+    "$work/$t" "${seeds[@]}" >"$work/$t.log" 2>&1 || rc=$?
+  echo "$rc" >"$work/$t.rc"
+}
+# Targets run side by side, RIGCHECK_JOBS at a time (default 2): each is one process on one core,
+# so each still gets its SECONDS of a core, in half the wall time on two cores.
+jobs_max=${RIGCHECK_JOBS:-2}
+for t in "${targets[@]}"; do
+  while (($(jobs -rp | wc -l) >= jobs_max)); do wait -n || true; done
+  fuzz_one "$t" &
+done
+wait
+failed=()
+for t in "${targets[@]}"; do
+  if [[ $(cat "$work/$t.rc" 2>/dev/null) == 0 ]]; then
     echo "fuzz $t: ok ($(grep -o 'stat::number_of_executed_units: *[0-9]*' "$work/$t.log" | grep -o '[0-9]*$') inputs in ${seconds} s)"
   else
     failed+=("$t")
