@@ -266,10 +266,10 @@ class ResNetKernel final : public Kernel {
   // The float64 logits the check compares with: a float64 copy of this model (same weights and
   // batch-norm statistics, same mode) on the same input. The first forward updated the f32
   // model's running statistics (train mode): the copy takes them after; in train mode the batch's
-  // own statistics are used, so both see the same. ATen's float64 convolutions are slow (about 8 s
+  // own statistics are used, so both see the same. ATen's float64 convolutions are slow (about 5 s
   // for batch 16 at one thread on the 2-vCPU VM), and every case of a process builds the same
   // model from the same seed: the logits are computed once, at every usable core, and a later
-  // case takes them only when its f32 parameters, buffers and input equal, bit for bit, those they
+  // case takes them only when what its forward pass reads (state()) equals, bit for bit, what they
   // were computed from (kept beside them); otherwise it computes its own.
   torch::Tensor reference_logits() {
     struct Reference {
@@ -286,10 +286,8 @@ class ResNetKernel final : public Kernel {
         same = ref.state[i].sizes() == mine[i].sizes() && ref.state[i].dtype() == mine[i].dtype() &&
                torch::equal(ref.state[i], mine[i]);
       if (same) {
-        ref_note_ = mode_ == Mode::train ? "the float64 logits of an earlier case of this process, whose f32 weights "
-                                           "and input equal these bit for bit"
-                                         : "the float64 logits of an earlier case of this process, whose f32 weights, "
-                                           "batch-norm statistics and input equal these bit for bit";
+        ref_note_ = fmt::format("the float64 logits of an earlier case of this process, whose {} equal these bit for bit",
+                                mode_ == Mode::train ? "f32 weights and input" : "f32 weights, batch-norm statistics and input");
         return ref.logits;
       }
     }
@@ -302,10 +300,11 @@ class ResNetKernel final : public Kernel {
       for (auto& item : srcb) dstb[item.key()].copy_(item.value());
     }
     if (mode_ == Mode::infer) ref->eval();
-    set_torch_threads(std::max(threads_, ref_threads_));
+    const int ref_threads = std::max(threads_, ref_threads_);
+    set_torch_threads(ref_threads);
     torch::Tensor want = forward_no_grad(*ref, data_.input.to(torch::kFloat64));
     set_torch_threads(threads_);
-    ref_note_ = fmt::format("the float64 copy's forward pass at {} threads", std::max(threads_, ref_threads_));
+    ref_note_ = fmt::format("the float64 copy's forward pass at {} threads", ref_threads);
     Reference kept{mode_, {}, want};
     torch::NoGradGuard ng;
     for (const auto& t : mine) kept.state.push_back(t.detach().clone());

@@ -33,11 +33,16 @@ mode=$3
 given=${4:-}
 [[ -x $build/bin/gpu_gemm && -x $build/bin/gpu_transfer ]] || { echo "SKIP: no CUDA benchmarks built here (RIGCHECK_WITH_CUDA=OFF)"; exit 77; }
 pack=$tmp/pack
+# make_pack DIR: the pack of this build's binaries in DIR (the default build carries more libraries
+# than the pack's own preset: 200 MiB).
+make_pack() {
+  bash "$src/scripts/gpu-pack.sh" --from "$build" --out "$1" --max-mib 200 >"$tmp/pack.log" 2>&1 ||
+    { cat "$tmp/pack.log"; fail "gpu-pack.sh --from $build"; }
+}
 if [[ $mode == make ]]; then
   [[ -n $given ]] || fail "make: no PACK_DIR"
   rm -rf "$given"
-  bash "$src/scripts/gpu-pack.sh" --from "$build" --out "$given" --max-mib 200 >"$tmp/pack.log" 2>&1 ||
-    { cat "$tmp/pack.log"; fail "gpu-pack.sh --from $build"; }
+  make_pack "$given"
   touch "$given/.from-build"
   echo "ok: packed from $build into $given: $(du -sh "$given" | cut -f1)"
   exit 0
@@ -54,8 +59,7 @@ if [[ -n $given ]]; then
   ((mib <= limit)) || fail "the pack is $mib MiB, over $limit MiB"
   echo "ok: the given pack is $mib MiB"
 else
-  bash "$src/scripts/gpu-pack.sh" --from "$build" --out "$pack" --max-mib 200 >"$tmp/pack.log" 2>&1 ||
-    { cat "$tmp/pack.log"; fail "gpu-pack.sh --from $build"; }
+  make_pack "$pack"
 fi
 for f in bin/rigcheck bin/gpu_gemm bin/gpu_transfer bin/gpu_model_memory.not-built share/rigcheck/data/claims.csv \
          deps/usr/include/fmt/format.h deps/fmt-first/fmt/format.h MANIFEST.txt; do
