@@ -181,18 +181,20 @@ class Harness {
     const Entry& e = entries_[idx];
     CaseState& s = states_[idx];
     if (s.status != Status::ok) return;
-    if (target > 0 && !s.times.empty()) {
+    if ((target > 0 || !cut.empty()) && !s.times.empty()) {  // no target (taking turns): where a budget cut it
       const double spread = relative_iqr(s.times);
       const int added = s.reps_reported - opt_.reps;
       row(e, kRepsSpread, spread, "fraction", -1, Status::ok,
-          fmt::format("relative IQR of time_per_iter over {} repetitions ({} added); target {:.3g}%{}", s.reps_reported,
-                      std::max(0, added), 100 * target, cut.empty() ? "" : "; " + cut));
+          fmt::format("relative IQR of time_per_iter over {} repetitions ({} added); {}{}", s.reps_reported,
+                      std::max(0, added), target > 0 ? fmt::format("target {:.3g}%", 100 * target) : "no target",
+                      cut.empty() ? "" : "; " + cut));
       // A case of an interleaved group can meet its target while a noisier one of the group did not.
       const bool hit = !stop.empty() && spread > target;
-      row(e, kRepsCapHit, hit ? 1 : 0, "count", -1, Status::ok,
-          !hit ? fmt::format("spread {:.3g}% within the target {:.3g}%{}", 100 * spread, 100 * target,
-                             added > 0 ? fmt::format(" after {} added repetitions", added) : std::string())
-               : fmt::format("spread {:.3g}% still above the target {:.3g}%: {}", 100 * spread, 100 * target, stop));
+      if (target > 0)
+        row(e, kRepsCapHit, hit ? 1 : 0, "count", -1, Status::ok,
+            !hit ? fmt::format("spread {:.3g}% within the target {:.3g}%{}", 100 * spread, 100 * target,
+                               added > 0 ? fmt::format(" after {} added repetitions", added) : std::string())
+                 : fmt::format("spread {:.3g}% still above the target {:.3g}%: {}", 100 * spread, 100 * target, stop));
     }
     if (kernels_.count(idx))
       for (const Kernel::Observed& o : kernels_.at(idx)->observed()) row(e, o.metric, o.value, o.unit, -1, Status::ok, o.note);
@@ -365,10 +367,11 @@ void run_cases(Harness& h, const CommonOptions& opt, const AdaptiveReps& adaptiv
     int reps = first;
     std::string cut;
     if (reps < opt.reps) {
-      const int more = budget.rounds_that_fit(round_seconds(h, unit), opt.reps - reps);
+      // Taking turns, both sides keep the floor's rounds (TimeBudget::cut_note).
+      const int more = g_before_round ? 0 : budget.rounds_that_fit(round_seconds(h, unit), opt.reps - reps);
       if (more > 0) own_s += run_unit(h, opt, unit, interleaved, more, reporter, true);
       reps += more;
-      if (reps < opt.reps) cut = budget.cut_note(reps, opt.reps);
+      if (reps < opt.reps) cut = budget.cut_note(reps, opt.reps, static_cast<bool>(g_before_round));
     }
     double per_round = round_seconds(h, unit);
     std::vector<size_t> timed;  // the unit's cases that ran (ok)
@@ -456,23 +459,20 @@ int harness_main(int argc, char** argv) {
     g_before_round = [&second_side] { second_side->before_round(); };
   }
   // Taking turns, the two sides would decide alone, and pairs must stay pairs: no adaptive
-  // repetitions, no time budget (the runner gives none to such a binary either).
-  if (g_before_round) mo.reps_target = 0, mo.time_budget = 0;
+  // repetitions; under a time budget (both sides are given the same) the floor's pairs only.
+  if (g_before_round) mo.reps_target = 0;
   int gb_argc = 1;
   char* gb_argv[] = {argv[0], nullptr};
   benchmark::Initialize(&gb_argc, gb_argv);
   AdaptiveReps adaptive{mo.reps_target, mo.reps_cap, mo.reps_budget};
   adaptive.resolve(opt);
   TimeBudget budget(mo.time_budget, units_of(h).size(), started);
-  std::fprintf(stderr, "%s: %zu cases, %d repetitions each%s, profile %s -> %s\n", prog.c_str(), h.entries().size(),
-               opt.reps,
+  std::fprintf(stderr, "%s: %zu cases, %d repetitions each%s, profile %s -> %s\n", prog.c_str(), h.entries().size(), opt.reps,
                adaptive.target > 0 ? fmt::format(" (up to {} while the spread is above {:g}%)", adaptive.cap, 100 * adaptive.target).c_str() : "",
                to_string(opt.profile), session.results_path().c_str());
   CsvReporter reporter(h);
   g_running = &session;
-  struct Unset {
-    ~Unset() { g_running = nullptr; }
-  } unset;
+  struct Unset { ~Unset() { g_running = nullptr; } } unset;
   return session.run([&] {
     run_cases(h, opt, adaptive, budget, reporter);
     benchmark::Shutdown();

@@ -32,7 +32,10 @@ int TimeBudget::rounds_that_fit(double per_round, int wanted, Clock::time_point 
   return static_cast<int>(std::clamp(fit, 0.0, static_cast<double>(wanted)));
 }
 
-std::string TimeBudget::cut_note(int done, int wanted) const {
+std::string TimeBudget::cut_note(int done, int wanted, bool taking_turns) const {
+  if (taking_turns)
+    return fmt::format("taking turns under a time budget: the floor's {} of its {} repetitions (the two sides "
+                       "cannot agree on more)", done, wanted);
   return fmt::format("the time budget ({:.1f} s of this binary's {:.0f} s for this case) allowed {} of its {} repetitions",
                      share_, seconds_, done, wanted);
 }

@@ -137,6 +137,26 @@ TEST(Harness, AlternateEnvSecondSideGetsEveryCpuOfTheFirst) {
   EXPECT_EQ(check["n4096_b"], Status::ok) << r.output_tail;
 }
 
+// Taking turns under a time budget, however roomy, both sides keep the floor's 3 pairs (each times
+// only itself: they could not agree on more) and say so; no added repetition.
+TEST(Harness, AlternateEnvUnderABudgetKeepsThreePairs) {
+  std::string dir = fresh_dir("fake-alternate-budget");
+  ChildResult r = fake(dir, {"--reps", "5", "--time-budget", "600", "--alternate-env", "RIGCHECK_TEST_SIDE=b"});
+  ASSERT_EQ(r.exit_code, 0) << r.output_tail;
+  std::string order;
+  int notes = 0;
+  for (const ResultRow& row : read_results(dir + "/fake_bench.csv")) {
+    if (row.metric == "time_per_iter")
+      order += (row.case_name == "n4096_b" ? "b" : row.case_name == "n4096" ? "a" : "?") + std::to_string(row.repetition) + " ";
+    if (row.metric == kRepsSpread && (row.case_name == "n4096" || row.case_name == "n4096_b")) {
+      ++notes;
+      EXPECT_NE(row.note.find("taking turns under a time budget: the floor's 3 of its 5"), std::string::npos) << row.note;
+    }
+  }
+  EXPECT_EQ(order, "b0 a0 b1 a1 b2 a2 ");
+  EXPECT_EQ(notes, 2);
+}
+
 // A bad --alternate-env is refused before anything runs.
 TEST(Harness, AlternateEnvNeedsAnAssignment) {
   expect_refused("fake-alternate-bad", {"--alternate-env", "NOEQUALS"}, "expected VAR=VALUE");

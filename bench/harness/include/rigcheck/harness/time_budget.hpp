@@ -27,8 +27,10 @@ class TimeBudget {
   // How many more rounds of `per_round` seconds fit in the unit's share, at most `wanted`.
   int rounds_that_fit(double per_round, int wanted, Clock::time_point now = Clock::now()) const;
   // The words of a case's note when the budget cut its repetitions: "the time budget (4.1 s of
-  // this binary's 60 s for this case) allowed 3 of its 5 repetitions".
-  std::string cut_note(int done, int wanted) const;
+  // this binary's 60 s for this case) allowed 3 of its 5 repetitions". Taking turns with a second
+  // process, the two sides keep the floor's repetitions, whatever the share (they time only
+  // themselves, so could not agree on more): the note says so.
+  std::string cut_note(int done, int wanted, bool taking_turns = false) const;
 
  private:
   double seconds_;
