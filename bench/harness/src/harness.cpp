@@ -367,11 +367,10 @@ void run_cases(Harness& h, const CommonOptions& opt, const AdaptiveReps& adaptiv
     int reps = first;
     std::string cut;
     if (reps < opt.reps) {
-      // Taking turns, both sides keep the floor's rounds (TimeBudget::cut_note).
-      const int more = g_before_round ? 0 : budget.rounds_that_fit(round_seconds(h, unit), opt.reps - reps);
+      const int more = budget.rounds_that_fit(round_seconds(h, unit), opt.reps - reps);
       if (more > 0) own_s += run_unit(h, opt, unit, interleaved, more, reporter, true);
       reps += more;
-      if (reps < opt.reps) cut = budget.cut_note(reps, opt.reps, static_cast<bool>(g_before_round));
+      if (reps < opt.reps) cut = budget.cut_note(reps, opt.reps);
     }
     double per_round = round_seconds(h, unit);
     std::vector<size_t> timed;  // the unit's cases that ran (ok)
@@ -466,7 +465,7 @@ int harness_main(int argc, char** argv) {
   benchmark::Initialize(&gb_argc, gb_argv);
   AdaptiveReps adaptive{mo.reps_target, mo.reps_cap, mo.reps_budget};
   adaptive.resolve(opt);
-  TimeBudget budget(mo.time_budget, units_of(h).size(), started);
+  TimeBudget budget(mo.time_budget, units_of(h).size(), started, static_cast<bool>(g_before_round));
   std::fprintf(stderr, "%s: %zu cases, %d repetitions each%s, profile %s -> %s\n", prog.c_str(), h.entries().size(), opt.reps,
                adaptive.target > 0 ? fmt::format(" (up to {} while the spread is above {:g}%)", adaptive.cap, 100 * adaptive.target).c_str() : "",
                to_string(opt.profile), session.results_path().c_str());

@@ -8,9 +8,9 @@
 
 namespace rigcheck {
 
-TimeBudget::TimeBudget(double seconds, size_t units, Clock::time_point start)
+TimeBudget::TimeBudget(double seconds, size_t units, Clock::time_point start, bool taking_turns)
     : seconds_(seconds > 0 && std::isfinite(seconds) ? seconds : 0), units_left_(units), start_(start),
-      unit_start_(start) {}
+      unit_start_(start), taking_turns_(taking_turns) {}
 
 void TimeBudget::start_unit(Clock::time_point now) {
   unit_start_ = now;
@@ -28,12 +28,13 @@ double TimeBudget::unit_left(Clock::time_point now) const {
 int TimeBudget::rounds_that_fit(double per_round, int wanted, Clock::time_point now) const {
   if (wanted <= 0) return 0;
   if (!on() || !(per_round > 0)) return wanted;
+  if (taking_turns_) return 0;
   const double fit = std::floor(unit_left(now) / per_round);
   return static_cast<int>(std::clamp(fit, 0.0, static_cast<double>(wanted)));
 }
 
-std::string TimeBudget::cut_note(int done, int wanted, bool taking_turns) const {
-  if (taking_turns)
+std::string TimeBudget::cut_note(int done, int wanted) const {
+  if (taking_turns_)
     return fmt::format("taking turns under a time budget: the floor's {} of its {} repetitions (the two sides "
                        "cannot agree on more)", done, wanted);
   return fmt::format("the time budget ({:.1f} s of this binary's {:.0f} s for this case) allowed {} of its {} repetitions",

@@ -16,7 +16,9 @@ class TimeBudget {
  public:
   using Clock = std::chrono::steady_clock;
   // seconds <= 0: no budget (every method answers as if time were unlimited).
-  TimeBudget(double seconds, size_t units, Clock::time_point start = Clock::now());
+  // taking_turns: this process takes turns with a second one (alternate.hpp): each side times only
+  // itself, so the two could not agree on rounds beyond the floor: rounds_that_fit gives none.
+  TimeBudget(double seconds, size_t units, Clock::time_point start = Clock::now(), bool taking_turns = false);
   bool on() const { return seconds_ > 0; }
   // A unit starts: its share is the time left over the units left (this one included).
   void start_unit(Clock::time_point now = Clock::now());
@@ -27,16 +29,16 @@ class TimeBudget {
   // How many more rounds of `per_round` seconds fit in the unit's share, at most `wanted`.
   int rounds_that_fit(double per_round, int wanted, Clock::time_point now = Clock::now()) const;
   // The words of a case's note when the budget cut its repetitions: "the time budget (4.1 s of
-  // this binary's 60 s for this case) allowed 3 of its 5 repetitions". Taking turns with a second
-  // process, the two sides keep the floor's repetitions, whatever the share (they time only
-  // themselves, so could not agree on more): the note says so.
-  std::string cut_note(int done, int wanted, bool taking_turns = false) const;
+  // this binary's 60 s for this case) allowed 3 of its 5 repetitions"; taking turns, that the
+  // floor's were kept.
+  std::string cut_note(int done, int wanted) const;
 
  private:
   double seconds_;
   size_t units_left_;
   Clock::time_point start_, unit_start_;
   double share_ = 0;
+  bool taking_turns_ = false;
 };
 
 }  // namespace rigcheck
