@@ -18,7 +18,8 @@ void malloc_on_huge_pages(int argc, char** argv) {
     return;
   }
   if (std::getenv("GLIBC_TUNABLES")) return;
-  ::setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", 1);
+  // top_pad: the heap grows 64 MiB at a time, so that its huge pages are whole ones (see the header)
+  ::setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1:glibc.malloc.top_pad=67108864", 1);
   ::setenv("RIGCHECK_MALLOC_HUGETLB", "set", 1);
   ::execv("/proc/self/exe", argv);
   ::unsetenv("GLIBC_TUNABLES");  // could not start again: go on as this process
