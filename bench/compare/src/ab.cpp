@@ -217,10 +217,12 @@ int analyze_ab(const std::string& dir, const CompareOptions& opt) {
   md += ".\n" + exclusions_md(exclusions);
   md += confounders_md(diffs, unrecorded);
   md += fmt::format(
-      "\nPaired rounds: for each case the log ratio B/A of the run medians in each round; their 20% trimmed mean "
-      "with Yuen's interval (winsorized variance, Student's t with h - 1 df, h the rounds kept: one or two slow "
-      "rounds fall in the trimmed tails), level {}. Flagged when the interval excludes 1 and the change is at least "
-      "the larger of {}% and {} x the run-to-run noise (the rounds' spread / sqrt 2).\n\n",
+      "\nPaired rounds: for each case the log ratio B/A of each round (each side's Hodges-Lehmann estimate of its "
+      "repetitions); rounds far out (one side in a slow spell) set aside by Rosner's generalized ESD, at most a "
+      "quarter of them, and said in the case's note; Student's t on the rest at a level calibrated for setting "
+      "rounds aside after looking (docs/methodology.md), so that its interval holds level {}. "
+      "Flagged when the interval excludes 1 and the change is at least the larger of {}% and {} x the run-to-run "
+      "noise (the rounds' spread / sqrt 2).\n\n",
       opt.stat.alpha, opt.stat.threshold_pct, opt.stat.noise_k);
   md += counts_md(counts, opt.stat);
   md += "\n" + md_cell(gate_text(evaluate_gate(fs, opt))) + "\n";

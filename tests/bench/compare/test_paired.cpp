@@ -1,5 +1,5 @@
-// Interleaved rounds judged by Yuen's trimmed-mean t (bench/compare/src/paired.cpp), checked by
-// simulation: A/A rounds flag about alpha, a known change is found, one slow round does not hide it;
+// Interleaved rounds judged by Rosner's ESD then a t at a calibrated level (bench/compare/src/paired.cpp),
+// checked by simulation: A/A rounds flag about alpha, a known change is found, slow rounds do not hide it;
 // the power table of docs/methodology.md ("Interleaved A/B") is printed by Paired.PowerTable.
 #include <gtest/gtest.h>
 
@@ -15,18 +15,27 @@ namespace {
 // of 8%, which pairing cancels); each side is its own process of 5 repetitions, each repetition
 // lognormal with `noise` (6%: the spread of one repetition of cpu_gemm's SGEMM rounds on the 2-vCPU
 // VM, issue 32); with `slow_round`, one round per seed has one side (drawn) in a slow spell,
-// 15-50% slower (the VM's slow spells: 20-40%, issue 32's B rounds 147 and 154 against ~185).
+// 15-50% slower (the VM's slow spells: 20-40%, issue 32's B rounds 147 and 154 against ~185);
+// `slow` 2: a second such round (another round, its side drawn too).
 struct Sim {
   int rounds = 10;
   double change = 0;  // B's rate over A's, - 1
   double noise = 0.06;
-  bool slow_round = true;
+  int slow = 1;
 };
 
 void rounds_of(const Sim& s, Rng& rng, Runs& a, Runs& b) {
-  const int slow = s.slow_round ? static_cast<int>(rng.below(static_cast<size_t>(s.rounds))) : -1;
+  const int slow = s.slow > 0 ? static_cast<int>(rng.below(static_cast<size_t>(s.rounds))) : -1;
   const size_t slow_side = rng.below(2);
   const double slow_by = std::log1p(0.15 + 0.35 * rng.uniform());
+  int slow2 = -1;
+  size_t slow2_side = 0;
+  double slow2_by = 0;
+  if (s.slow > 1) {
+    slow2 = static_cast<int>((static_cast<size_t>(slow) + 1 + rng.below(static_cast<size_t>(s.rounds - 1))) % static_cast<size_t>(s.rounds));
+    slow2_side = rng.below(2);
+    slow2_by = std::log1p(0.15 + 0.35 * rng.uniform());
+  }
   a.clear();
   b.clear();
   for (int r = 0; r < s.rounds; ++r) {
@@ -34,6 +43,7 @@ void rounds_of(const Sim& s, Rng& rng, Runs& a, Runs& b) {
     for (size_t side = 0; side < 2; ++side) {
       double level = drift + (side ? std::log1p(s.change) : 0);
       if (r == slow && side == slow_side) level -= slow_by;
+      if (r == slow2 && side == slow2_side) level -= slow2_by;
       std::vector<double> reps;
       for (int i = 0; i < 5; ++i) reps.push_back(100 * std::exp(level + s.noise * rng.normal()));
       (side ? b : a).push_back(reps);
@@ -59,22 +69,62 @@ Rates run_sim(const Sim& s, int seeds, const StatOptions& opt) {
 }
 }  // namespace
 
-// Published values: Wilcox (2017) sec. 4.5's formula by hand on a small sample.
-TEST(Paired, YuenTrimmedTByHand) {
-  // 10 values, 20%: g = 2 cut from each tail: mean of {3,4,5,6,7,8} = 5.5; winsorized
-  // {3,3,3,4,5,6,7,8,8,8}: mean 5.5, sum of squares 42.5; se = sqrt(42.5 / (6 * 5)).
-  const TrimmedT t = trimmed_t({1, 2, 3, 4, 5, 6, 7, 8, 100, 1000});
-  EXPECT_EQ(t.trimmed, 2);
-  EXPECT_DOUBLE_EQ(t.est, 5.5);
-  EXPECT_NEAR(t.se, std::sqrt(42.5 / 30), 1e-12);
-  EXPECT_DOUBLE_EQ(t.df, 5);
-  EXPECT_NEAR(t.p, student_t_two_sided_p(5.5 / std::sqrt(42.5 / 30), 5), 1e-12);
-  // Two values: nothing trimmed, Student's paired t.
-  const TrimmedT two = trimmed_t({1, 3});
-  EXPECT_EQ(two.trimmed, 0);
-  EXPECT_DOUBLE_EQ(two.est, 2);
-  EXPECT_DOUBLE_EQ(two.df, 1);
-  EXPECT_THROW(trimmed_t({1}), std::invalid_argument);
+// Rosner's generalized ESD by hand: with one round far out it is set aside, and nothing else; with
+// none, none; at most floor(R/4).
+TEST(Paired, SlowRoundsAreRosnersOutliersAndNoMore) {
+  const std::vector<double> clean = {0.01, -0.02, 0.00, 0.03, -0.01, 0.02, 0.015, 0.01, -0.01, 0.005};
+  EXPECT_TRUE(slow_rounds(clean).empty());
+  std::vector<double> one = clean;
+  one[6] = -0.40;  // one side 33% slower in round 7
+  EXPECT_EQ(slow_rounds(one), std::vector<size_t>{6});
+  std::vector<double> two = one;
+  two[2] = 0.35;
+  EXPECT_EQ(slow_rounds(two), (std::vector<size_t>{2, 6}));
+  std::vector<double> three = two;
+  three[9] = 0.5;  // floor(10/4) = 2 at most (three such rounds mask each other: the t then widens)
+  EXPECT_LE(slow_rounds(three).size(), 2u);
+  EXPECT_EQ(esd_max_set_aside(10), 2u);
+  EXPECT_EQ(esd_max_set_aside(5), 1u);
+  EXPECT_TRUE(slow_rounds({0.01, 0.5, 0.02}).empty()) << "fewer than kEsdMinRounds: a plain paired t";
+  // The interval is the t of the rounds kept, at the calibrated level.
+  Runs a, b;
+  for (double v : one) {
+    a.push_back({100, 100, 100});
+    b.push_back({100 * std::exp(v), 100 * std::exp(v), 100 * std::exp(v)});
+  }
+  const Interval iv = paired_interval(a, b, 0.01);
+  double mean = 0;
+  for (size_t r = 0; r < one.size(); ++r) mean += r == 6 ? 0 : one[r] / 9;
+  EXPECT_NEAR(iv.est, mean, 1e-12);
+  EXPECT_EQ(iv.noise.df, 8);
+  EXPECT_EQ(iv.noise.runs, 10);
+}
+
+// The calibration: the level is below alpha (setting rounds aside makes the raw t too bold), the p
+// and the interval agree (p <= alpha exactly when the interval excludes 1), and the same table comes
+// out every time (seeded).
+TEST(Paired, TheCalibratedLevelAndPAgree) {
+  for (size_t n : {4, 5, 8, 10, 20}) {
+    const double u = paired_level(n, 0.01);
+    EXPECT_GT(u, 0.001) << n;
+    EXPECT_LT(u, 0.01) << n;
+    EXPECT_NEAR(paired_p(n, u), 0.01, 1e-9) << n;
+    EXPECT_LT(paired_p(n, 1e-6), paired_p(n, 1e-5)) << n;
+    EXPECT_DOUBLE_EQ(paired_p(n, 1), 1);
+  }
+  EXPECT_DOUBLE_EQ(paired_level(3, 0.01), 0.01);
+  EXPECT_DOUBLE_EQ(paired_level(10, 0.01), paired_level(10, 0.01));
+  Sim s;
+  s.change = 0.05;
+  Runs a, b;
+  int agree = 0;
+  for (int k = 0; k < 300; ++k) {
+    Rng rng(seed_for("agree", static_cast<uint64_t>(k)));
+    rounds_of(s, rng, a, b);
+    const Interval iv = paired_interval(a, b, 0.01);
+    agree += (iv.low > 0 || iv.high < 0) == (iv.p <= 0.01);
+  }
+  EXPECT_EQ(agree, 300);
 }
 
 // A round's value: the Hodges-Lehmann estimate of the log repetitions, by hand.
@@ -114,28 +164,38 @@ TEST(Paired, TwoSlowRoundsDoNotHideAnElevenPercentChange) {
 
 // Issue 32's acceptance, read as: "found" = the 99% interval excludes 1 (decide()'s flag also needs
 // |change| >= the threshold, 10% by default, which an 8% change passes only by chance). The noise
-// model is Sim's. Measured with these seeds: 10 rounds find it in about 79%, short of the 90% the
-// issue asks; 15 rounds in about 99% (docs/methodology.md, the power table). A round's median of 5
-// repetitions in place of round_value's Hodges-Lehmann estimate finds it in about 65% at 10 rounds
-// (fails the 75% below); the plain paired t (trim 0) in about 27%: the slow round inflates its spread.
+// model is Sim's. Measured with these seeds (docs/methodology.md, the power table): 10 rounds find
+// it in about 87%, short of the 90% the issue asks (its 200 seeds: printed); 15 rounds in about 99%;
+// with two slow rounds about 70% at 10. Yuen's 20% trimmed t before it found 79% at 10 (fails the
+// 83% below), 57-62% with two slow rounds, and its interval excluded 1 in 1.4% of clean A/A seeds
+// at 5 and 10 rounds (20,000 seeds; fails the 1.3% below at 5 rounds).
 TEST(Paired, FindsAnEightPercentChangeAndFlagsNothingInAA) {
   StatOptions opt;
   opt.threshold_pct = 5;
   Sim s;
   s.change = 0.08;
   const Rates ten = run_sim(s, 200, opt);
-  EXPECT_GE(ten.excludes_one, 75) << "8% in 10 rounds";
+  std::printf("8%% in 10 rounds, one slow round: found in %.1f%% of 200 seeds\n", ten.excludes_one);
+  EXPECT_GE(ten.excludes_one, 83) << "8% in 10 rounds";
+  s.slow = 2;
+  const Rates two = run_sim(s, 200, opt);
+  std::printf("8%% in 10 rounds, two slow rounds: found in %.1f%% of 200 seeds\n", two.excludes_one);
+  EXPECT_GE(two.excludes_one, 62) << "8% in 10 rounds, two slow rounds";
+  s.slow = 1;
   s.rounds = 15;
   const Rates fifteen = run_sim(s, 200, opt);
-  EXPECT_GE(fifteen.excludes_one, 90) << "8% in 15 rounds";
+  EXPECT_GE(fifteen.excludes_one, 95) << "8% in 15 rounds";
   EXPECT_GE(fifteen.flagged, 85) << "8% in 15 rounds, threshold 5%";
-  for (int rounds : {5, 10, 20}) {
-    Sim aa;
-    aa.rounds = rounds;
-    const Rates r = run_sim(aa, 2000, opt);
-    EXPECT_LE(r.flagged, 1.0) << rounds << " rounds";
-    EXPECT_LE(r.excludes_one, 2.0) << rounds << " rounds: the interval's own false alarms";
-    EXPECT_GE(r.covers, 98.0) << rounds << " rounds";
+  for (int slow : {0, 1, 2}) {
+    for (int rounds : {5, 8, 10, 20}) {
+      Sim aa;
+      aa.rounds = rounds;
+      aa.slow = slow;
+      const Rates r = run_sim(aa, 4000, opt);
+      EXPECT_LE(r.flagged, 1.0) << rounds << " rounds, " << slow << " slow";
+      EXPECT_LE(r.excludes_one, 1.3) << rounds << " rounds, " << slow << " slow: the interval's own false alarms";
+      EXPECT_GE(r.covers, 98.7) << rounds << " rounds, " << slow << " slow";
+    }
   }
 }
 

@@ -7,7 +7,8 @@
 //     by sqrt(n/(n-1)) (Hesterberg 2015);
 //   - one run on a side: Student's t interval with the noise of a profile (runs of the same
 //     machine measured before) or, without one, pooled from the sides that have several runs;
-//   - interleaved rounds (ab): the paired per-round log ratios, Yuen's 20% trimmed-mean t;
+//   - interleaved rounds (ab): the paired per-round log ratios, slow rounds set aside by Rosner's
+//     generalized ESD, Student's t on the rest at a level calibrated by simulation;
 //   - history: change points of a series of run values, E-divisive means (Matteson & James 2014)
 //     with the Student t-test of Apache Otava (formerly Hunter, Fleming et al. 2023).
 // Everything random is drawn from a seeded generator: the same input gives the same output.
@@ -47,6 +48,8 @@ std::vector<double> run_values(const Runs& runs);
 // precision is power; the median of 5 repetitions keeps 64% of their information, this about 95%,
 // and one wild repetition of 5 still cannot move it far (breakdown 29%). Throws as run_value.
 double round_value(const std::vector<double>& reps);
+// The paired rounds' d_r = round_value(b[r]) - round_value(a[r]); a and b of equal size.
+std::vector<double> paired_diffs(const Runs& a, const Runs& b);
 
 // Run-to-run noise of one case: standard deviation of the run values (log scale, so about the
 // coefficient of variation of the run medians) and its degrees of freedom.
@@ -102,10 +105,12 @@ struct Interval {
 Interval bootstrap_interval(const Runs& a, const Runs& b, double alpha, int replicates, uint64_t seed);
 // est +- t(1 - alpha/2, noise.df) * noise.sd * sqrt(1/n + 1/m). Needs noise.known().
 Interval t_interval(double est, const Noise& noise, size_t n, size_t m, double alpha, Method method);
-// Rounds of interleaved A/B: round r gives the run value of A and of B; d_r = b_r - a_r. Yuen's
-// trimmed-mean t of the d_r (trimmed_t, 20%): est the trimmed mean, est +- t(1 - alpha/2, h - 1) se;
-// the noise: sd = se sqrt(R) (the spread of d the interval implies), df = h - 1. One or two slow
-// rounds fall in the trimmed tails. Needs >= 2 rounds, a and b of equal size.
+// Rounds of interleaved A/B: round r gives the round value (round_value) of A and of B; d_r = b_r -
+// a_r. The rounds slow_rounds sets aside are left out; est is the mean of the rest (m of them), the
+// interval est +- t(1 - u/2, m - 1) se_m with u = paired_level(R, alpha) and se_m their standard
+// error; iv.se the se that gives the same interval at level alpha (so the noise rules read it as
+// any other: noise sd = se sqrt(m), df = m - 1); iv.p = paired_p(R, the t's own p). Needs >= 2
+// rounds, a and b of equal size.
 Interval paired_interval(const Runs& a, const Runs& b, double alpha);
 
 // The decision on one case. `better`: +1 when a larger value is better (a rate), -1 when a
@@ -142,16 +147,26 @@ int runs_needed(double sd, bool paired, const StatOptions& opt);
 
 // ------------------------------------------------------------------ robust paired rounds, p-values, the gate
 // (bench/compare/src/paired.cpp)
-// Yuen's trimmed-mean t for one sample (Yuen 1974; Wilcox, "Introduction to Robust Estimation and
-// Hypothesis Testing", 4th ed. 2017, sec. 4.5): g = floor(trim n) values cut from each tail, the
-// mean of the h = n - 2g left, se = s_w sqrt((n - 1) / (h (h - 1))) with s_w the standard
-// deviation of the winsorized sample, Student's t with h - 1 df. Needs n >= 2.
-struct TrimmedT {
-  double est = 0, se = 0, df = 0, p = 1;
-  int trimmed = 0;  // g: values cut from each tail
-};
-constexpr double kPairedTrim = 0.2;
-TrimmedT trimmed_t(std::vector<double> x, double trim = kPairedTrim);
+// Slow rounds of interleaved A/B: Rosner's generalized ESD (Rosner, "Percentage points for a
+// generalized ESD many-outlier procedure", Technometrics 25, 1983) on the d_r at kEsdAlpha, at most
+// esd_max_set_aside(R) = max(1, floor(R/4)) rounds, from kEsdMinRounds rounds on (fewer: none). The
+// positions set aside, ascending. At 10 rounds a round 6 or more standard deviations of d from the
+// others is nearly always set aside, one at 3-4.5 about a third of the time (docs/methodology.md).
+constexpr double kEsdAlpha = 0.02;
+constexpr size_t kEsdMinRounds = 4;
+size_t esd_max_set_aside(size_t n);
+std::vector<size_t> slow_rounds(const std::vector<double>& d);
+// Setting rounds aside after looking at them makes the t on the rest too bold (when the rounds
+// happen to be tight, the farthest looks like an outlier), so its level is calibrated: for R rounds,
+// the null distribution of the t's raw p (R independent normal d_r, no change, no slow round) is
+// drawn kCalibrationDraws times from the seeded generator (the same on every machine, once per R
+// in a process) and tabulated at 12 levels from 0.5 to 1e-4, interpolated on log-log scales
+// between them and extended below. paired_level: the raw level u whose calibrated p is alpha (at
+// 10 rounds and alpha 0.01, u is about 0.0046); paired_p: the calibrated p of a raw p. Below
+// kEsdMinRounds rounds both are the identity (a plain paired t).
+constexpr size_t kCalibrationDraws = 200000;
+double paired_level(size_t rounds, double alpha);
+double paired_p(size_t rounds, double raw_p);
 // Two-sided p of "no change" consistent with an interval at level 1 - alpha with `df` degrees of
 // freedom: the half-width on the side of 0 read as t(1 - alpha/2, df) standard errors, so that
 // p < alpha exactly when the interval excludes 0. A t interval gets its own t-test's p.
