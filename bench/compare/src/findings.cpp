@@ -275,13 +275,9 @@ std::vector<CaseFinding> compare_sides(const Side& a, const Side& b, const Noise
     f.flag = to_string(f.j.flag);
     f.note = f.j.why + (f.j.why.empty() || f.note.empty() ? "" : "; ") + f.note;
     if (profile && !noise && !paired) f.note += std::string(f.note.empty() ? "" : "; ") + "not in the noise profile";
-    if (paired) {  // the rounds the paired t left out, by their place among the rounds judged
-      const std::vector<double> d = paired_diffs(p.ra, p.rb);
-      std::vector<std::string> at;
-      for (size_t r : slow_rounds(d)) at.push_back(std::to_string(r + 1));
-      if (!at.empty())
-        f.note += fmt::format("{}round {} of {} set aside as slow (Rosner's test)", f.note.empty() ? "" : "; ",
-                              fmt::join(at, " and "), d.size());
+    if (paired) {
+      const std::string aside = slow_rounds_note(paired_diffs(p.ra, p.rb));
+      if (!aside.empty()) f.note += (f.note.empty() ? "" : "; ") + aside;
     }
     if (!paired && (p.ra.size() < a.runs.size() || p.rb.size() < b.runs.size()))
       f.note += fmt::format("{}in {} of {} and {} of {} runs", f.note.empty() ? "" : "; ", p.ra.size(), a.runs.size(),

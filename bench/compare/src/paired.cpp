@@ -138,6 +138,15 @@ std::vector<size_t> slow_rounds(const std::vector<double>& d) {
   return out;
 }
 
+std::string slow_rounds_note(const std::vector<double>& d) {
+  const std::vector<size_t> at = slow_rounds(d);
+  if (at.empty()) return "";
+  std::string places;
+  for (size_t i = 0; i < at.size(); ++i) places += (i ? " and " : "") + std::to_string(at[i] + 1);
+  return "round" + std::string(at.size() > 1 ? "s " : " ") + places + " of " + std::to_string(d.size()) +
+         " set aside as slow (Rosner's test)";
+}
+
 double paired_level(size_t rounds, double alpha) {
   return rounds < kEsdMinRounds ? alpha : loglog(calibration(rounds), alpha, true);
 }

@@ -77,9 +77,12 @@ TEST(Paired, SlowRoundsAreRosnersOutliersAndNoMore) {
   std::vector<double> one = clean;
   one[6] = -0.40;  // one side 33% slower in round 7
   EXPECT_EQ(slow_rounds(one), std::vector<size_t>{6});
+  EXPECT_EQ(slow_rounds_note(one), "round 7 of 10 set aside as slow (Rosner's test)");
   std::vector<double> two = one;
   two[2] = 0.35;
   EXPECT_EQ(slow_rounds(two), (std::vector<size_t>{2, 6}));
+  EXPECT_EQ(slow_rounds_note(two), "rounds 3 and 7 of 10 set aside as slow (Rosner's test)");
+  EXPECT_EQ(slow_rounds_note(clean), "");
   std::vector<double> three = two;
   three[9] = 0.5;  // floor(10/4) = 2 at most (three such rounds mask each other: the t then widens)
   EXPECT_LE(slow_rounds(three).size(), 2u);

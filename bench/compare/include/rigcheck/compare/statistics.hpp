@@ -156,6 +156,9 @@ constexpr double kEsdAlpha = 0.02;
 constexpr size_t kEsdMinRounds = 4;
 size_t esd_max_set_aside(size_t n);
 std::vector<size_t> slow_rounds(const std::vector<double>& d);
+// What a case's note says of them, by their place among the rounds judged: "round 7 of 10 set aside as
+// slow (Rosner's test)", "rounds 3 and 7 of 10 ..."; "" when none.
+std::string slow_rounds_note(const std::vector<double>& d);
 // Setting rounds aside after looking at them makes the t on the rest too bold (when the rounds
 // happen to be tight, the farthest looks like an outlier), so its level is calibrated: for R rounds,
 // the null distribution of the t's raw p (R independent normal d_r, no change, no slow round) is
