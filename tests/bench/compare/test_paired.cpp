@@ -171,7 +171,7 @@ TEST(Paired, TwoSlowRoundsDoNotHideAnElevenPercentChange) {
 // it in about 87%, short of the 90% the issue asks (its 200 seeds: printed); 15 rounds in about 99%;
 // with two slow rounds about 70% at 10. Yuen's 20% trimmed t before it found 79% at 10 (fails the
 // 83% below), 57-62% with two slow rounds, and its interval excluded 1 in 1.4% of clean A/A seeds
-// at 5 and 10 rounds (20,000 seeds; fails the 1.3% below at 5 rounds).
+// at 5 and 10 rounds (a scratch program of this Sim, 20,000 seeds; not run against the 1.3% below).
 TEST(Paired, FindsAnEightPercentChangeAndFlagsNothingInAA) {
   StatOptions opt;
   opt.threshold_pct = 5;
