@@ -275,10 +275,6 @@ std::vector<CaseFinding> compare_sides(const Side& a, const Side& b, const Noise
     f.flag = to_string(f.j.flag);
     f.note = f.j.why + (f.j.why.empty() || f.note.empty() ? "" : "; ") + f.note;
     if (profile && !noise && !paired) f.note += std::string(f.note.empty() ? "" : "; ") + "not in the noise profile";
-    if (paired) {
-      const std::string aside = slow_rounds_note(paired_diffs(p.ra, p.rb));
-      if (!aside.empty()) f.note += (f.note.empty() ? "" : "; ") + aside;
-    }
     if (!paired && (p.ra.size() < a.runs.size() || p.rb.size() < b.runs.size()))
       f.note += fmt::format("{}in {} of {} and {} of {} runs", f.note.empty() ? "" : "; ", p.ra.size(), a.runs.size(),
                             p.rb.size(), b.runs.size());

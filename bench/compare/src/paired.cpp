@@ -62,15 +62,15 @@ struct KeptT {
 KeptT kept_t(const std::vector<double>& d, const std::vector<size_t>& aside) {
   std::vector<bool> out(d.size(), false);
   for (size_t k : aside) out[k] = true;
+  std::vector<double> kept;
+  for (size_t k = 0; k < d.size(); ++k)
+    if (!out[k]) kept.push_back(d[k]);
+  const Noise spread = noise_of(kept);
   KeptT t;
-  double ss = 0;
-  for (size_t k = 0; k < d.size(); ++k)
-    if (!out[k]) t.est += d[k], ++t.kept;
-  t.est /= static_cast<double>(t.kept);
-  for (size_t k = 0; k < d.size(); ++k)
-    if (!out[k]) ss += (d[k] - t.est) * (d[k] - t.est);
-  t.df = static_cast<double>(t.kept - 1);
-  t.se = std::sqrt(ss / t.df / static_cast<double>(t.kept));
+  t.kept = kept.size();
+  t.est = std::accumulate(kept.begin(), kept.end(), 0.0) / static_cast<double>(t.kept);
+  t.df = spread.df;
+  t.se = spread.sd / std::sqrt(static_cast<double>(t.kept));
   t.p = t.se > 0 ? student_t_two_sided_p(t.est / t.se, t.df) : (t.est == 0 ? 1 : 0);
   return t;
 }
@@ -138,14 +138,18 @@ std::vector<size_t> slow_rounds(const std::vector<double>& d) {
   return out;
 }
 
-std::string slow_rounds_note(const std::vector<double>& d) {
-  const std::vector<size_t> at = slow_rounds(d);
+namespace {
+// The note of slow_rounds_note for the rounds `at` (ascending) of `rounds`.
+std::string note_of(const std::vector<size_t>& at, size_t rounds) {
   if (at.empty()) return "";
   std::string places;
   for (size_t i = 0; i < at.size(); ++i) places += (i ? " and " : "") + std::to_string(at[i] + 1);
-  return "round" + std::string(at.size() > 1 ? "s " : " ") + places + " of " + std::to_string(d.size()) +
+  return "round" + std::string(at.size() > 1 ? "s " : " ") + places + " of " + std::to_string(rounds) +
          " set aside as slow (Rosner's test)";
 }
+}  // namespace
+
+std::string slow_rounds_note(const std::vector<double>& d) { return note_of(slow_rounds(d), d.size()); }
 
 double paired_level(size_t rounds, double alpha) {
   return rounds < kEsdMinRounds ? alpha : loglog(calibration(rounds), alpha, true);
@@ -176,10 +180,10 @@ std::vector<bool> holm(const std::vector<double>& p, double level) {
   return out;
 }
 
-Interval paired_interval(const Runs& a, const Runs& b, double alpha) {
-  if (a.size() != b.size() || a.size() < 2) throw std::invalid_argument("paired_interval: needs two or more rounds of both sides");
-  const std::vector<double> d = paired_diffs(a, b);
-  const KeptT t = kept_t(d, slow_rounds(d));
+namespace {
+// paired_interval of the d_r with the rounds `aside` set aside.
+Interval interval_of(const std::vector<double>& d, const std::vector<size_t>& aside, double alpha) {
+  const KeptT t = kept_t(d, aside);
   Interval iv;
   iv.method = Method::paired;
   iv.est = t.est;
@@ -195,6 +199,13 @@ Interval paired_interval(const Runs& a, const Runs& b, double alpha) {
   iv.p = paired_p(d.size(), t.p);
   return iv;
 }
+}  // namespace
+
+Interval paired_interval(const Runs& a, const Runs& b, double alpha) {
+  if (a.size() != b.size() || a.size() < 2) throw std::invalid_argument("paired_interval: needs two or more rounds of both sides");
+  const std::vector<double> d = paired_diffs(a, b);
+  return interval_of(d, slow_rounds(d), alpha);
+}
 
 Judgement judge_paired(const Runs& a, const Runs& b, int better, const StatOptions& opt) {
   if (a.size() != b.size() || a.size() < 2) {
@@ -202,8 +213,13 @@ Judgement judge_paired(const Runs& a, const Runs& b, int better, const StatOptio
     j.why = "interleaved A/B needs two or more complete rounds";
     return j;
   }
-  Judgement j = decide(paired_interval(a, b, opt.alpha), better, true, opt);
+  const std::vector<double> d = paired_diffs(a, b);
+  const std::vector<size_t> slow = slow_rounds(d);
+  Judgement j = decide(interval_of(d, slow, opt.alpha), better, true, opt);
   if (j.flag == Flag::unstable) j.why = "the round-to-round noise is too large to resolve the threshold with these rounds";
+  // The rounds set aside go with the why (findings put it first in the case's note).
+  const std::string aside = note_of(slow, d.size());
+  if (!aside.empty()) j.why += (j.why.empty() ? "" : "; ") + aside;
   return j;
 }
 
