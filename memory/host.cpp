@@ -92,9 +92,11 @@ constexpr double kGiB = 1073741824.0;
 constexpr double kNearFraction = 0.6;      // of the predicted largest batch
 constexpr double kLowestFraction = 0.2;    // the least a check may be lowered to for time
 // Seconds the check's ONE child process may take (a check point runs one child: HostStep::run_timed).
-// Five checks at most 375 s, beside the full profile's regular points (~400 s of children on 2 vCPUs):
-// memory_host full within about 12 minutes (issue 18's 60-minute full profile). A depth probe's
-// child gets the same.
+// A check's child is predicted from the largest regular point in proportion to the training flops
+// and ran 97-119 s against this 75 (light_cnn, resnet50; run vm-20261206T010139Z). The full
+// profile's memory_host took 687 s there: the regular points one child each (229 s), the six
+// depth probes 243 s, the checks 215 s (issue 33's 30-minute full profile). A depth probe's child
+// gets the same.
 constexpr double kChildBudgetS = 75;
 constexpr double kKeepFreeBytes = 4 * kGiB;  // left free beside the check's predicted peak
 
@@ -402,7 +404,7 @@ const bool host = register_benchmark(
        for (const char* var : {"RIGCHECK_CAPACITY_PROBE", "RIGCHECK_CAPACITY_CHECK"})
          for (const Point& p : env_points(var)) pts.push_back(p);
        for (Point& pt : pts) {
-         pt.one_child = o.profile == Profile::quick;
+         pt.one_child = o.profile != Profile::tiny;  // full too since issue 33's 30 minutes
          if (pt.width > 0) {
            cs.push_back(mlp_case(pt, threads));
            continue;

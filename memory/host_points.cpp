@@ -63,7 +63,8 @@ std::vector<Point> points(Profile p) {
   // Full: two batches per model, a factor 4 apart, at seq 128 for the transformers, then a near-limit
   // check per model (one child, kChildBudgetS). Budgeted for issue 18's 60-minute full profile on 2
   // vCPUs: the old 16/32/64, 8/16/32 (BERT-large to b32: 723 s of its 1312 s), 2/4/8 sets took
-  // 1312 s; these take about 400 s of children there (two each), the checks at most 5 x 75 s.
+  // 1312 s; these took about 460 s of children there with two each, 229 s with one each (the check's
+  // child is the measurement, as in quick, since issue 33's 30-minute full profile).
   std::vector<Point> v;
   for (int b : {8, 32}) v.push_back({"light_cnn", b, 0});
   for (int b : {4, 16}) v.push_back({"resnet50", b, 0});

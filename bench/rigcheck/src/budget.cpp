@@ -21,13 +21,13 @@ double BudgetPlan::share(size_t k, Clock::time_point now) const {
 }
 
 BudgetPlan plan_budget(double budget_s, BudgetPlan::Clock::time_point start, const std::vector<BenchmarkEntry>& todo,
-                       const std::function<bool(const BenchmarkEntry&)>& starts) {
+                       const std::function<bool(const BenchmarkEntry&)>& starts, Profile profile) {
   BudgetPlan plan;
   plan.budget_s = budget_s;
   plan.start = start;
   for (const BenchmarkEntry& b : todo) {
     const bool s = starts(b);
-    plan.ref_s.push_back(s ? b.quick_ref_s : 0);
+    plan.ref_s.push_back(s ? b.ref_s(profile) : 0);
     plan.takes.push_back(s && b.takes_budget);
   }
   if (budget_s > 0)
@@ -38,7 +38,7 @@ BudgetPlan plan_budget(double budget_s, BudgetPlan::Clock::time_point start, con
 
 double resolve_budget(double requested, const std::string& profile) {
   if (requested >= 0) return requested;
-  return profile == "quick" ? kQuickBudgetS : 0;
+  return profile == "quick" ? kQuickBudgetS : profile == "full" ? kFullBudgetS : 0;
 }
 
 }  // namespace rigcheck

@@ -350,7 +350,7 @@ BudgetPlan budget_plan(const RunContext& cx, const std::vector<BenchmarkEntry>& 
     ManifestRow probe;
     const std::string exe = cx.bin_dir + "/" + b.binary;
     return !not_started_because(b, exe, cx.bin_dir, cx.opt.profile, b.timeout_s(cx.profile), cx.facts, probe);
-  });
+  }, cx.profile);
 }
 
 // The end of a run: its report (a failed report turns an exit status of 0 into 1), where to find it,

@@ -15,11 +15,11 @@ namespace rigcheck {
 
 std::vector<BenchmarkEntry> read_benchmark_registry(const std::string& path) {
   std::vector<BenchmarkEntry> out;
-  for_each_csv_row<12>(
+  for_each_csv_row<13>(
       path, io::ignore_no_column,
       {"name", "area", "binary", "args", "env", "needs", "timeout_tiny_s", "timeout_quick_s", "timeout_full_s",
-       "description", "quick_ref_s", "takes_budget"},
-      [&](long line, const std::array<std::string, 12>& f) {
+       "description", "quick_ref_s", "takes_budget", "full_ref_s"},
+      [&](long line, const std::array<std::string, 13>& f) {
         BenchmarkEntry e{f[0], f[1], f[2], f[3], f[4], f[5], 0, 0, 0, f[9]};
         if (!parse_double(f[6], e.timeout_tiny_s) || !parse_double(f[7], e.timeout_quick_s) ||
             !parse_double(f[8], e.timeout_full_s))
@@ -29,12 +29,14 @@ std::vector<BenchmarkEntry> read_benchmark_registry(const std::string& path) {
         if (f[11] != "" && f[11] != "yes")
           throw InputError(path, line, "takes_budget must be yes or empty, not '" + f[11] + "'");
         e.takes_budget = f[11] == "yes";
+        if (!f[12].empty() && !(parse_double(f[12], e.full_ref_s) && e.full_ref_s >= 0))
+          throw InputError(path, line, "full_ref_s must be a number of seconds >= 0 (or empty)");
         if (std::string why = needs_syntax_error(e.needs); !why.empty()) throw InputError(path, line, "needs: " + why);
         for (const BenchmarkEntry& o : out)
           if (o.name == e.name) throw InputError(path, line, fmt::format("benchmark {} appears twice", e.name));
         out.push_back(e);
       },
-      "", 10);  // quick_ref_s and takes_budget came later: a registry without them keeps no budget
+      "", 10);  // quick_ref_s, takes_budget and full_ref_s came later: a registry without them keeps no budget
   return out;
 }
 

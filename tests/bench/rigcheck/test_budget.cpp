@@ -41,26 +41,44 @@ TEST(Budget, OverTheBudgetOrNone) {
   EXPECT_DOUBLE_EQ(p.share(2, p.start + seconds(130)), kMinShareS);
   EXPECT_DOUBLE_EQ(plan_of(0).share(0, p.start), 0);
   EXPECT_DOUBLE_EQ(resolve_budget(-1, "quick"), kQuickBudgetS);
-  EXPECT_DOUBLE_EQ(resolve_budget(-1, "full"), 0);
+  EXPECT_DOUBLE_EQ(resolve_budget(-1, "full"), kFullBudgetS);
+  EXPECT_DOUBLE_EQ(resolve_budget(-1, "tiny"), 0);
   EXPECT_DOUBLE_EQ(resolve_budget(0, "quick"), 0);
   EXPECT_DOUBLE_EQ(resolve_budget(90, "tiny"), 90);
 }
 
-// The registry's quick_ref_s and takes_budget: every entry the quick profile starts on a machine
-// without a GPU has a reference time (else the budget could not reserve its time); a bad value is
-// refused with the file and line.
+// The registry's quick_ref_s, full_ref_s and takes_budget: every entry the quick (full) profile
+// starts on a machine without a GPU has a reference time for it (else the budget could not reserve
+// its time); a bad value is refused with the file and line.
+TEST(Budget, TheFullProfileSharesByItsOwnReferenceTimes) {
+  BenchmarkEntry a, f;
+  a.quick_ref_s = 10, a.full_ref_s = 100, a.takes_budget = true;
+  f.quick_ref_s = 20, f.full_ref_s = 500;
+  const BudgetPlan p = plan_budget(1000 + kReportReserveS, BudgetPlan::Clock::time_point{}, {a, f},
+                                   [](const BenchmarkEntry&) { return true; }, Profile::full);
+  EXPECT_EQ(p.ref_s, (std::vector<double>{100, 500}));
+  EXPECT_DOUBLE_EQ(p.share(0, p.start), 500);  // 1000 s less f's 500 it cannot cut
+  EXPECT_EQ(plan_budget(0, p.start, {a, f}, [](const BenchmarkEntry&) { return true; }).ref_s,
+            (std::vector<double>{10, 20}));  // the quick profile's
+}
+
 TEST(Budget, RegistryColumns) {
   for (const BenchmarkEntry& b : read_benchmark_registry(RIGCHECK_TEST_DATA_DIR + "/benchmarks.csv")) {
     if (b.timeout_quick_s > 0 && b.area != "gpu" && b.needs.find("gpu") == std::string::npos) {
       EXPECT_GT(b.quick_ref_s, 0) << b.name;
+    }
+    if (b.timeout_full_s > 0 && b.area != "gpu" && b.needs.find("gpu") == std::string::npos) {
+      EXPECT_GT(b.full_ref_s, 0) << b.name;
     }
     if (b.args.find("--alternate-env") != std::string::npos) {
       EXPECT_TRUE(b.takes_budget) << b.name << ": taking turns, it keeps the floor's 3 pairs under a budget";
     }
   }
   const std::string dir = testsupport::fresh_dir("budget-registry");
-  const std::string head = "name,area,binary,args,env,needs,timeout_tiny_s,timeout_quick_s,timeout_full_s,description,quick_ref_s,takes_budget\n";
-  for (const char* bad : {"x,cpu,x,,,,1,1,1,d,-3,yes\n", "x,cpu,x,,,,1,1,1,d,3,maybe\n"}) {
+  const std::string head =
+      "name,area,binary,args,env,needs,timeout_tiny_s,timeout_quick_s,timeout_full_s,description,quick_ref_s,takes_budget,"
+      "full_ref_s\n";
+  for (const char* bad : {"x,cpu,x,,,,1,1,1,d,-3,yes\n", "x,cpu,x,,,,1,1,1,d,3,maybe\n", "x,cpu,x,,,,1,1,1,d,3,yes,soon\n"}) {
     const std::string p = dir + "/b.csv";
     std::ofstream(p) << head << bad;
     try {
@@ -70,7 +88,7 @@ TEST(Budget, RegistryColumns) {
       EXPECT_NE(std::string(e.what()).find(p + ":2"), std::string::npos) << e.what();
     }
   }
-  // The two new columns may be missing (an older registry); the others may not.
+  // The three new columns may be missing (an older registry); the others may not.
   const std::string old = dir + "/old.csv";
   std::ofstream(old) << "name,area,binary,args,env,needs,timeout_tiny_s,timeout_quick_s,timeout_full_s,description\n"
                      << "x,cpu,x,,,,1,1,1,d\n";

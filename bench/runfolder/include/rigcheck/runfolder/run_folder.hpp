@@ -92,6 +92,8 @@ struct BenchmarkEntry {
   // whether its binary keeps --time-budget (`rigcheck run --budget` shares the run's time by them).
   double quick_ref_s = 0;
   bool takes_budget = false;
+  double full_ref_s = 0;  // the same for the full profile (its budget's shares), 0 unknown
+  double ref_s(Profile p) const { return p == Profile::full ? full_ref_s : quick_ref_s; }
   double timeout_s(Profile p) const {
     return p == Profile::tiny ? timeout_tiny_s : p == Profile::quick ? timeout_quick_s : timeout_full_s;
   }
