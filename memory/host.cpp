@@ -93,10 +93,10 @@ constexpr double kNearFraction = 0.6;      // of the predicted largest batch
 constexpr double kLowestFraction = 0.2;    // the least a check may be lowered to for time
 // Seconds the check's ONE child process may take (a check point runs one child: HostStep::run_timed).
 // A check's child is predicted from the largest regular point in proportion to the training flops
-// and ran 97-119 s against this 75 (light_cnn, resnet50; run vm-20261206T010139Z). The full
-// profile's memory_host took 687 s there: the regular points one child each (229 s), the six
-// depth probes 243 s, the checks 215 s (issue 33's 30-minute full profile). A depth probe's child
-// gets the same.
+// and ran 65-119 s against this 75 (light_cnn, resnet50; the two full runs of 2026-12-06). The full
+// profile's memory_host took 633-687 s there: the regular points one child each (229-238 s), the six
+// depth probes 232-243 s, the checks 163-215 s (issue 33's 30-minute full profile). A depth probe's
+// child gets the same.
 constexpr double kChildBudgetS = 75;
 constexpr double kKeepFreeBytes = 4 * kGiB;  // left free beside the check's predicted peak
 

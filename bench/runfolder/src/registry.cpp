@@ -24,13 +24,16 @@ std::vector<BenchmarkEntry> read_benchmark_registry(const std::string& path) {
         if (!parse_double(f[6], e.timeout_tiny_s) || !parse_double(f[7], e.timeout_quick_s) ||
             !parse_double(f[8], e.timeout_full_s))
           throw InputError(path, line, "timeouts must be numbers of seconds");
-        if (!f[10].empty() && !(parse_double(f[10], e.quick_ref_s) && e.quick_ref_s >= 0))
-          throw InputError(path, line, "quick_ref_s must be a number of seconds >= 0 (or empty)");
+        // A reference time: seconds >= 0, or empty (unknown: 0).
+        auto ref_seconds = [&](const std::string& v, const char* column, double& out) {
+          if (!v.empty() && !(parse_double(v, out) && out >= 0))
+            throw InputError(path, line, fmt::format("{} must be a number of seconds >= 0 (or empty)", column));
+        };
+        ref_seconds(f[10], "quick_ref_s", e.quick_ref_s);
+        ref_seconds(f[12], "full_ref_s", e.full_ref_s);
         if (f[11] != "" && f[11] != "yes")
           throw InputError(path, line, "takes_budget must be yes or empty, not '" + f[11] + "'");
         e.takes_budget = f[11] == "yes";
-        if (!f[12].empty() && !(parse_double(f[12], e.full_ref_s) && e.full_ref_s >= 0))
-          throw InputError(path, line, "full_ref_s must be a number of seconds >= 0 (or empty)");
         if (std::string why = needs_syntax_error(e.needs); !why.empty()) throw InputError(path, line, "needs: " + why);
         for (const BenchmarkEntry& o : out)
           if (o.name == e.name) throw InputError(path, line, fmt::format("benchmark {} appears twice", e.name));

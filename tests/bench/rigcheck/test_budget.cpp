@@ -47,9 +47,7 @@ TEST(Budget, OverTheBudgetOrNone) {
   EXPECT_DOUBLE_EQ(resolve_budget(90, "tiny"), 90);
 }
 
-// The registry's quick_ref_s, full_ref_s and takes_budget: every entry the quick (full) profile
-// starts on a machine without a GPU has a reference time for it (else the budget could not reserve
-// its time); a bad value is refused with the file and line.
+// The full profile's plan reads full_ref_s, the quick profile's quick_ref_s.
 TEST(Budget, TheFullProfileSharesByItsOwnReferenceTimes) {
   BenchmarkEntry a, f;
   a.quick_ref_s = 10, a.full_ref_s = 100, a.takes_budget = true;
@@ -58,18 +56,20 @@ TEST(Budget, TheFullProfileSharesByItsOwnReferenceTimes) {
                                    [](const BenchmarkEntry&) { return true; }, Profile::full);
   EXPECT_EQ(p.ref_s, (std::vector<double>{100, 500}));
   EXPECT_DOUBLE_EQ(p.share(0, p.start), 500);  // 1000 s less f's 500 it cannot cut
-  EXPECT_EQ(plan_budget(0, p.start, {a, f}, [](const BenchmarkEntry&) { return true; }).ref_s,
+  EXPECT_EQ(plan_budget(0, p.start, {a, f}, [](const BenchmarkEntry&) { return true; }, Profile::quick).ref_s,
             (std::vector<double>{10, 20}));  // the quick profile's
 }
 
+// The registry's quick_ref_s, full_ref_s and takes_budget: every entry the quick (full) profile
+// starts on a machine without a GPU has a reference time for it (else the budget could not reserve
+// its time); a bad value is refused with the file and line.
+
 TEST(Budget, RegistryColumns) {
   for (const BenchmarkEntry& b : read_benchmark_registry(RIGCHECK_TEST_DATA_DIR + "/benchmarks.csv")) {
-    if (b.timeout_quick_s > 0 && b.area != "gpu" && b.needs.find("gpu") == std::string::npos) {
-      EXPECT_GT(b.quick_ref_s, 0) << b.name;
-    }
-    if (b.timeout_full_s > 0 && b.area != "gpu" && b.needs.find("gpu") == std::string::npos) {
-      EXPECT_GT(b.full_ref_s, 0) << b.name;
-    }
+    for (Profile p : {Profile::quick, Profile::full})
+      if (b.timeout_s(p) > 0 && b.area != "gpu" && b.needs.find("gpu") == std::string::npos) {
+        EXPECT_GT(b.ref_s(p), 0) << b.name << " in " << to_string(p);
+      }
     if (b.args.find("--alternate-env") != std::string::npos) {
       EXPECT_TRUE(b.takes_budget) << b.name << ": taking turns, it keeps the floor's 3 pairs under a budget";
     }

@@ -39,11 +39,12 @@ struct BudgetPlan {
   double elapsed(Clock::time_point now = Clock::now()) const;
 };
 
-// The plan of a run of `todo` (in order) with `budget_s` (0: none) counted from `start`; `starts`
+// The plan of a run of `todo` (in order) with `budget_s` (0: none) counted from `start`, shared by
+// the entries' reference times in `profile` (BenchmarkEntry::ref_s); `starts`
 // says whether an entry will start (its binary built, in this profile, its needs met). Says the
 // budget on stderr when there is one.
 BudgetPlan plan_budget(double budget_s, BudgetPlan::Clock::time_point start, const std::vector<BenchmarkEntry>& todo,
-                       const std::function<bool(const BenchmarkEntry&)>& starts, Profile profile = Profile::quick);
+                       const std::function<bool(const BenchmarkEntry&)>& starts, Profile profile);
 
 // The run's budget from --budget (< 0: the profile's default: 240 s for quick, 1620 s for full, none for tiny).
 double resolve_budget(double requested, const std::string& profile);
