@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "kernels.hpp"
+#include "rigcheck/harness/repetitions.hpp"
 
 namespace rigcheck::cpu {
 namespace {
@@ -38,6 +39,9 @@ std::vector<Case> square_cases(const CommonOptions& o, Make make) {
     }
   return cs;
 }
+
+// Quick: repetitions of at least 0.1 s, not 0.2 (issue 33; docs/methodology.md, "Timing and noise").
+const bool reps_defaults = register_repetition_defaults({3, 5, 10}, {0.01, 0.1, 0.5});
 
 const bool matmul = register_benchmark(
     {names::kGemmMatmul, "oneDNN matmul f32, square M=N=K, threads 1..cores", [](const CommonOptions& o) {

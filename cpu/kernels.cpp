@@ -12,10 +12,11 @@
 #include <fmt/format.h>
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "rigcheck/harness/allocator.hpp"
+
 extern "C" {
 char* openblas_get_corename(void);
 void openblas_set_num_threads(int);
-int openblas_get_num_threads(void);
 }
 
 namespace rigcheck::cpu {
@@ -50,43 +51,6 @@ void fill_random(std::vector<float>& v, uint64_t seed, DType t) {
     }
     x = r;
   }
-}
-
-CheckResult check_gemm(const std::vector<float>& a, const std::vector<float>& b, const std::vector<float>& c,
-                       int64_t m, int64_t n, int64_t k, bool b_transposed, const std::vector<float>* bias,
-                       double u) {
-  std::vector<double> ad(a.begin(), a.end()), bd(b.begin(), b.end());
-  std::vector<double> aa(ad.size()), ba(bd.size());
-  std::transform(ad.begin(), ad.end(), aa.begin(), [](double x) { return std::fabs(x); });
-  std::transform(bd.begin(), bd.end(), ba.begin(), [](double x) { return std::fabs(x); });
-  std::vector<double> ref(static_cast<size_t>(m * n)), mag(static_cast<size_t>(m * n));
-  const int saved = openblas_get_num_threads();
-  openblas_set_num_threads(omp_get_num_procs());
-  auto tb = b_transposed ? CblasTrans : CblasNoTrans;
-  const int64_t ldb = b_transposed ? k : n;
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, tb, m, n, k, 1.0, ad.data(), k, bd.data(), ldb, 0.0, ref.data(), n);
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, tb, m, n, k, 1.0, aa.data(), k, ba.data(), ldb, 0.0, mag.data(), n);
-  openblas_set_num_threads(saved);
-  const double gamma = (k + 1) * u / (1 - (k + 1) * u);  // +1: the bias addition
-  CheckResult r;
-  r.method = fmt::format("every element vs OpenBLAS dgemm in double, tolerance (K+1)u/(1-(K+1)u)*(|A||B|+|bias|), u=2^{}",
-                         static_cast<int>(std::lround(std::log2(u))));
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) {
-      size_t idx = static_cast<size_t>(i * n + j);
-      double expect = ref[idx], bound = mag[idx];
-      if (bias) {
-        expect += (*bias)[static_cast<size_t>(j)];
-        bound += std::fabs((*bias)[static_cast<size_t>(j)]);
-      }
-      double tol = gamma * bound + 1e-30;
-      double err = std::fabs(static_cast<double>(c[idx]) - expect);
-      if (!std::isfinite(c[idx])) err = INFINITY;
-      r.worst = std::max(r.worst, err / tol);
-      if (!(err <= tol)) ++r.wrong;
-      ++r.checked;
-    }
-  return r;
 }
 
 static const char* isa_name(dnnl::cpu_isa isa) {
@@ -145,8 +109,11 @@ void store(memory& mem, const std::vector<float>& v, DType t) {
 
 class OnednnKernel : public Kernel {
  public:
+  // Before the case allocates anything: the memory earlier cases freed is reused, not faulted anew
+  // (cpu_cache_fc's weights up to 256 MiB and their reordered copy, each check's double copies).
+  OnednnKernel() { keep_freed_memory(); }
   Params facts() const override {
-    return {{"impl", impl_}, {"isa", onednn_effective_isa()}, {"isa_cap", onednn_isa_cap()}};
+    return {{"impl", impl_}, {"isa", onednn_effective_isa()}, {"isa_cap", onednn_isa_cap()}, {"allocator", kKeepFreedAllocator}};
   }
   void run() override {
     prim_.execute(strm_, args_);
@@ -279,7 +246,8 @@ class FcSweep final : public OnednnKernel {
       memory w_user({{oc, ic}, memory::data_type::f32, tag::oi}, engine());
       auto* p = static_cast<float*>(w_user.get_data_handle());
       const int64_t n = oc * ic;
-#pragma omp parallel for schedule(static)
+      // Every usable core, not the case's threads (set-up, not timed; up to 256 MiB of weights).
+#pragma omp parallel for schedule(static) num_threads(omp_get_num_procs())
       for (int64_t i = 0; i < n; ++i) p[i] = hashed_uniform(kSeed, static_cast<uint64_t>(i));
       w = w_user;
       if (pd.weights_desc() != w_user.get_desc()) {  // packed once, outside the timing, as frameworks do
@@ -406,6 +374,7 @@ class Conv final : public OnednnKernel {
 class Sgemm : public Kernel {
  public:
   Sgemm(int64_t m, int64_t n, int64_t k) : m_(m), n_(n), k_(k) {
+    keep_freed_memory();  // as OnednnKernel
     a_.resize(static_cast<size_t>(m * k));
     b_.resize(static_cast<size_t>(k * n));
     c_.assign(static_cast<size_t>(m * n), 0.0f);
@@ -430,7 +399,8 @@ class OnednnSgemm final : public Sgemm {
     if (st != dnnl_success) throw std::runtime_error(fmt::format("dnnl_sgemm returned {}", static_cast<int>(st)));
   }
   Params facts() const override {
-    return {{"impl", "dnnl_sgemm"}, {"isa", onednn_effective_isa()}, {"isa_cap", onednn_isa_cap()}};
+    return {{"impl", "dnnl_sgemm"}, {"isa", onednn_effective_isa()}, {"isa_cap", onednn_isa_cap()},
+            {"allocator", kKeepFreedAllocator}};
   }
 };
 
@@ -447,7 +417,7 @@ class OpenblasSgemm final : public Sgemm {
     const char* core = openblas_get_corename();
     const char* env = std::getenv("OPENBLAS_CORETYPE");
     return {{"impl", fmt::format("openblas:{}", core ? core : "unknown")},
-            {"openblas_coretype_env", env ? env : "unset"}};
+            {"openblas_coretype_env", env ? env : "unset"}, {"allocator", kKeepFreedAllocator}};
   }
 };
 

@@ -17,7 +17,6 @@
 // batch whose losses must be finite and falling.
 #include <ATen/Parallel.h>
 #include <ATen/Version.h>
-#include <malloc.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -31,6 +30,7 @@
 #include <fmt/format.h>
 
 #include "rigcheck/models/resnet.hpp"
+#include "rigcheck/harness/allocator.hpp"
 #include "rigcheck/harness/harness.hpp"
 #include "rigcheck/harness/names.hpp"
 
@@ -116,23 +116,10 @@ std::string describe_impls(const OnednnTrace& t) {
   return s;
 }
 
-// The allocator keeps what a step frees for the next step (docs/performance.md, "ResNet-50
-// training step"). With glibc's defaults every tensor above its mmap threshold (at most 32 MiB;
-// ResNet-50's activations at batch 16 are up to 51 MiB) is mmapped and unmapped again each step,
-// and the heap's free top is trimmed: each step then touches 1-3 GB of fresh pages, and on a VM
-// where a first touch costs ~15 us per 4 KiB page that is more than half the step, varying with
-// the allocator's history, not with the threads. jemalloc, tcmalloc or these two settings (what
-// tuned PyTorch CPU training uses) keep the memory; the page faults per step are reported.
-constexpr const char* kAllocator =
-    "glibc malloc, mallopt M_MMAP_MAX 0 and M_TRIM_THRESHOLD -1: memory a step frees is kept for the next";
-void keep_freed_memory() {
-  static const bool once = [] {
-    mallopt(M_MMAP_MAX, 0);
-    mallopt(M_TRIM_THRESHOLD, -1);
-    return true;
-  }();
-  (void)once;
-}
+// The allocator keeps what a step frees for the next step (rigcheck/harness/allocator.hpp;
+// docs/performance.md, "ResNet-50 training step"): ResNet-50's activations at batch 16 are up to
+// 51 MiB, and with glibc's defaults each step touched 1-3 GB of fresh pages, more than half the step.
+constexpr const char* kAllocator = kKeepFreedAllocator;
 
 long minor_faults() {
   rusage u{};

@@ -109,7 +109,7 @@ void add_options(CLI::App& app, DlOptions& o) {
   app.add_option("--workers", o.workers_s, "worker counts swept at ratio 1 (default: tiny 0,4, quick 0,1,2,4, full 0,1,2,4,8)");
   app.add_option("--peer-workers", o.peer_workers_s, "worker counts of the fio comparison (default: tiny 2, quick 1,4,8, "
                                                      "full 1,2,4,8)");
-  app.add_option("--peer-runtime", o.peer_runtime, "seconds per fio peer run (default: tiny 0.3, quick 0.6, full 2)");
+  app.add_option("--peer-runtime", o.peer_runtime, "seconds per fio peer run (default: tiny 0.3, quick 0.3, full 2)");
   app.add_option("--compute", o.compute_mode, "sleep (the host waits on an accelerator) or spin (CPU busy)")
       ->capture_default_str();
   app.add_flag("--no-peer", o.no_peer, "skip the fio comparison");
@@ -121,7 +121,7 @@ void validate(DlOptions& o, Profile p) {
   if (o.samples == 0) o.samples = tiny ? 48 : quick ? 512 : 4096;
   if (o.batch == 0) o.batch = tiny ? 8 : 64;
   if (o.steps == 0) o.steps = tiny ? 4 : quick ? 8 : 20;
-  if (o.peer_runtime == 0) o.peer_runtime = tiny ? 0.3 : quick ? 0.6 : 2;
+  if (o.peer_runtime == 0) o.peer_runtime = tiny || quick ? 0.3 : 2;
   o.ratios = parse_doubles(o.ratios_s.empty() ? (tiny ? "1" : quick ? "0.1,0.25,0.5,1" : "0.1,0.25,0.5,1,2,4") : o.ratios_s);
   o.workers = parse_workers(o.workers_s.empty() ? (tiny ? "0,4" : quick ? "0,1,2,4" : "0,1,2,4,8") : o.workers_s);
   o.peer_workers =

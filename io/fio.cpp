@@ -49,8 +49,8 @@ void add_options(CLI::App& app, FioOptions& f) {
   app.add_option("--ioengine", f.ioengine, "auto (first of io_uring, libaio, psync that works) or one of them")
       ->capture_default_str();
   app.add_option("--file-size", f.file_size_s, "scratch file size (default: tiny 16M, quick 256M, full 1G)");
-  app.add_option("--runtime", f.runtime_spec, "seconds fio measures per run (default: tiny 0.3, quick 0.5, full 3)");
-  app.add_option("--ramp", f.ramp_spec, "seconds of ramp before measuring (default: tiny 0, quick 0.2, full 1)");
+  app.add_option("--runtime", f.runtime_spec, "seconds fio measures per run (default: tiny 0.3, quick 0.3, full 3)");
+  app.add_option("--ramp", f.ramp_spec, "seconds of ramp before measuring (default: tiny 0, quick 0.1, full 1)");
   app.add_flag("--allow-write", f.allow_write, "also run the write profiles (sequential and random write on the "
                                                "scratch file)");
 }
@@ -58,8 +58,8 @@ void add_options(CLI::App& app, FioOptions& f) {
 void validate(FioOptions& f, Profile p) {
   const int i = static_cast<int>(p);
   f.file_size = f.file_size_s.empty() ? std::array<int64_t, 3>{16 << 20, 256 << 20, 1 << 30}[i] : parse_size(f.file_size_s);
-  f.runtime = f.runtime_spec.empty() ? std::array<double, 3>{0.3, 0.5, 3}[i] : std::stod(f.runtime_spec);
-  f.ramp = f.ramp_spec.empty() ? std::array<double, 3>{0, 0.2, 1}[i] : std::stod(f.ramp_spec);
+  f.runtime = f.runtime_spec.empty() ? std::array<double, 3>{0.3, 0.3, 3}[i] : std::stod(f.runtime_spec);
+  f.ramp = f.ramp_spec.empty() ? std::array<double, 3>{0, 0.1, 1}[i] : std::stod(f.ramp_spec);
   if (!(f.runtime > 0) || f.ramp < 0) throw std::invalid_argument("--runtime must be > 0 and --ramp >= 0");
   if (f.file_size < (4 << 20)) throw std::invalid_argument("--file-size must be at least 4M");
   if (f.ioengine != "auto" && f.ioengine != "io_uring" && f.ioengine != "libaio" && f.ioengine != "psync")

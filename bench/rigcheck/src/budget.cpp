@@ -11,10 +11,13 @@ double BudgetPlan::elapsed(Clock::time_point now) const {
 
 double BudgetPlan::share(size_t k, Clock::time_point now) const {
   if (budget_s <= 0 || k >= ref_s.size() || !takes[k] || !(ref_s[k] > 0)) return 0;
+  size_t last_taking = k;  // no later entry can absorb the drift of an uncut one after this
+  for (size_t j = k; j < ref_s.size(); ++j)
+    if (takes[j] && ref_s[j] > 0) last_taking = j;
   double fixed_later = 0, flexible = 0;
   for (size_t j = k; j < ref_s.size(); ++j) {
     if (takes[j]) flexible += ref_s[j];
-    else if (j > k) fixed_later += ref_s[j];
+    else if (j > k) fixed_later += ref_s[j] * (j > last_taking ? kTailMargin : 1.0);
   }
   const double left = budget_s - elapsed(now) - fixed_later - kReportReserveS;
   return std::max(kMinShareS, left * ref_s[k] / flexible);

@@ -47,6 +47,18 @@ TEST(Budget, OverTheBudgetOrNone) {
   EXPECT_DOUBLE_EQ(resolve_budget(90, "tiny"), 90);
 }
 
+// An uncut entry after the last one that takes a budget is reserved kTailMargin times its reference
+// time; one with an entry taking a budget after it (F here) is not: B absorbs its drift.
+TEST(Budget, AnUncutEntryAtTheEndIsReservedWithAMargin) {
+  BudgetPlan p = plan_of(100 + kReportReserveS);
+  p.ref_s = {20, 40, 60, 30};
+  p.takes = {true, false, true, false};
+  EXPECT_DOUBLE_EQ(p.share(0, p.start), (100 - 40 - 30 * kTailMargin) * 20 / 80);
+  EXPECT_DOUBLE_EQ(p.share(2, p.start + seconds(50)), 100 - 50 - 30 * kTailMargin);
+  p.ref_s[3] = 0;  // will not start: nothing reserved
+  EXPECT_DOUBLE_EQ(p.share(2, p.start + seconds(50)), 50);
+}
+
 // The full profile's plan reads full_ref_s, the quick profile's quick_ref_s.
 TEST(Budget, TheFullProfileSharesByItsOwnReferenceTimes) {
   BenchmarkEntry a, f;
@@ -55,7 +67,8 @@ TEST(Budget, TheFullProfileSharesByItsOwnReferenceTimes) {
   const BudgetPlan p = plan_budget(1000 + kReportReserveS, BudgetPlan::Clock::time_point{}, {a, f},
                                    [](const BenchmarkEntry&) { return true; }, Profile::full);
   EXPECT_EQ(p.ref_s, (std::vector<double>{100, 500}));
-  EXPECT_DOUBLE_EQ(p.share(0, p.start), 500);  // 1000 s less f's 500 it cannot cut
+  // 1000 s less f's 500 it cannot cut, reserved kTailMargin times over: nothing after f can absorb it
+  EXPECT_DOUBLE_EQ(p.share(0, p.start), 1000 - 500 * kTailMargin);
   EXPECT_EQ(plan_budget(0, p.start, {a, f}, [](const BenchmarkEntry&) { return true; }, Profile::quick).ref_s,
             (std::vector<double>{10, 20}));  // the quick profile's
 }
