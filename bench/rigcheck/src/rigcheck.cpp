@@ -238,7 +238,6 @@ struct ComparingCommands {
   }
 };
 
-
 // run and report: a run folder made, or judged again.
 struct RunAndReport {
   RunOptions run;
@@ -259,13 +258,14 @@ struct RunAndReport {
     run_cmd->add_option("--timeout-scale", run.timeout_scale, "multiply every benchmark's timeout");
     run_cmd->add_option("--budget", run.budget_s,
                         "seconds for the whole run, shared among the benchmarks by their reference times; a case "
-                        "cut short says so (default: 240 for the quick profile, none for tiny and full; 0: none)")
+                        "cut short says so (default: 240 for the quick profile, 1620 for full, none for tiny; 0: none)")
         ->check(CLI::NonNegativeNumber);
     run_cmd->add_option("--launcher", run.launcher,
                         "command that starts the comm benchmarks, one process per rank, e.g. \"mpirun -np 8 --hostfile hosts\" "
                         "or \"srun -N 2 --ntasks-per-node 4\" (default: " + default_launcher() + ")");
-    run_cmd->add_option("--step-budget", run.step_budget_s,
-                        "NET-1: seconds of each training step the gradient all-reduce may take (default 1)");
+    run_cmd->add_option("--exec-prefix", run.exec_prefix, "command each benchmark binary is started through, e.g. "
+                        "\"qemu-aarch64 -L SYSROOT\" (an aarch64 build on x86-64: docs/arm.md)");
+    run_cmd->add_option("--step-budget", run.step_budget_s, "NET-1: seconds of each training step the all-reduce may take (default 1)");
     run_cmd->add_option("--memory-limit", run.memory_limit_gib,
                         "GiB of address space each benchmark may take (RLIMIT_AS; not the gpu area, whose CUDA reserves far more than it uses): one that needs more fails with the cause named, and the run goes on (default: no limit)")
         ->check(CLI::NonNegativeNumber);

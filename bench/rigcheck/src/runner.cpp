@@ -183,6 +183,10 @@ Invocation invocation_of(const BenchmarkEntry& b, const RunOptions& opt, const s
   }
   if (time_budget > 0)  // its share of the run's --budget (budget.hpp)
     inv.argv.insert(inv.argv.end(), {"--time-budget", fmt::format("{:.1f}", time_budget)});
+  if (!opt.exec_prefix.empty()) {  // an emulator the binary runs under (RunOptions::exec_prefix)
+    std::vector<std::string> p = split_ws(opt.exec_prefix);
+    inv.argv.insert(inv.argv.begin(), p.begin(), p.end());
+  }
   if (inv.launched) {
     std::vector<std::string> l = split_ws(launcher);
     inv.argv.insert(inv.argv.begin(), l.begin(), l.end());

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -17,6 +18,7 @@
 #include "rigcheck/harness/paths.hpp"
 
 #include "rigcheck/report/report.hpp"
+#include "rigcheck/runfolder/registries.hpp"
 #include "support/files.hpp"
 #include "support/runs.hpp"
 #include "support/text.hpp"
@@ -402,4 +404,28 @@ TEST(CpuArchClaims, X86ClaimsAreNotMeasurableOnAarch64) {
       EXPECT_EQ(evaluate_claim(c, x86).verdict, Outcome::refuted);
     }
   }
+}
+
+// Issue 37: the datasheet rows of the Arm CPUs a buyer meets (data/datasheets.csv), each with its
+// source; the per-core FLOP per cycle agree with the SIMD pipes they are stated beside (pipes x
+// lanes x 2 flops per FMA: a typo in any of the three fails), and f32 is twice f64.
+TEST(ArmDatasheet, EveryArmCpuWithSourcedConsistentFigures) {
+  std::map<std::string, std::map<std::string, std::string>> v;
+  for (const DatasheetRow& d : read_datasheets(data_path("datasheets.csv"))) {
+    EXPECT_GT(d.source.size(), 20u) << d.product << " " << d.property << " has no source";
+    v[d.product][d.property] = d.value;
+  }
+  for (const char* p : {"NVIDIA Grace (Neoverse V2)", "AWS Graviton3 (Neoverse V1)", "AWS Graviton4 (Neoverse V2)",
+                        "Ampere Altra (Neoverse N1)"}) {
+    ASSERT_TRUE(v.count(p)) << p;
+    auto& r = v[p];
+    for (const char* prop : {"core", "simd_pipes", "simd_bits", "fp64_flop_per_cycle_per_core", "fp32_flop_per_cycle_per_core"})
+      ASSERT_TRUE(r.count(prop)) << p << " " << prop;
+    const double pipes = std::stod(r["simd_pipes"]), bits = std::stod(r["simd_bits"]);
+    EXPECT_DOUBLE_EQ(std::stod(r["fp64_flop_per_cycle_per_core"]), pipes * bits / 64 * 2) << p;
+    EXPECT_DOUBLE_EQ(std::stod(r["fp32_flop_per_cycle_per_core"]), pipes * bits / 32 * 2) << p;
+    EXPECT_NE(r["core"].find("Neoverse"), std::string::npos) << p;
+  }
+  EXPECT_EQ(v["AWS Graviton3 (Neoverse V1)"]["sve_bits"], "256");
+  EXPECT_EQ(v["AWS Graviton4 (Neoverse V2)"]["memory_channels"], "12");
 }

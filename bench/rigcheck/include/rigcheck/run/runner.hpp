@@ -24,6 +24,10 @@ struct RunOptions {
   // area: one process per rank), e.g. "mpirun -np 8 --hostfile hosts" or "srun -N 2".
   // Empty: default_launcher().
   std::string launcher;
+  // Command every benchmark binary is started through, before its path (after the launcher's):
+  // an emulator, e.g. "qemu-aarch64 -L SYSROOT" for an aarch64 build run on x86-64 without
+  // binfmt_misc (docs/arm.md). Empty: none.
+  std::string exec_prefix;
   double step_budget_s = 0;  // NET-1: seconds per training step the all-reduce may take (0: the report's default)
   double memory_limit_gib = 0;  // RLIMIT_AS of each benchmark (0: none); never for the gpu area
   double budget_s = -1;  // --budget: the run's seconds, shared among the benchmarks; -1: the profile's (quick 240), 0: none

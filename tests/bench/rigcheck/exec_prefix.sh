@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# rigcheck run --exec-prefix (issue 37; docs/arm.md): every benchmark binary is started through
+# the given command (an emulator such as qemu-aarch64 in real use; here a wrapper script that logs
+# its arguments and runs them). Checks: the wrapper started the benchmark with the benchmark's own
+# arguments after it, the run is ok and the manifest's command shows the prefix; without the option
+# the wrapper is never called; a prefix that does not exist fails that benchmark with the cause
+# named, and the run still ends with its folder. Usage: exec_prefix.sh RIGCHECK BIN_DIR
+set -euo pipefail
+rigcheck="$1"
+bindir="$2"
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+export RIGCHECK_LOCK_DIR="$out/locks"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+printf '%s\n' 'name,area,binary,args,env,needs,timeout_tiny_s,timeout_quick_s,timeout_full_s,description' \
+  'fake_ok,cpu,fake_bench,--reps 1 --min-time 0.01,,,60,60,60,ok' >"$out/registry.csv"
+cat >"$out/wrap.sh" <<'W'
+#!/usr/bin/env bash
+printf '%s\n' "$*" >>"${WRAP_LOG:?}"
+exec "$@"
+W
+chmod +x "$out/wrap.sh"
+export WRAP_LOG="$out/wrap.log"
+run() { "$rigcheck" run --profile tiny --bin-dir "$bindir" --benchmarks "$out/registry.csv" --out "$out/results" "$@"; }
+
+run >"$out/plain.log" 2>&1 || { cat "$out/plain.log"; fail "the run without --exec-prefix exited $?"; }
+[[ ! -e $WRAP_LOG ]] || fail "the wrapper ran without --exec-prefix"
+
+run --exec-prefix "$out/wrap.sh" >"$out/wrapped.log" 2>&1 || { cat "$out/wrapped.log"; fail "the run with --exec-prefix exited $?"; }
+[[ -s $WRAP_LOG ]] || fail "--exec-prefix: the wrapper never ran"
+grep -q "^$bindir/fake_bench --profile tiny .*--stem fake_ok" "$WRAP_LOG" ||
+  { cat "$WRAP_LOG"; fail "the wrapper was not given the benchmark's command"; }
+dir="$(ls -td "$out"/results/*/ | head -1)"
+grep -q "^fake_ok,cpu,$out/wrap.sh $bindir/fake_bench .*,0,ok," "$dir/manifest.csv" ||
+  { cat "$dir/manifest.csv"; fail "the manifest does not show the prefixed command with status ok"; }
+echo "exec_prefix: the wrapper started fake_bench ($(wc -l <"$WRAP_LOG") call), the manifest shows it, ok"
+
+if run --exec-prefix "$out/no-such-emulator" >"$out/missing.log" 2>&1; then fail "a missing prefix passed"; fi
+dir="$(ls -td "$out"/results/*/ | head -1)"
+grep -q '^fake_ok,.*failed' "$dir/manifest.csv" || { cat "$dir/manifest.csv"; fail "a missing prefix was not a failure"; }
+grep -q 'no-such-emulator' "$dir/manifest.csv" "$dir/logs/fake_ok.log" 2>/dev/null ||
+  { cat "$dir/manifest.csv"; fail "the failure does not name the missing program"; }
+echo "exec_prefix: a missing prefix fails the benchmark, naming it; ok"
