@@ -15,7 +15,6 @@
 #include "stream_kernels.hpp"
 #include "rigcheck/harness/harness.hpp"
 #include "rigcheck/harness/names.hpp"
-#include "rigcheck/harness/repetitions.hpp"
 
 namespace rigcheck::mem {
 namespace {
@@ -124,9 +123,6 @@ std::pair<int64_t, std::string> array_bytes(const CommonOptions& o) {
   const int64_t want = std::max<int64_t>(floor, 4 * static_cast<int64_t>(l3));
   return {want, fmt::format("4x the sysfs L3 of {} MiB, at least 256 MiB", l3 >> 20)};
 }
-
-// Quick: repetitions of at least 0.1 s, not 0.2 (issue 33; docs/methodology.md, "Timing and noise").
-const bool reps_defaults = register_repetition_defaults({3, 5, 10}, {0.01, 0.1, 0.5});
 
 const bool bw = register_benchmark(
     {names::kMemoryBandwidth, "STREAM copy/scale/add/triad, plain and non-temporal stores, threads 1..cores",

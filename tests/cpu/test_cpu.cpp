@@ -133,6 +133,27 @@ TEST(CpuGemmCheck, AWrongElementIsFoundAndCounted) {
   EXPECT_GT(check_gemm(a, b, no_bias, m, n, k, true, nullptr, std::ldexp(1.0, -24)).wrong, 0);
 }
 
+// The float64 reference kept for the next check of the same inputs (cpu/gemm_check.cpp): reused, and
+// said so, only where A and B equal the earlier ones element by element; one element of A changed
+// (same sizes) computes a new reference, against which the earlier product is wrong.
+TEST(CpuGemmCheck, TheKeptReferenceServesOnlyTheSameInputs) {
+  const int64_t m = 8, n = 6, k = 32;
+  const double u = std::ldexp(1.0, -24);
+  const std::vector<float> a = random_vector(m * k, 8), b = random_vector(k * n, 9);
+  const std::vector<float> c = naive_gemm(a, b, m, n, k, false, nullptr);
+  CheckResult first = check_gemm(a, b, c, m, n, k, false, nullptr, u);
+  CheckResult again = check_gemm(a, b, c, m, n, k, false, nullptr, u);
+  EXPECT_EQ(first.wrong, 0);
+  EXPECT_EQ(again.wrong, 0);
+  EXPECT_EQ(first.method.find("earlier case"), std::string::npos);
+  EXPECT_NE(again.method.find("earlier case"), std::string::npos);
+  std::vector<float> a2 = a;
+  a2[5] = -a2[5] - 0.5f;  // row 0 of A*B changes
+  CheckResult other = check_gemm(a2, b, c, m, n, k, false, nullptr, u);
+  EXPECT_GE(other.wrong, n);
+  EXPECT_EQ(other.method.find("earlier case"), std::string::npos);
+}
+
 TEST(CpuKernels, OnednnMatmulF32) {
   expect_clean([] { return make_onednn_matmul(33, 17, 29, DType::f32); }, "matmul f32");
 }

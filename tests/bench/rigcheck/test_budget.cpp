@@ -57,6 +57,11 @@ TEST(Budget, AnUncutEntryAtTheEndIsReservedWithAMargin) {
   EXPECT_DOUBLE_EQ(p.share(2, p.start + seconds(50)), 100 - 50 - 30 * kTailMargin);
   p.ref_s[3] = 0;  // will not start: nothing reserved
   EXPECT_DOUBLE_EQ(p.share(2, p.start + seconds(50)), 50);
+  // An entry that takes a budget but will not start (ref 0) after the uncut one absorbs nothing:
+  // the uncut one is still reserved with the margin.
+  p.ref_s = {20, 40, 60, 30, 0};
+  p.takes = {true, false, true, false, true};
+  EXPECT_DOUBLE_EQ(p.share(2, p.start + seconds(50)), 100 - 50 - 30 * kTailMargin);
 }
 
 // The full profile's plan reads full_ref_s, the quick profile's quick_ref_s.

@@ -30,7 +30,7 @@ struct RunOptions {
   std::string exec_prefix;
   double step_budget_s = 0;  // NET-1: seconds per training step the all-reduce may take (0: the report's default)
   double memory_limit_gib = 0;  // RLIMIT_AS of each benchmark (0: none); never for the gpu area
-  double budget_s = -1;  // --budget: the run's seconds, shared among the benchmarks; -1: the profile's (quick 240), 0: none
+  double budget_s = -1;  // --budget: the run's seconds, shared among the benchmarks; -1: the profile's (quick 240, full 1620), 0: none
 };
 
 // "mpirun -np 2", with --allow-run-as-root when run as root (Open MPI refuses root otherwise) and
