@@ -40,8 +40,7 @@ std::vector<Case> square_cases(const CommonOptions& o, Make make) {
   return cs;
 }
 
-// Quick: repetitions of at least 0.1 s, not 0.2 (issue 33; docs/methodology.md, "Timing and noise").
-const bool reps_defaults = register_repetition_defaults({3, 5, 10}, {0.01, 0.1, 0.5});
+const bool reps_defaults = register_repetition_defaults({3, 5, 10}, kShortQuickMinTimeS);
 
 const bool matmul = register_benchmark(
     {names::kGemmMatmul, "oneDNN matmul f32, square M=N=K, threads 1..cores", [](const CommonOptions& o) {

@@ -56,8 +56,7 @@ Case make_case(const Shape& s, DType t, int threads, const std::string& cap) {
   return c;
 }
 
-// Quick: repetitions of at least 0.1 s, not 0.2 (issue 33; docs/methodology.md, "Timing and noise").
-const bool reps_defaults = register_repetition_defaults({3, 5, 10}, {0.01, 0.1, 0.5});
+const bool reps_defaults = register_repetition_defaults({3, 5, 10}, kShortQuickMinTimeS);
 
 const bool isa = register_benchmark(
     {names::kIsaPrimitives, "oneDNN matmul, inner product and 3x3 convolution at all cores, f32 and bf16, "

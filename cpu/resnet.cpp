@@ -116,11 +116,6 @@ std::string describe_impls(const OnednnTrace& t) {
   return s;
 }
 
-// The allocator keeps what a step frees for the next step (rigcheck/harness/allocator.hpp;
-// docs/performance.md, "ResNet-50 training step"): ResNet-50's activations at batch 16 are up to
-// 51 MiB, and with glibc's defaults each step touched 1-3 GB of fresh pages, more than half the step.
-constexpr const char* kAllocator = kKeepFreedAllocator;
-
 long minor_faults() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
@@ -139,6 +134,8 @@ class ResNetKernel final : public Kernel {
  public:
   ResNetKernel(Mode mode, int threads, int batch, int image, double lr, int ref_threads)
       : mode_(mode), batch_(batch), threads_(threads), ref_threads_(ref_threads) {
+    // What a step frees is kept for the next (rigcheck/harness/allocator.hpp; docs/performance.md,
+    // "ResNet-50 training step"): with glibc's defaults each step touched 1-3 GB of fresh pages.
     keep_freed_memory();
     set_torch_threads(threads);
     cfg_ = resnet50();
@@ -219,7 +216,7 @@ class ResNetKernel final : public Kernel {
   std::vector<Observed> observed() override {
     if (steps_ == 0) return {};
     return {{"minor_page_faults_per_step", "count", static_cast<double>(faults_) / steps_,
-             fmt::format("mean over the {} timed steps of this case (the process's minor faults; {})", steps_, kAllocator)}};
+             fmt::format("mean over the {} timed steps of this case (the process's minor faults; {})", steps_, kKeepFreedAllocator)}};
   }
 
   Params facts() const override {
@@ -227,7 +224,7 @@ class ResNetKernel final : public Kernel {
             {"onednn_isa", trace_.isa},
             {"onednn_impls", describe_impls(trace_)},
             {"torch_threads", std::to_string(at::get_num_threads())},
-            {"allocator", kAllocator},
+            {"allocator", kKeepFreedAllocator},
             {"mkldnn_enabled", at::globalContext().userEnabledMkldnn() ? "yes" : "no"}};
   }
 
