@@ -27,6 +27,7 @@
 #include "host_points.hpp"
 #include "memutil.hpp"
 #include "rigcheck/models/zoo.hpp"
+#include "rigcheck/harness/emulation.hpp"
 #include "rigcheck/harness/harness.hpp"
 #include "rigcheck/harness/names.hpp"
 #include "rigcheck/harness/process.hpp"
@@ -343,6 +344,7 @@ class HostStep final : public Kernel {
     if (pt_.width > 0) argv.insert(argv.end(), {"--width", std::to_string(pt_.width), "--depth", std::to_string(pt_.depth)});
     if (pt_.layers > 0) argv.insert(argv.end(), {"--layers", std::to_string(pt_.layers)});
     const auto t0 = std::chrono::steady_clock::now();
+    argv = through_exec_prefix(std::move(argv)).argv;  // under an emulator, through it (emulation.hpp)
     ChildResult cr = run_child(argv, {}, 3600, log, false);
     ChildRun r;
     r.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -20,6 +20,7 @@
 
 #include <fmt/format.h>
 
+#include "rigcheck/harness/emulation.hpp"
 #include "rigcheck/harness/scratch_registry.hpp"
 #include "rigcheck/harness/schema.hpp"
 #include "rigcheck/harness/session.hpp"
@@ -126,8 +127,10 @@ AlternateSide::AlternateSide(const std::string& assignment, int argc, char** arg
                         std::string("--reps-target"), std::string("0"), std::string("--turns"),
                         fmt::format("{},{},{}", to_peer[0], from_peer[1], key_)})
     args.push_back(s);
+  // This binary again, through the exec prefix under an emulator (emulation.hpp).
+  ExecCommand self = self_exec_command(std::move(args));
   std::vector<char*> cargs;
-  for (std::string& s : args) cargs.push_back(s.data());
+  for (std::string& s : self.argv) cargs.push_back(s.data());
   cargs.push_back(nullptr);
   // The environment with VAR=VALUE, made before fork (nothing after it may allocate).
   std::vector<char*> env;
@@ -148,7 +151,7 @@ AlternateSide::AlternateSide(const std::string& assignment, int argc, char** arg
     if (!cpus.empty()) ::sched_setaffinity(0, sizeof(mask), &mask);  // the process's CPUs, not this thread's one
     ::fcntl(to_peer[0], F_SETFD, 0);  // these two ends stay open across exec
     ::fcntl(from_peer[1], F_SETFD, 0);
-    ::execve("/proc/self/exe", cargs.data(), env.data());
+    ::execve(self.file.c_str(), cargs.data(), env.data());
     ::_exit(127);  // finish() says the second side exited 127
   }
   ::close(to_peer[0]);

@@ -1,8 +1,14 @@
 #include "rigcheck/harness/emulation.hpp"
 
+#include <unistd.h>
+
+#include <cstdlib>
 #include <fstream>
+#include <sstream>
 
 #include <fmt/format.h>
+
+#include "rigcheck/harness/process.hpp"
 
 namespace rigcheck {
 
@@ -35,6 +41,44 @@ std::string emulation_reason(const std::string& kernel, const std::string& binar
 const std::string& emulation() {
   static const std::string why = emulation_reason(kernel_arch(), binary_arch());
   return why;
+}
+
+std::vector<std::string> exec_prefix_words() {
+  std::vector<std::string> out;
+  const char* p = std::getenv(kExecPrefixEnv);
+  if (!p) return out;
+  std::istringstream in(p);
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+ExecCommand through_exec_prefix(std::vector<std::string> argv) {
+  std::vector<std::string> prefix = exec_prefix_words();
+  if (prefix.empty()) return {argv.empty() ? std::string() : argv[0], std::move(argv)};
+  ExecCommand c;
+  c.file = prefix[0].find('/') != std::string::npos ? prefix[0] : find_on_path(prefix[0]);
+  if (c.file.empty()) c.file = prefix[0];  // execv fails and the caller says so
+  c.argv = std::move(prefix);
+  c.argv.insert(c.argv.end(), argv.begin(), argv.end());
+  return c;
+}
+
+ExecCommand self_exec_command(std::vector<std::string> args) {
+  if (exec_prefix_words().empty()) return {"/proc/self/exe", std::move(args)};
+  char buf[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n > 0 && !args.empty()) args[0].assign(buf, static_cast<size_t>(n));
+  return through_exec_prefix(std::move(args));
+}
+
+void exec_command(const ExecCommand& c, char* const* env) {
+  std::vector<char*> args;
+  for (const std::string& a : c.argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  if (env)
+    ::execve(c.file.c_str(), args.data(), env);
+  else
+    ::execv(c.file.c_str(), args.data());
 }
 
 }  // namespace rigcheck

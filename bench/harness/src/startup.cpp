@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "alternate.hpp"
+#include "rigcheck/harness/emulation.hpp"
 #include "rigcheck/harness/time_budget.hpp"
 
 namespace rigcheck {
@@ -71,7 +72,9 @@ void clear_thread_caps(char** argv) {
   setenv("RIGCHECK_THREAD_ENV_CLEARED", "1", 1);
   setenv("RIGCHECK_USER_THREAD_ENV", user.c_str(), 1);
   std::fprintf(stderr, "%s: cleared %s so that every thread count swept can run; starting again\n", argv[0], user.c_str());
-  execv("/proc/self/exe", argv);
+  int argc = 0;
+  while (argv[argc]) ++argc;
+  exec_command(self_exec_command({argv, argv + argc}));  // through the exec prefix under an emulator (emulation.hpp)
   std::fprintf(stderr, "%s: could not start again (%s); thread counts may be capped by %s\n", argv[0],
                std::strerror(errno), user.c_str());
 }

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "rigcheck/harness/emulation.hpp"
+
 namespace rigcheck {
 
 void malloc_on_huge_pages(int argc, char** argv) {
@@ -21,7 +23,7 @@ void malloc_on_huge_pages(int argc, char** argv) {
   // top_pad: the heap grows 64 MiB at a time, so that its huge pages are whole ones (see the header)
   ::setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1:glibc.malloc.top_pad=67108864", 1);
   ::setenv("RIGCHECK_MALLOC_HUGETLB", "set", 1);
-  ::execv("/proc/self/exe", argv);
+  exec_command(self_exec_command({argv, argv + argc}));  // through the exec prefix under an emulator
   ::unsetenv("GLIBC_TUNABLES");  // could not start again: go on as this process
   ::unsetenv("RIGCHECK_MALLOC_HUGETLB");
 }

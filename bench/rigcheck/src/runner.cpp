@@ -21,6 +21,7 @@
 
 #include "rigcheck/harness/cli.hpp"
 #include "rigcheck/harness/csv.hpp"
+#include "rigcheck/harness/emulation.hpp"
 #include "rigcheck/inventory/inventory.hpp"
 #include "rigcheck/runfolder/integrity.hpp"
 #include "rigcheck/runfolder/needs.hpp"
@@ -195,6 +196,8 @@ Invocation invocation_of(const BenchmarkEntry& b, const RunOptions& opt, const s
   for (const auto& e : inv.env) inv.command += e + " ";
   for (size_t i = 0; i < inv.argv.size(); ++i) inv.command += (i ? " " : "") + shell_quote(inv.argv[i]);
   inv.env.push_back("RIGCHECK_CHILD_TAG=" + tag);
+  // The processes a benchmark starts itself go through the prefix too (kExecPrefixEnv, emulation.hpp).
+  if (!opt.exec_prefix.empty()) inv.env.push_back(std::string(kExecPrefixEnv) + "=" + opt.exec_prefix);
   // Scratch entries outside the run folder are registered here (io's files), so that what a
   // benchmark killed outright leaves behind is removed when it ends (scratch_cleanup.cpp).
   inv.env.push_back(std::string(kScratchRegistryEnv) + "=" + scratch_list);

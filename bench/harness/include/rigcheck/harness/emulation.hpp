@@ -6,6 +6,7 @@
 // /proc/cpuinfo, and it sets no environment variable of its own (QEMU_* are read, not set).
 #pragma once
 #include <string>
+#include <vector>
 
 namespace rigcheck {
 
@@ -22,5 +23,34 @@ std::string emulation_reason(const std::string& kernel, const std::string& binar
 
 // This process's emulation_reason, read once.
 const std::string& emulation();
+
+
+// Set by `rigcheck run --exec-prefix CMD` in every benchmark's environment: the command (an emulator,
+// "qemu-aarch64 -L SYSROOT") the benchmark starts its own processes through. Without binfmt_misc the
+// kernel cannot execute an aarch64 program on an x86-64 machine, not even /proc/self/exe (under
+// qemu-user that names the emulated binary), so a re-exec, cpu_isa's second process and memory_host's
+// children go through the emulator as the runner's children do.
+inline constexpr const char* kExecPrefixEnv = "RIGCHECK_EXEC_PREFIX";
+
+// The prefix's words (split at white space), empty when kExecPrefixEnv is unset or blank.
+std::vector<std::string> exec_prefix_words();
+
+// A program to execv and its arguments.
+struct ExecCommand {
+  std::string file;               // a path: the prefix's first word found on PATH, or the program's
+  std::vector<std::string> argv;  // argv[0] included
+};
+
+// `argv` (argv[0] the program, a path) through the exec prefix when one is set: {prefix words...,
+// argv...}; else argv unchanged.
+ExecCommand through_exec_prefix(std::vector<std::string> argv);
+
+// This binary started again with `argv` (argv[0] kept as its name): /proc/self/exe, or through the
+// exec prefix the binary's own path (readlink of /proc/self/exe, which qemu-user answers with the
+// emulated binary's path) in argv[0]'s place. Made before a fork: it allocates.
+ExecCommand self_exec_command(std::vector<std::string> argv);
+
+// execv/execve of a command (env nullptr: this process's environment). Returns only on failure.
+void exec_command(const ExecCommand& c, char* const* env = nullptr);
 
 }  // namespace rigcheck
