@@ -190,12 +190,14 @@ void run_wait_case(Session& s, const Dataset& d, const DlOptions& o, WaitCase& c
   PipelineResult r = run_pipeline(d, pc, block);
   c.checked += r.checked;
   c.wrong += r.wrong;
-  const Status st = r.wrong ? Status::failed : Status::ok;
+  std::string emulated;  // the pipeline's own clock: mistrusted under emulation (session.hpp)
+  const Status st = r.wrong ? Status::failed : trust_emulated(&emulated);
   const std::string note = r.wrong ? fmt::format("WRONG: {} of {} samples read back differ from what was written",
                                                  r.wrong, r.checked)
-                                   : fmt::format("load average {:.2f}", load_average_1m());
+                           : !emulated.empty() ? emulated
+                                               : fmt::format("load average {:.2f}", load_average_1m());
   auto row = [&](const char* m, double v, const char* u) {
-    s.row(names::kDataloaderIoWait, c.name, c.params, m, st == Status::ok ? v : NAN, u, rep, st, note);
+    s.row(names::kDataloaderIoWait, c.name, c.params, m, st != Status::failed ? v : NAN, u, rep, st, note);
   };
   const double step_time = r.wall_s / r.steps;
   row(names::kIoWaitPerStep, r.wait_s / r.steps, "s");
@@ -230,11 +232,12 @@ void run_peer(Session& s, const Dataset& d, const DlOptions& o, PeerCase& pc, Fi
   pc.wrong += r.wrong;
   pc.checked += r.checked;
   const double pipe_iops = static_cast<double>(o.batch) * r.steps / r.wall_s;
-  const Status st = r.wrong ? Status::failed : Status::ok;
+  std::string emulated;  // the pipeline's own clock: mistrusted under emulation (session.hpp)
+  const Status st = r.wrong ? Status::failed : trust_emulated(&emulated);
   const double load = load_average_1m();
   const std::string pipe = fmt::format("pipeline/w{}", pc.w), peer = fmt::format("fio/w{}", pc.w);
-  s.row(names::kDataloaderVsFio, pipe, pc.params_p, names::kIops, st == Status::ok ? pipe_iops : NAN, "IOPS", rep, st,
-        r.wrong ? "WRONG samples" : fmt::format("load average {:.2f}", load));
+  s.row(names::kDataloaderVsFio, pipe, pc.params_p, names::kIops, st != Status::failed ? pipe_iops : NAN, "IOPS", rep, st,
+        r.wrong ? "WRONG samples" : !emulated.empty() ? emulated : fmt::format("load average {:.2f}", load));
   if (!fio) {
     s.row(names::kDataloaderVsFio, peer, pc.params_f, "", NAN, "", rep, Status::skipped, fio_problem);
     return;

@@ -152,8 +152,9 @@ class Harness {
     double cpu = run.cpu_accumulated_time / iters;
     double util = real > 0 ? cpu / (real * e.c.threads) : 0;
     std::string note;
-    // The CPU-share rule does not apply to kernel-timed cases (the host only waits for the device).
-    Status st = e.c.manual_time ? Status::ok : trust(util, e.c.threads, &note);
+    // The CPU-share rule does not apply to kernel-timed cases (the host only waits for the device);
+    // emulation does.
+    Status st = e.c.manual_time ? trust_emulated(&note) : trust(util, e.c.threads, &note);
     int rep = s.reps_reported++;
     if (rep == 0) s.iterations = static_cast<int64_t>(run.iterations);
     s.times.push_back(real);

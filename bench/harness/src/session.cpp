@@ -21,12 +21,17 @@ struct Session::Filter {
   std::regex re;
 };
 
-Status trust(double utilization, int threads, std::string* note) {
+Status trust_emulated(std::string* note) {
   // Under an emulator the time is the emulator's: no share of the CPU makes it the machine's.
   if (const std::string& why = emulation(); !why.empty()) {
     if (note) *note = fmt::format("timed under emulation: {}; the time is the emulator's, not this CPU's", why);
     return Status::mistrusted;
   }
+  return Status::ok;
+}
+
+Status trust(double utilization, int threads, std::string* note) {
+  if (trust_emulated(note) == Status::mistrusted) return Status::mistrusted;
   if (utilization >= kMinCpuUtilization) return Status::ok;
   if (note)
     *note = fmt::format("the process had {:.0f}% of the CPU time of its {} thread{}: something else competed",

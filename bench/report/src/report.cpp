@@ -185,6 +185,8 @@ std::vector<Verdict> make_report(const std::string& run_dir, const ReportOptions
   if (auto p = run_id.rfind('/'); p != std::string::npos) run_id = run_id.substr(p + 1);
 
   std::string md = fmt::format("# rigcheck report: {}\n\n", run_id);
+  const std::string arm = run.inventory.count("cpu_arm_name") ? " (" + inv(run, "cpu_arm_name") + ")" : "";
+  if (run.inventory.count("cpu_arch")) md += "Architecture: " + inv(run, "cpu_arch") + arm + ".  \n";  // none: x86-64
   md += fmt::format("Machine: **{}** ({}, family {} model {}), {} socket(s), {} physical cores, {} hardware threads, "
                     "L3 {} x {}, memory {}, best ISA {}, measured clock {} GHz.  \n",
                     inv(run, "cpu_model"), inv(run, "cpu_microarch"), inv(run, "cpu_family"),

@@ -156,6 +156,11 @@ std::string verdict_summary(const Claim& c, const Verdict& v) {
 
 std::vector<std::string> report_warnings(const RunData& run) {
   std::vector<std::string> w;
+  if (const std::string e = inv(run, "emulated"); e.rfind("yes", 0) == 0)
+    w.push_back(fmt::format("the run ran emulated ({}): its timings are the emulator's, not this CPU's; every row timed by "
+                            "the suite's own code is mistrusted and no verdict rests on them (fio's figures are fio's: the "
+                            "host's program, run natively)",
+                            e.rfind("yes: ", 0) == 0 ? e.substr(5) : e));
   std::string bt = inv(run, "build_type"), san = inv(run, "sanitizers");
   if (bt == "Debug" || bt.empty()) w.push_back(fmt::format("build type is '{}': timings are not representative", bt));
   if (san != "none" && san.rfind("unknown", 0) != 0)

@@ -40,6 +40,9 @@ inline constexpr double kMinCpuUtilization = 0.75;
 // their CPU time (cpu seconds / (wall seconds x threads)); every repetition is mistrusted when the
 // binary runs emulated (emulation.hpp: qemu-user), whatever its share.
 Status trust(double utilization, int threads, std::string* note);
+// A repetition the benchmark times by its own clock, without trust()'s CPU share (the io area's data
+// pipeline, a kernel-timed case): ok, or mistrusted under emulation with the reason in *note.
+Status trust_emulated(std::string* note);
 
 // Which shared options a binary takes, and its defaults per profile (tiny, quick, full).
 struct SharedOptions {
