@@ -53,6 +53,17 @@ void fill_random(std::vector<float>& v, uint64_t seed, DType t) {
   }
 }
 
+#if defined(__aarch64__)
+// oneDNN's public enum names x86-64 ISAs only (2.6); its aarch64 build returns its own values in it,
+// read here as seen with oneDNN 2.6.3 under qemu-aarch64 -cpu max,sve512=on (ONEDNN_MAX_CPU_ISA=ADVANCED_SIMD:
+// 0x1; uncapped: 0x1f). 2.6 has SVE kernels for 512-bit vectors only (jit:sve_512).
+static std::string isa_name(dnnl::cpu_isa isa) {
+  const unsigned v = static_cast<unsigned>(isa);
+  if (v == 0x1) return "asimd";
+  if (v == 0x1f) return "sve_512";
+  return fmt::format("aarch64_0x{:x}", v);
+}
+#else
 static const char* isa_name(dnnl::cpu_isa isa) {
   switch (isa) {
     case dnnl::cpu_isa::sse41: return "sse41";
@@ -68,6 +79,7 @@ static const char* isa_name(dnnl::cpu_isa isa) {
     default: return "other";
   }
 }
+#endif
 
 std::string onednn_effective_isa() { return isa_name(dnnl::get_effective_cpu_isa()); }
 

@@ -6,11 +6,28 @@
 #pragma once
 
 #include <string>
+#include <vector>
+
+#include "rigcheck/harness/emulation.hpp"
 
 namespace rigcheck::test {
 std::string source_dir();  // the repository's root
 std::string fake_bench();  // the test benchmark (tests/bench/harness/fake_bench.cpp)
+
+// The test benchmark and `args` as a command to run: under an emulator through its exec prefix (the
+// aarch64 build's unit tests under qemu-user: their ctest sets RIGCHECK_EXEC_PREFIX, emulation.hpp).
+inline std::vector<std::string> fake_bench_cmd(std::vector<std::string> args) {
+  args.insert(args.begin(), fake_bench());
+  return through_exec_prefix(std::move(args)).argv;
+}
 }  // namespace rigcheck::test
+
+// Under emulation every timed row is mistrusted (emulation.hpp): a test that needs a trusted timing
+// is skipped there, saying so (the aarch64 kernels' checks are arm64_qemu_kernels').
+#define RIGCHECK_SKIP_IF_EMULATED()                                                                 \
+  if (!::rigcheck::emulation().empty())                                                            \
+  GTEST_SKIP() << "needs trusted timings, and under emulation every timed row is mistrusted: "     \
+               << ::rigcheck::emulation()
 
 #define RIGCHECK_FIXTURES (::rigcheck::test::source_dir() + "/tests/fixtures")
 #define RIGCHECK_IO_FIXTURES (::rigcheck::test::source_dir() + "/tests/fixtures/io")

@@ -19,7 +19,7 @@ using namespace rigcheck::testsupport;
 namespace {
 // fake_bench --profile tiny --out DIR ARGS... with ENV, its output in DIR/log.
 ChildResult fake(const std::string& dir, const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
-  std::vector<std::string> argv = {RIGCHECK_FAKE_BENCH, "--profile", "tiny", "--out", dir};
+  std::vector<std::string> argv = rigcheck::test::fake_bench_cmd({"--profile", "tiny", "--out", dir});
   argv.insert(argv.end(), args.begin(), args.end());
   return run_child(argv, env, 60, dir + "/log", false);
 }
@@ -193,8 +193,8 @@ TEST(Harness, NeverOverwritesAResultFile) {
 
 TEST(Harness, BadCommandLineIsRefused) {
   std::string dir = fresh_dir("fake-cli");
-  EXPECT_EQ(run_child({RIGCHECK_FAKE_BENCH, "--threads", "0", "--out", dir}, {}, 60, dir + "/log", false).exit_code, 2);
-  EXPECT_EQ(run_child({RIGCHECK_FAKE_BENCH, "--profile", "huge", "--out", dir}, {}, 60, dir + "/log", false).exit_code, 2);
+  EXPECT_EQ(run_child(rigcheck::test::fake_bench_cmd({"--threads", "0", "--out", dir}), {}, 60, dir + "/log", false).exit_code, 2);
+  EXPECT_EQ(run_child(rigcheck::test::fake_bench_cmd({"--profile", "huge", "--out", dir}), {}, 60, dir + "/log", false).exit_code, 2);
 }
 
 // Adaptive repetitions (repetitions.hpp): a target no timing can meet adds repetitions up to the

@@ -66,8 +66,10 @@ TEST(CpuBudget, UsableCoresNeverExceedThePhysicalOnes) {
 TEST(CpuBudget, CasesBeyondTheAffinityMaskAreSkipped) {
   if (access("/usr/bin/taskset", X_OK) != 0) GTEST_SKIP() << "taskset (util-linux) is not installed";
   std::string dir = fresh_dir("fake-taskset");
-  ChildResult r = run_child({"taskset", "-c", "0", RIGCHECK_FAKE_BENCH, "--profile", "tiny", "--out", dir, "--reps", "2"},
-                            {"RIGCHECK_TEST_THREADS=2"}, 60, dir + "/log", false);
+  std::vector<std::string> cmd = {"taskset", "-c", "0"};
+  for (const std::string& a : rigcheck::test::fake_bench_cmd({"--profile", "tiny", "--out", dir, "--reps", "2"}))
+    cmd.push_back(a);
+  ChildResult r = run_child(cmd, {"RIGCHECK_TEST_THREADS=2"}, 60, dir + "/log", false);
   ASSERT_EQ(r.exit_code, 77) << r.output_tail;  // every case skipped
   bool found = false;
   for (const ResultRow& row : read_results(dir + "/fake_bench.csv")) {
@@ -86,7 +88,7 @@ TEST(CpuBudget, CasesBeyondTheAffinityMaskAreSkipped) {
 // library sizes its pool; what was set is said.
 TEST(CpuBudget, ThreadCapsFromTheEnvironmentAreCleared) {
   std::string dir = fresh_dir("fake-env");
-  ChildResult r = run_child({RIGCHECK_FAKE_BENCH, "--profile", "tiny", "--out", dir, "--reps", "2"},
+  ChildResult r = run_child(rigcheck::test::fake_bench_cmd({"--profile", "tiny", "--out", dir, "--reps", "2"}),
                             {"OMP_NUM_THREADS=1", "OPENBLAS_NUM_THREADS=1"}, 60, dir + "/log", false);
   ASSERT_EQ(r.exit_code, 0) << r.output_tail;
   EXPECT_NE(r.output_tail.find("cleared OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1"), std::string::npos) << r.output_tail;
@@ -98,7 +100,7 @@ TEST(CpuBudget, ThreadCapsFromTheEnvironmentAreCleared) {
 TEST(CpuBudget, OpenMpBindingDoesNotShrinkTheBudget) {
   if (cpu_budget().usable_cores < 2) GTEST_SKIP() << "needs 2 usable cores";
   std::string dir = fresh_dir("fake-bind");
-  ChildResult r = run_child({RIGCHECK_FAKE_BENCH, "--profile", "tiny", "--out", dir, "--reps", "2"},
+  ChildResult r = run_child(rigcheck::test::fake_bench_cmd({"--profile", "tiny", "--out", dir, "--reps", "2"}),
                             {"RIGCHECK_TEST_THREADS=2", "OMP_PROC_BIND=close", "OMP_PLACES=cores"}, 60, dir + "/log", false);
   ASSERT_EQ(r.exit_code, 0) << r.output_tail;
   for (const ResultRow& row : read_results(dir + "/fake_bench.csv"))

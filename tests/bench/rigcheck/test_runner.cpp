@@ -59,9 +59,9 @@ TEST(Runner, SalvageNeverReplacesAResultAndDropsAHeaderOnlyPartial) {
 TEST(Faults, ReportFinishesTheManifestOfADeadRunnerOnly) {
   std::string dir = fresh_dir("recover");
   std::vector<ManifestRow> m(3);
-  m[0] = {"a", "cpu", "a", 0, "ok", 1, "a.csv", ""};
-  m[1] = {"b", "cpu", "b", 0, "running", 0, "b.csv", "started"};
-  m[2] = {"c", "cpu", "c", 0, "pending", 0, "", "not started yet"};
+  m[0] = {"a", "cpu", "a", 0, "ok", 1, "a.csv", "", -1, ""};
+  m[1] = {"b", "cpu", "b", 0, "running", 0, "b.csv", "started", -1, ""};
+  m[2] = {"c", "cpu", "c", 0, "pending", 0, "", "not started yet", -1, ""};
   write_file_atomic(dir + "/manifest.csv", format_manifest(m));
   const ResultRow r = gflops_row();
   std::ofstream(dir + "/b.csv.partial") << result_header() << "\n" << format_result_row(r) << "\nhalf";
