@@ -105,6 +105,10 @@ void add_arch(Collector& c, const CpuId& cpu) {
   add_arm_cpu(c, cpu);
 #else
   (void)cpu;
+  // The Arm features on another ISA, so that a registry need such as cpu_isa_sve's (isa_sve=yes)
+  // says why it is unmet.
+  for (const char* k : {"isa_asimd", "isa_sve", "isa_sve2", "isa_bf16", "isa_i8mm", "isa_sme"})
+    c.add(k, "no: an Arm feature; this binary is " + (bin.empty() ? std::string("not aarch64") : bin));
 #endif
 }
 
