@@ -32,7 +32,8 @@ set(RIGCHECK_COMPARE_SOURCES
   bench/compare/src/noise.cpp bench/compare/src/cross_run.cpp bench/compare/src/output.cpp
   bench/compare/src/compare.cpp bench/compare/src/history.cpp bench/compare/src/ab.cpp
   bench/compare/src/paired.cpp bench/compare/src/gate.cpp bench/compare/src/prior.cpp
-  bench/compare/src/machine_state.cpp bench/compare/src/shared_cache.cpp bench/compare/src/run_digest.cpp)
+  bench/compare/src/machine_state.cpp bench/compare/src/shared_cache.cpp bench/compare/src/run_digest.cpp
+  bench/compare/src/cross_arch.cpp)
 set(RIGCHECK_CLI_SOURCES
   bench/rigcheck/src/runner.cpp bench/rigcheck/src/runner_helpers.cpp bench/rigcheck/src/recover.cpp
   bench/rigcheck/src/launcher.cpp bench/rigcheck/src/budget.cpp

@@ -3,6 +3,7 @@
 // several runs each. See compare.hpp and docs/methodology.md.
 #include <cmath>
 #include <cstdio>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -108,6 +109,23 @@ std::string areas_md(const std::vector<AreaSummary>& areas, const std::vector<Lo
     md += "\nPrices and power from " + md_cell(opt.prices_path) +
           " (typed by the user, not measured); perf per price = geometric mean / price ratio.\n";
   return md;
+}
+
+// Runs of several processor architectures: how their cases were paired (pair_across_archs).
+std::string cross_arch_md(const std::vector<LoadedRun>& runs) {
+  std::string archs;
+  size_t one_sided = 0;
+  std::set<std::string> seen;
+  for (const LoadedRun& r : runs) {
+    if (seen.insert(run_arch(r)).second) archs += (archs.empty() ? "" : ", ") + run_arch(r);
+    one_sided += r.one_sided.size();
+  }
+  if (seen.size() < 2) return "";
+  return fmt::format("Runs of {} processor architectures ({}): cases pair where the experiment is the same (the same case "
+                     "and requested params: GEMM, the ResNet-50 step, fio, all-reduce; STREAM at each run's widest kernel "
+                     "ISA); the {} cases of one architecture's ISA are listed one-sided with the reason "
+                     "(data/cross_arch.csv).\n\n",
+                     seen.size(), archs, one_sided);
 }
 
 std::string xclaims_md(const std::vector<std::pair<Claim, Verdict>>& xclaims) {
@@ -221,6 +239,7 @@ int run_compare(const std::vector<std::string>& positional, const CompareOptions
   if (!opt.noise_path.empty()) profile = read_noise_csv(opt.noise_path);
   prepare_out_dir(opt.out_dir, "compare");
   std::vector<LoadedRun> runs = load_runs_for(dirs, opt, rules, exclusions, "rigcheck compare");
+  pair_across_archs(runs);  // runs of several processor architectures: which cases are the same experiment
 
   std::vector<const LoadedRun*> ptrs;
   for (const LoadedRun& r : runs) ptrs.push_back(&r);
@@ -254,6 +273,7 @@ int run_compare(const std::vector<std::string>& positional, const CompareOptions
                    (opt.side_a.empty() ? "Baseline: **" + md_cell(runs[0].label) + "**; every other run against it.\n\n"
                                        : "Side A (the baseline): **" + md_cell(pairs[0].first.label) + "**; side B: **" +
                                              md_cell(pairs[0].second.label) + "**.\n\n");
+  md += cross_arch_md(runs);
   md += runs_table_md(runs) + exclusions_md(exclusions) + confounders_md(diffs, unrecorded);
   md += cannot_judge_md(counts) + "\n" + statistics_md(opt.stat, prof) + "\n" + counts_md(counts, opt.stat);
   md += "\n" + md_cell(gate_text(gate)) + "\n";

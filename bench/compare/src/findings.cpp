@@ -140,6 +140,85 @@ struct Pending {
   Noise data;  // the spread within the sides (paired: of the per-round differences)
 };
 
+// "x86_64 | aarch64" when the two sides' runs are of different architectures, else "".
+std::string side_archs(const Side& a, const Side& b) {
+  std::set<std::string> sa, sb;
+  for (const LoadedRun* r : a.runs) sa.insert(run_arch(*r));
+  for (const LoadedRun* r : b.runs) sb.insert(run_arch(*r));
+  if (sa == sb) return "";
+  auto join = [](const std::set<std::string>& s) {
+    std::string o;
+    for (const std::string& x : s) o += (o.empty() ? "" : ", ") + x;
+    return o;
+  };
+  return "A " + join(sa) + ", B " + join(sb);
+}
+
+// The case's metrics other than its headline, each as the ratio of the sides' geometric means.
+std::vector<OtherMetric> other_metrics(const std::vector<const CaseRun*>& ca, const std::vector<const CaseRun*>& cb,
+                                       const std::map<std::string, int>& have, const std::string& headline) {
+  std::vector<OtherMetric> out;
+  for (auto& [m, better] : have) {
+    if (m == headline) continue;
+    Runs xa = reps_of(ca, m, nullptr), xb = reps_of(cb, m, nullptr);
+    OtherMetric o;
+    o.metric = m;
+    o.better = better;
+    for (const CaseRun* c : ca)
+      if (c && c->metrics.count(m)) o.unit = c->metrics.at(m).unit;
+    if (!xa.empty() && !xb.empty()) {
+      o.ratio = geomean_of_medians(xb) / geomean_of_medians(xa);
+      o.change_pct = 100 * ((better > 0 ? o.ratio : 1 / o.ratio) - 1);
+    }
+    out.push_back(o);
+  }
+  return out;
+}
+
+// What pair_across_archs said of a case: why it is one-sided (and whether side a has it), or each
+// run's widest kernel ISA for a STREAM case paired across architectures.
+struct ArchNotes {
+  std::string one_sided, widest;
+  bool one_sided_in_a = false;
+};
+ArchNotes arch_notes(const std::string& key, const Side& a, const Side& b) {
+  ArchNotes n;
+  for (const Side* s : {&a, &b})
+    for (const LoadedRun* r : s->runs) {
+      if (auto it = r->one_sided.find(key); it != r->one_sided.end() && n.one_sided.empty()) {
+        n.one_sided = it->second;
+        n.one_sided_in_a = s == &a;
+      }
+      if (auto it = r->widest_isa.find(key); it != r->widest_isa.end())
+        n.widest += fmt::format("{}{} in {}", n.widest.empty() ? "each run's widest kernel: " : ", ", it->second, r->label);
+    }
+  return n;
+}
+
+// A one-sided case (pair_across_archs) that worked on neither side: what its key and runs say.
+Pending one_sided_only(const std::string& key, const Side& a, const Side& b, const std::string& why, bool in_a) {
+  Pending p;
+  CaseFinding& f = p.f;
+  f.key = key;
+  std::string* parts[] = {&f.source, &f.benchmark, &f.case_name, &f.params};
+  size_t at = 0;
+  for (int i = 0; i < 4 && at != std::string::npos; ++i) {
+    const size_t end = i == 3 ? std::string::npos : key.find('\x1f', at);
+    *parts[i] = key.substr(at, end == std::string::npos ? std::string::npos : end - at);
+    at = end == std::string::npos ? end : end + 1;
+  }
+  f.base_label = a.label;
+  f.run_label = b.label;
+  f.flag = in_a ? "only_in_base" : "only_in_run";
+  f.note = why;
+  for (const LoadedRun* r : (in_a ? a : b).runs) {
+    if (f.area.empty()) f.area = r->area_of.count(f.benchmark) ? r->area_of.at(f.benchmark) : "other";
+    if (auto it = r->not_working.find(key); it != r->not_working.end())
+      f.note += fmt::format("; {} in {}", it->second, r->label);
+  }
+  return p;
+}
+
 Pending collect(const std::string& key, const Side& a, const Side& b, const CaseRules& rules, bool paired) {
   Pending p;
   for (const LoadedRun* r : a.runs) p.ca.push_back(case_in(r, key));
@@ -152,6 +231,9 @@ Pending collect(const std::string& key, const Side& a, const Side& b, const Case
         if (!any) any = c;
         for (auto& [m, s] : c->metrics) have[m] = s.better;
       }
+  const ArchNotes arch = arch_notes(key, a, b);
+  const std::string &one_sided = arch.one_sided, &widest = arch.widest;
+  if (!any) return one_sided_only(key, a, b, one_sided, arch.one_sided_in_a);
   CaseFinding& f = p.f;
   f.key = key;
   f.source = any->source;
@@ -202,36 +284,29 @@ Pending collect(const std::string& key, const Side& a, const Side& b, const Case
                !why.empty()) {
       f.flag = p.ra.empty() ? "started_working" : "stopped_working";
       f.note = fmt::format("ok in {}; {}", p.ra.empty() ? b.label : a.label, why);
+      if (!widest.empty()) f.note += "; " + widest;
       return p;
     } else {
       f.flag = p.ra.empty() ? "only_in_run" : "only_in_base";
       f.note = (p.ra.empty() ? "no ok rows in " + a.label : "no ok rows in " + b.label);
       const std::string miss = near_miss(*any, p.ra.empty() ? a : b);
       if (!miss.empty()) f.note += "; " + miss;
+      if (const std::string archs = side_archs(a, b); one_sided.empty() && !archs.empty())
+        f.note += "; the sides are of different architectures (" + archs + "): this experiment ran on one only";
     }
     if (!disturbed.empty()) f.note += "; left out of " + disturbed + ": most repetitions there were mistrusted";
+    if (!one_sided.empty() && f.note.find(one_sided) == std::string::npos) f.note = one_sided + "; " + f.note;
+    if (!widest.empty()) f.note += "; " + widest;
     return p;
   }
   if (!disturbed.empty()) f.note = "left out of " + disturbed + ": most repetitions there were mistrusted";
+  if (!widest.empty()) f.note += (f.note.empty() ? "" : "; ") + widest;
   if (paired) {
     p.data = noise_of(paired_diffs(p.ra, p.rb));
   } else {
     p.data = pooled_noise({run_values(p.ra), run_values(p.rb)});
   }
-  for (auto& [m, better] : have) {
-    if (m == f.metric) continue;
-    Runs xa = reps_of(p.ca, m, nullptr), xb = reps_of(p.cb, m, nullptr);
-    OtherMetric o;
-    o.metric = m;
-    o.better = better;
-    for (const CaseRun* c : p.ca)
-      if (c && c->metrics.count(m)) o.unit = c->metrics.at(m).unit;
-    if (!xa.empty() && !xb.empty()) {
-      o.ratio = geomean_of_medians(xb) / geomean_of_medians(xa);
-      o.change_pct = 100 * ((better > 0 ? o.ratio : 1 / o.ratio) - 1);
-    }
-    f.others.push_back(o);
-  }
+  f.others = other_metrics(p.ca, p.cb, have, f.metric);
   return p;
 }
 
@@ -241,8 +316,10 @@ std::vector<CaseFinding> compare_sides(const Side& a, const Side& b, const Noise
                                        const CaseRules& rules, const StatOptions& opt, bool paired) {
   std::set<std::string> keys;
   for (const Side* s : {&a, &b})
-    for (const LoadedRun* r : s->runs)
+    for (const LoadedRun* r : s->runs) {
       for (auto& [k, c] : r->cases) keys.insert(k);
+      for (auto& [k, why] : r->one_sided) keys.insert(k);  // listed even where it did not work
+    }
   std::vector<Pending> pending;
   pending.reserve(keys.size());
   for (const std::string& key : keys) pending.push_back(collect(key, a, b, rules, paired));

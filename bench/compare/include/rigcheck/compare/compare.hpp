@@ -79,6 +79,12 @@ struct LoadedRun {
   // the same by source \x1f benchmark \x1f case (a skipped row may lack params its ok rows have).
   std::map<std::string, std::string> not_working, not_working_by_name;
   size_t ok_rows = 0, mistrusted_rows = 0;     // timed repetitions (kept when data.results is dropped)
+  // Cases of one processor architecture's ISA, when runs of several are compared (pair_across_archs):
+  // case key -> why it has no counterpart on the other architecture. Listed as one-sided even where
+  // they did not work (an emulated run's mistrusted rows).
+  std::map<std::string, std::string> one_sided;
+  // The cases paired at each run's widest kernel ISA (pair_across_archs): case key -> the ISA that ran here.
+  std::map<std::string, std::string> widest_isa;
 };
 // How a run is read: read_run of its folder; `rigcheck compare|history|noise --db` reads a stored run
 // instead (bench/store: its files in memory, verified and parsed by read_run's code), `dir` then
@@ -91,6 +97,19 @@ LoadedRun load_run(const std::string& dir, const CaseRules& rules, const RunRead
 LoadedRun load_run(const std::string& dir);  // with the default registries
 // The cases of r.data's rows (load_run calls it; for runs made in memory).
 void build_cases(LoadedRun& r, const CaseRules& rules);
+// The processor architecture the run's binaries ran (inventory cpu_arch: x86_64, aarch64); "x86_64"
+// for a run without the key (every run before issue 37 was of an x86-64 build).
+std::string run_arch(const LoadedRun& r);
+// Comparing runs of several architectures (an x86-64 run against an aarch64 one: the vendor
+// comparison). Cases pair where the experiment is the same (GEMM, STREAM, the ResNet-50 step, fio,
+// all-reduce: same case, same requested params). Of the benchmarks data/cross_arch.csv lists:
+// `widest`: each run's case with the widest kernel ISA (data/kernel_isas.csv) for the same experiment
+// is renamed to the ISA "widest" (its isa kept as an observed attribute), the narrower ones are
+// one-sided; `one_sided`: every case is one-sided, the architecture added to its key so that no
+// two such cases pair. Each one-sided case's reason goes to r.one_sided. Nothing changes when all
+// the runs are of one architecture. Throws InputError for a bad data file.
+void pair_across_archs(std::vector<LoadedRun>& runs, const std::string& cross_arch_path = "",
+                       const std::string& kernel_isas_path = "");
 // Empty when b may be compared with a; else why not (different method_version...).
 std::string incompatibility(const LoadedRun& a, const LoadedRun& b);
 
