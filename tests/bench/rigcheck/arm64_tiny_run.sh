@@ -3,6 +3,7 @@
 # aarch64 build (preset arm64-cross) under qemu-user, every benchmark started through the same
 # emulator (--exec-prefix, which also reaches the processes a benchmark starts itself), and its run
 # folder read:
+#  - built: every benchmark binary of the x86-64 build exists for aarch64, or its .not-built says why;
 #  - complete: every registry entry ended (ok, skipped, not_built with why), none failed, the report
 #    and verdicts written, every result file verified;
 #  - the inventory sees aarch64 run emulated; the report says so in its warnings;
@@ -26,6 +27,18 @@ command -v qemu-aarch64 >/dev/null || skip "no qemu-aarch64 (scripts/setup.sh --
 [[ -d $sysroot/usr/lib/aarch64-linux-gnu ]] || skip "no arm64 sysroot at $sysroot (scripts/arm64-sysroot.sh)"
 [[ -x $build/bin/rigcheck ]] || skip "no arm64 rigcheck in $build/bin (scripts/test-arm64.sh builds it)"
 qemu="qemu-aarch64 -L $sysroot"
+
+# every benchmark binary of the x86-64 build is built for aarch64 too, or its .not-built says why
+x86bin=$(dirname "$x86")
+for b in $(cut -d, -f3 "$(dirname "$0")/../../../data/benchmarks.csv" | tail -n +2 | sort -u); do
+  [[ -x $x86bin/$b || -s $x86bin/$b.not-built ]] || fail "the x86-64 build has neither $b nor its .not-built"
+  [[ -x $x86bin/$b ]] || continue
+  [[ -x $build/bin/$b ]] || [[ -s $build/bin/$b.not-built ]] || fail "the arm64 build has neither $b nor its .not-built"
+  if [[ -x $build/bin/$b ]]; then
+    machine=$(od -An -tu2 -j18 -N2 "$build/bin/$b" | tr -d ' ')  # ELF e_machine: 183 is AArch64
+    [[ $machine == 183 ]] || fail "$build/bin/$b is not an aarch64 binary (ELF e_machine $machine)"
+  fi
+done
 export RIGCHECK_LOCK_DIR=$tmp/locks
 
 log=$tmp/run.log
