@@ -111,15 +111,38 @@ std::string areas_md(const std::vector<AreaSummary>& areas, const std::vector<Lo
   return md;
 }
 
+// Runs of several architectures compare as two sides of one architecture each (two runs, or --a and
+// --b), their cases paired by pair_across_archs: it renames cases for the whole list, which would
+// change a same-architecture pair of a longer list.
+void check_arch_sides(std::vector<LoadedRun>& runs, const CompareOptions& opt) {
+  std::set<std::string> all;
+  std::string archs;
+  for (const LoadedRun& r : runs)
+    if (all.insert(run_arch(r)).second) archs += (archs.empty() ? "" : ", ") + run_arch(r);
+  if (all.size() < 2) return;
+  auto one_arch = [&](const std::vector<std::string>& dirs) {
+    std::set<std::string> s;
+    for (const LoadedRun& r : runs)
+      for (const std::string& d : dirs)
+        if (d == r.dir) s.insert(run_arch(r));
+    return s.size() == 1;
+  };
+  if (opt.side_a.empty() ? runs.size() == 2 : one_arch(opt.side_a) && one_arch(opt.side_b)) return pair_across_archs(runs);
+  throw InputError(runs.front().dir, 0,
+                   fmt::format("runs of several processor architectures ({}): compare them as two sides of one "
+                               "architecture each (two runs, or --a RUN... --b RUN...)",
+                               archs));
+}
+
 // Runs of several processor architectures: how their cases were paired (pair_across_archs).
 std::string cross_arch_md(const std::vector<LoadedRun>& runs) {
   std::string archs;
-  size_t one_sided = 0;
-  std::set<std::string> seen;
+  std::set<std::string> seen, one_sided_keys;
   for (const LoadedRun& r : runs) {
     if (seen.insert(run_arch(r)).second) archs += (archs.empty() ? "" : ", ") + run_arch(r);
-    one_sided += r.one_sided.size();
+    for (auto& [k, why] : r.one_sided) one_sided_keys.insert(k);
   }
+  const size_t one_sided = one_sided_keys.size();
   if (seen.size() < 2) return "";
   return fmt::format("Runs of {} processor architectures ({}): cases pair where the experiment is the same (the same case "
                      "and requested params: GEMM, the ResNet-50 step, fio, all-reduce; STREAM at each run's widest kernel "
@@ -239,7 +262,7 @@ int run_compare(const std::vector<std::string>& positional, const CompareOptions
   if (!opt.noise_path.empty()) profile = read_noise_csv(opt.noise_path);
   prepare_out_dir(opt.out_dir, "compare");
   std::vector<LoadedRun> runs = load_runs_for(dirs, opt, rules, exclusions, "rigcheck compare");
-  pair_across_archs(runs);  // runs of several processor architectures: which cases are the same experiment
+  check_arch_sides(runs, opt);  // then pair_across_archs: which cases of several architectures are one experiment
 
   std::vector<const LoadedRun*> ptrs;
   for (const LoadedRun& r : runs) ptrs.push_back(&r);

@@ -2,6 +2,7 @@
 // compare.hpp, data/cross_arch.csv and data/kernel_isas.csv.
 #include <map>
 #include <set>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -94,7 +95,8 @@ void rekey(M& m, const std::string& from, const std::string& to) {
   auto node = m.extract(from);
   if (node.empty()) return;
   node.key() = to;
-  m.insert(std::move(node));
+  if (!m.insert(std::move(node)).inserted)  // two cases of one run under one key: a fault of the rules
+    throw std::logic_error("pair_across_archs: two cases renamed to one: " + to);
 }
 
 // One run's cases under the rules, its architecture `arch`; `others`: the other architectures compared.
@@ -124,7 +126,7 @@ void pair_run(LoadedRun& r, const std::string& arch, const std::string& others, 
       continue;
     }
     auto i = isas.find(isa);
-    if (i == isas.end()) continue;  // not a kernel ISA the table knows: left as it is
+    if (i == isas.end() || i->second.arch != arch) continue;  // not a kernel ISA of this run's: left as it is
     const std::string experiment = case_key(k.source, k.benchmark, case_with(k.case_name, isa, "*"), rest);
     Best& b = best[experiment];
     const bool ok = r.cases.count(key) > 0;
@@ -138,15 +140,21 @@ void pair_run(LoadedRun& r, const std::string& arch, const std::string& others, 
     if (auto c = r.cases.find(b.key); c != r.cases.end()) c->second.observed["isa"] = isa;
     r.widest_isa[renamed[b.key]] = isa;
   }
-  for (const std::string& key : keys) {  // the narrower ISAs of a widest benchmark
+  for (const std::string& key : keys) {  // the other ISAs of a widest benchmark's experiment
     const KeyParts k = split_key(key);
     auto p = pairing.find(k.benchmark);
     if (p == pairing.end() || p->second.how != "widest" || renamed.count(key)) continue;
     std::string isa;
-    without_isa(k.requested, isa);
-    if (!isas.count(isa)) continue;
-    r.one_sided[key] = fmt::format("one-sided: a narrower kernel ({}) than this run's widest for the same experiment; {}", isa,
-                                   p->second.why);
+    const std::string rest = without_isa(k.requested, isa);
+    auto i = isas.find(isa);
+    if (i == isas.end() || i->second.arch != arch) continue;
+    const Best& b = best[case_key(k.source, k.benchmark, case_with(k.case_name, isa, "*"), rest)];
+    r.one_sided[key] =
+        i->second.rank < b.rank
+            ? fmt::format("one-sided: a narrower kernel ({}) than this run's widest ({}) for the same experiment; {}", isa,
+                          b.isa, p->second.why)
+            : fmt::format("one-sided: a kernel ({}) that did not work here, so {} stands for this run; {}", isa, b.isa,
+                          p->second.why);
   }
   for (auto& [from, to] : renamed) {
     rekey(r.cases, from, to);

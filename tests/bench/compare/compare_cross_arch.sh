@@ -27,8 +27,14 @@ rows memory_bandwidth | grep -v -q "each run's widest kernel: avx512 in quick_vm
 for b in fma_peak_f32 isa_primitives; do
   [[ -n $(rows $b) ]] || fail "no $b findings"
   if rows $b | grep -v -q 'one-sided: '; then fail "$b: a case without its one-sided reason: $(rows $b | grep -v 'one-sided: ' | head -1)"; fi
-  if rows $b | grep -q ",$b,\(stopped_working\|started_working\|no_change\|regression\|improvement\|unstable\),\|,cpu_peak,\(stopped_working\|started_working\|no_change\|regression\|improvement\|unstable\),"; then
-    fail "$b: a case paired across architectures: $(rows $b | grep 'working\|no_change' | head -1)"
+  # benchmark,case,source,flag: a flag of a case both sides have is a pairing across architectures;
+  # cannot_judge too unless the case is keyed by its architecture (arch= in its params)
+  paired_flags='stopped_working\|started_working\|no_change\|regression\|improvement\|unstable'
+  if rows $b | grep -q "^$b,[^,]*,[^,]*,\($paired_flags\),"; then
+    fail "$b: a case paired across architectures: $(rows $b | grep "^$b,[^,]*,[^,]*,\($paired_flags\)," | head -1)"
+  fi
+  if rows $b | grep "^$b,[^,]*,[^,]*,cannot_judge," | grep -v -q 'arch=\(x86_64\|aarch64\)'; then
+    fail "$b: a case judged across architectures: $(rows $b | grep ',cannot_judge,' | head -1)"
   fi
   rows $b | grep -q ',only_in_base,' || fail "$b: no x86-64 case listed"
   rows $b | grep -q ',only_in_run,' || fail "$b: no aarch64 case listed"
@@ -38,4 +44,11 @@ rows fma_peak_f32 | grep -q '^fma_peak_f32,sve/t1,cpu_peak,only_in_run,' || fail
 # another experiment on one side only says the architectures differ (GEMM: quick's 2048 against tiny's 256)
 rows gemm_matmul_f32 | grep -q 'only_in_base,.*the sides are of different architectures (A x86_64, B aarch64)' ||
   fail "a one-sided GEMM case does not say the architectures differ: $(rows gemm_matmul_f32 | head -1)"
+# a list of runs mixing architectures is refused: a same-architecture pair in it would be renamed too
+if "$rigcheck" compare "$fixtures/runs/quick_vm" "$fixtures/runs/compare_a" "$fixtures/runs/arm64_qemu_tiny" \
+  --out "$tmp/mixed" >"$tmp/mixed.log" 2>&1; then
+  fail "a list of three runs of two architectures was compared"
+fi
+grep -q 'runs of several processor architectures (x86_64, aarch64): compare them as two sides' "$tmp/mixed.log" ||
+  { cat "$tmp/mixed.log"; fail "the refusal does not say why"; }
 echo "compare_cross_arch: STREAM paired at the widest kernels, ISA-specific cases one-sided on both sides; ok"
