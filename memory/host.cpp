@@ -31,6 +31,7 @@
 #include "rigcheck/harness/harness.hpp"
 #include "rigcheck/harness/names.hpp"
 #include "rigcheck/harness/process.hpp"
+#include "rigcheck/harness/session.hpp"
 #include "rigcheck/harness/write_row_now.hpp"
 
 namespace rigcheck::mem {
@@ -112,7 +113,9 @@ void write_child_rows(const std::string& case_name, const Params& params, int ba
   d.case_name = case_name;
   d.params = format_params(params);
   d.repetition = index;
-  d.status = r.ok ? Status::ok : Status::failed;
+  std::string emulated;  // under emulation the child's clock and RSS are qemu's (session.hpp)
+  d.status = !r.ok ? Status::failed : trust_emulated(&emulated);
+  const std::string pre = emulated.empty() ? "" : emulated + "; ";
   d.note = !r.ok ? r.why
            : probe ? fmt::format("the model cut to {} of its layers, one child process ({:.1f} s): rigcheck capacity "
                                  "extrapolates the whole model's peak in depth from these",
@@ -122,6 +125,7 @@ void write_child_rows(const std::string& case_name, const Params& params, int ba
                                               r.wall, r.seconds)
                    : fmt::format("child process {} of this point (the first is the check); {:.1f} s ({:.1f} s from the model's build)",
                                  index + 1, r.wall, r.seconds);
+  if (r.ok) d.note = pre + d.note;
   d.metric = names::kPeakRssBytes;
   d.value = r.ok ? r.vmhwm : NAN;
   d.unit = "B";
@@ -129,20 +133,20 @@ void write_child_rows(const std::string& case_name, const Params& params, int ba
   if (r.ok && r.baseline > 0) {
     d.metric = names::kBaselineRssBytes;
     d.value = r.baseline;
-    d.note = "the child's RSS after loading LibTorch, before building the model";
+    d.note = pre + "the child's RSS after loading LibTorch, before building the model";
     write_row_now(d);
   }
   if (r.ok && r.step_seconds > 0 && !probe) {  // rigcheck capacity: the step time at this batch
     d.metric = names::kStepTime;
     d.value = r.step_seconds;
     d.unit = "s";
-    d.note = "the child's last training step alone (the optimizer state already made)";
+    d.note = pre + "the child's last training step alone (the optimizer state already made)";
     write_row_now(d);
     if (r.flops_per_sample > 0) {  // the reference MLP: the rate LibTorch's training step reaches here
       d.metric = names::kGflops;
       d.value = r.flops_per_sample * batch / r.step_seconds / 1e9;
       d.unit = "GFLOP/s";
-      d.note = fmt::format("the last step's {:.4g} GFLOP ({:.0f} per sample x {}, the child's shape_flops_per_sample) / "
+      d.note = pre + fmt::format("the last step's {:.4g} GFLOP ({:.0f} per sample x {}, the child's shape_flops_per_sample) / "
                            "its step_time: what rigcheck capacity estimates a dense user model's step at",
                            r.flops_per_sample * batch / 1e9, r.flops_per_sample, batch);
       write_row_now(d);

@@ -269,7 +269,7 @@ const bool lat_rows = register_derived_rows(names::kMemoryLatency, [](const std:
           l.name == "DRAM" ? "largest buffer" : "median of the plateau");
       base.repetition = -1;
       base.status = doubtful ? Status::mistrusted : Status::ok;
-      base.note = doubtful ? fmt::format("{} of {} sizes had only mistrusted repetitions (another process competed)",
+      base.note = doubtful ? fmt::format("{} of {} sizes had only mistrusted repetitions (their notes say why: another process, or emulation)",
                                          doubtful, curve.size())
                            : "found by the plateau detection of docs/methodology.md on the median curve";
       if (l.name != "DRAM") out.push_back(derived(base, names::kLevelSizeBytes, l.size_bytes, "B"));

@@ -22,13 +22,6 @@ inline std::vector<std::string> fake_bench_cmd(std::vector<std::string> args) {
 }
 }  // namespace rigcheck::test
 
-// Under emulation every timed row is mistrusted (emulation.hpp): a test that needs a trusted timing
-// is skipped there, saying so (the aarch64 kernels' checks are arm64_qemu_kernels').
-#define RIGCHECK_SKIP_IF_EMULATED()                                                                 \
-  if (!::rigcheck::emulation().empty())                                                            \
-  GTEST_SKIP() << "needs trusted timings, and under emulation every timed row is mistrusted: "     \
-               << ::rigcheck::emulation()
-
 #define RIGCHECK_FIXTURES (::rigcheck::test::source_dir() + "/tests/fixtures")
 #define RIGCHECK_IO_FIXTURES (::rigcheck::test::source_dir() + "/tests/fixtures/io")
 #define RIGCHECK_CLAIMS_MD (::rigcheck::test::source_dir() + "/docs/claims.md")
