@@ -30,6 +30,7 @@
 #include "rigcheck/harness/emulation.hpp"
 #include "rigcheck/harness/harness.hpp"
 #include "rigcheck/harness/names.hpp"
+#include "rigcheck/harness/paths.hpp"
 #include "rigcheck/harness/process.hpp"
 #include "rigcheck/harness/session.hpp"
 #include "rigcheck/harness/write_row_now.hpp"
@@ -57,13 +58,6 @@ std::map<std::string, std::vector<ChildRun>>& child_runs() {
   return m;
 }
 
-std::string self_dir() {
-  char buf[4096];
-  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return ".";
-  std::string p(buf, static_cast<size_t>(n));
-  return p.substr(0, p.rfind('/'));
-}
 
 
 // ---- the full profile's depth probes and near-limit check, chosen from the model's own earlier points
@@ -274,7 +268,7 @@ class HostStep final : public Kernel {
   HostStep(std::string case_name, const Point& pt, Params params, int threads, double need_bytes)
       : case_(std::move(case_name)), pt_(pt), params_(std::move(params)), threads_(threads),
         one_child_(pt.check || pt.layers > 0 || pt.one_child) {
-    exe_ = self_dir() + "/memory_train_step";
+    exe_ = executable_dir() + "/memory_train_step";
     if (::access(exe_.c_str(), X_OK) != 0) {
       std::ifstream nb(exe_ + ".not-built");
       std::string why;

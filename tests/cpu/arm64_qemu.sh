@@ -20,8 +20,7 @@ command -v qemu-aarch64 >/dev/null || skip "no qemu-aarch64 (scripts/setup.sh --
 [[ -d $sysroot/usr/lib/aarch64-linux-gnu ]] || skip "no arm64 sysroot at $sysroot (scripts/arm64-sysroot.sh)"
 for b in cpu_peak memory_bandwidth; do
   [[ -x $build/bin/$b ]] || skip "no arm64 $b in $build/bin (docs/arm.md: cmake --preset arm64-cross; cmake --build build-arm64 --target cpu_peak memory_bandwidth)"
-  machine=$(od -An -tu2 -j18 -N2 "$build/bin/$b" | tr -d ' ')  # ELF e_machine: 183 is AArch64
-  [[ $machine == 183 ]] || fail "$build/bin/$b is not an aarch64 binary (ELF e_machine $machine)"
+  aarch64_elf "$build/bin/$b"
 done
 
 # run CPU NAME BINARY ARGS...: the binary under qemu-aarch64 -cpu CPU, results in $tmp/NAME/BINARY.csv

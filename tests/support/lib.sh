@@ -10,3 +10,9 @@ fail() {
 }
 tmp="$(mktemp -d ${tmp_template:+"$tmp_template"})"
 trap 'rm -rf "$tmp"' EXIT
+# aarch64_elf FILE: FILE is an ELF for AArch64 (e_machine 183), else fail naming what it is.
+aarch64_elf() {
+  local machine
+  machine=$(od -An -tu2 -j18 -N2 "$1" | tr -d ' ')
+  [[ $machine == 183 ]] || fail "$1 is not an aarch64 binary (ELF e_machine $machine)"
+}

@@ -55,22 +55,6 @@ std::map<std::string, Pairing> read_pairings(const std::string& path) {
   return out;
 }
 
-struct KeyParts {
-  std::string source, benchmark, case_name, requested;
-};
-KeyParts split_key(const std::string& key) {
-  KeyParts k;
-  std::string* parts[] = {&k.source, &k.benchmark, &k.case_name, &k.requested};
-  size_t at = 0;
-  for (int i = 0; i < 4; ++i) {
-    size_t end = i == 3 ? std::string::npos : key.find('\x1f', at);
-    *parts[i] = key.substr(at, end == std::string::npos ? std::string::npos : end - at);
-    if (end == std::string::npos) break;
-    at = end + 1;
-  }
-  return k;
-}
-
 // The requested params without `isa`, and its value.
 std::string without_isa(const std::string& requested, std::string& isa) {
   std::string out;
@@ -115,7 +99,7 @@ void pair_run(LoadedRun& r, const std::string& arch, const std::string& others, 
   std::map<std::string, Best> best;
   std::map<std::string, std::string> renamed;  // old key -> new key
   for (const std::string& key : keys) {
-    const KeyParts k = split_key(key);
+    const CaseKeyParts k = split_case_key(key);
     auto p = pairing.find(k.benchmark);
     if (p == pairing.end()) continue;
     std::string isa;
@@ -133,7 +117,7 @@ void pair_run(LoadedRun& r, const std::string& arch, const std::string& others, 
     if (b.key.empty() || (ok && !b.ok) || (ok == b.ok && i->second.rank > b.rank)) b = Best{key, isa, i->second.rank, ok};
   }
   for (auto& [experiment, b] : best) {
-    const KeyParts k = split_key(b.key);
+    const CaseKeyParts k = split_case_key(b.key);
     std::string isa;
     const std::string rest = without_isa(k.requested, isa);
     renamed[b.key] = case_key(k.source, k.benchmark, case_with(k.case_name, isa, "widest"), rest + (rest.empty() ? "" : ";") + "isa=widest");
@@ -141,7 +125,7 @@ void pair_run(LoadedRun& r, const std::string& arch, const std::string& others, 
     r.widest_isa[renamed[b.key]] = isa;
   }
   for (const std::string& key : keys) {  // the other ISAs of a widest benchmark's experiment
-    const KeyParts k = split_key(key);
+    const CaseKeyParts k = split_case_key(key);
     auto p = pairing.find(k.benchmark);
     if (p == pairing.end() || p->second.how != "widest" || renamed.count(key)) continue;
     std::string isa;
@@ -160,14 +144,14 @@ void pair_run(LoadedRun& r, const std::string& arch, const std::string& others, 
     rekey(r.cases, from, to);
     rekey(r.not_working, from, to);
     if (auto c = r.cases.find(to); c != r.cases.end()) {
-      const KeyParts k = split_key(to);
+      const CaseKeyParts k = split_case_key(to);
       c->second.case_name = k.case_name;
       c->second.requested = k.requested;
     }
   }
   // not_working_by_name (source, benchmark, case) follows the case names
   for (auto& [from, to] : renamed) {
-    const KeyParts a = split_key(from), b = split_key(to);
+    const CaseKeyParts a = split_case_key(from), b = split_case_key(to);
     if (a.case_name != b.case_name)
       rekey(r.not_working_by_name, a.source + '\x1f' + a.benchmark + '\x1f' + a.case_name,
             b.source + '\x1f' + b.benchmark + '\x1f' + b.case_name);

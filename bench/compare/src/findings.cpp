@@ -200,13 +200,11 @@ Pending one_sided_only(const std::string& key, const Side& a, const Side& b, con
   Pending p;
   CaseFinding& f = p.f;
   f.key = key;
-  std::string* parts[] = {&f.source, &f.benchmark, &f.case_name, &f.params};
-  size_t at = 0;
-  for (int i = 0; i < 4 && at != std::string::npos; ++i) {
-    const size_t end = i == 3 ? std::string::npos : key.find('\x1f', at);
-    *parts[i] = key.substr(at, end == std::string::npos ? std::string::npos : end - at);
-    at = end == std::string::npos ? end : end + 1;
-  }
+  const CaseKeyParts k = split_case_key(key);
+  f.source = k.source;
+  f.benchmark = k.benchmark;
+  f.case_name = k.case_name;
+  f.params = k.requested;
   f.base_label = a.label;
   f.run_label = b.label;
   f.flag = in_a ? "only_in_base" : "only_in_run";

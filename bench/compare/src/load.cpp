@@ -132,6 +132,19 @@ std::string case_key(const std::string& source, const std::string& benchmark, co
   return source + '\x1f' + benchmark + '\x1f' + case_name + '\x1f' + requested;
 }
 
+CaseKeyParts split_case_key(const std::string& key) {
+  CaseKeyParts k;
+  std::string* parts[] = {&k.source, &k.benchmark, &k.case_name, &k.requested};
+  size_t at = 0;
+  for (int i = 0; i < 4; ++i) {
+    const size_t end = i == 3 ? std::string::npos : key.find('\x1f', at);
+    *parts[i] = key.substr(at, end == std::string::npos ? std::string::npos : end - at);
+    if (end == std::string::npos) break;
+    at = end + 1;
+  }
+  return k;
+}
+
 // ------------------------------------------------------------------ loading a run
 // The cases of a run: ok timed repetitions of metrics with a direction, keyed by what was asked.
 void build_cases(LoadedRun& r, const CaseRules& rules) {

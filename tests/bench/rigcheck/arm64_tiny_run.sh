@@ -34,10 +34,7 @@ for b in $(cut -d, -f3 "$(dirname "$0")/../../../data/benchmarks.csv" | tail -n 
   [[ -x $x86bin/$b || -s $x86bin/$b.not-built ]] || fail "the x86-64 build has neither $b nor its .not-built"
   [[ -x $x86bin/$b ]] || continue
   [[ -x $build/bin/$b ]] || [[ -s $build/bin/$b.not-built ]] || fail "the arm64 build has neither $b nor its .not-built"
-  if [[ -x $build/bin/$b ]]; then
-    machine=$(od -An -tu2 -j18 -N2 "$build/bin/$b" | tr -d ' ')  # ELF e_machine: 183 is AArch64
-    [[ $machine == 183 ]] || fail "$build/bin/$b is not an aarch64 binary (ELF e_machine $machine)"
-  fi
+  [[ ! -x $build/bin/$b ]] || aarch64_elf "$build/bin/$b"
 done
 export RIGCHECK_LOCK_DIR=$tmp/locks
 

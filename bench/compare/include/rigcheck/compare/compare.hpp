@@ -67,6 +67,11 @@ struct CaseRun {  // one case in one run
 // source \x1f benchmark \x1f case \x1f requested params
 std::string case_key(const std::string& source, const std::string& benchmark, const std::string& case_name,
                      const std::string& requested);
+// A case_key's four parts (any of them may be empty).
+struct CaseKeyParts {
+  std::string source, benchmark, case_name, requested;
+};
+CaseKeyParts split_case_key(const std::string& key);
 
 // ------------------------------------------------------------------ runs
 struct LoadedRun {
