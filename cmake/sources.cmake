@@ -6,10 +6,12 @@ set(RIGCHECK_HARNESS_SOURCES
   bench/harness/src/paths.cpp bench/harness/src/process.cpp bench/harness/src/rapl.cpp bench/harness/src/result_writer.cpp
   bench/harness/src/schema.cpp bench/harness/src/scratch_registry.cpp bench/harness/src/session.cpp
   bench/harness/src/sha256.cpp bench/harness/src/stats.cpp bench/harness/src/topology.cpp bench/harness/src/units.cpp
-  bench/harness/src/time_budget.cpp bench/harness/src/emulation.cpp bench/harness/src/allocator.cpp)
+  bench/harness/src/time_budget.cpp bench/harness/src/emulation.cpp bench/harness/src/allocator.cpp
+  bench/harness/src/threads.cpp bench/harness/src/machine_topology.cpp)
 set(RIGCHECK_INVENTORY_SOURCES
   bench/inventory/src/inventory.cpp bench/inventory/src/cpu.cpp bench/inventory/src/memory.cpp
-  bench/inventory/src/system.cpp bench/inventory/src/gpu.cpp bench/inventory/src/util.cpp bench/inventory/src/arm.cpp)
+  bench/inventory/src/system.cpp bench/inventory/src/gpu.cpp bench/inventory/src/util.cpp bench/inventory/src/arm.cpp
+  bench/inventory/src/shape.cpp)
 # The tool's layers, lowest first (docs/architecture.md); each is a library of its own in
 # bench/CMakeLists.txt and may include only its own headers and those below it.
 set(RIGCHECK_RUNFOLDER_SOURCES
@@ -37,7 +39,7 @@ set(RIGCHECK_COMPARE_SOURCES
 set(RIGCHECK_CLI_SOURCES
   bench/rigcheck/src/runner.cpp bench/rigcheck/src/runner_helpers.cpp bench/rigcheck/src/recover.cpp
   bench/rigcheck/src/launcher.cpp bench/rigcheck/src/budget.cpp
-  bench/rigcheck/src/scratch_cleanup.cpp bench/rigcheck/src/huge_pages.cpp)
+  bench/rigcheck/src/scratch_cleanup.cpp bench/rigcheck/src/huge_pages.cpp bench/rigcheck/src/inventory_cmd.cpp)
 # The results store (rigcheck store, docs/store.md): above runfolder, on SQLite (SQLiteCpp) and PostgreSQL
 # (libpq). Not in
 # RIGCHECK_TOOL_SOURCES: the fuzz build reads that list and has no database library.

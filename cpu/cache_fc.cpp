@@ -3,9 +3,9 @@
 // last-level cache (8x the nominal L3, or 1 GiB when it is unknown), at batch 1 (16 in the full
 // profile) and 64. Batch 1 streams the weights once per call (a GEMV): its GB/s falls where the
 // weights stop fitting in the cache, and the report finds that knee, the measured effective L3.
-// Issue 18: with both cores of the 2-core VM the repetitions spanned 50 to 420 GFLOP/s and the knee
-// moved between runs; the question is the cache, so the sweep runs ONE thread pinned to one core
-// (OMP_PROC_BIND=close, OMP_PLACES=cores in data/benchmarks.csv; --threads sweeps others), with
+// With both cores of the 2-core VM the repetitions spanned 50 to 420 GFLOP/s and the knee moved
+// between runs; the question is the cache, so the sweep runs ONE thread pinned to one core (the
+// harness's placement: the first core in hwloc's logical order; --threads sweeps others), with
 // more and shorter repetitions (quick 11 x 0.05 s, full 21 x 0.1 s) whose median noise cannot move;
 // Google Benchmark's iteration-count runs and the check before them are the warm-up. Measured
 // in docs/performance.md ("The L3 working-set sweep").

@@ -55,7 +55,7 @@ const bool sgemm_onednn = register_benchmark(
 const bool sgemm_openblas = register_benchmark(
     {names::kGemmSgemmOpenblas, "OpenBLAS cblas_sgemm, square (kernel per OPENBLAS_CORETYPE)",
      [](const CommonOptions& o) {
-       return square_cases(o, [](int64_t s, int t) { return make_openblas_sgemm(s, s, s, t); });
+       return square_cases(o, [](int64_t s, int) { return make_openblas_sgemm(s, s, s); });
      }});
 
 const bool fc = register_benchmark(

@@ -16,7 +16,7 @@
 
 extern "C" {
 char* openblas_get_corename(void);
-void openblas_set_num_threads(int);
+int openblas_get_num_threads(void);
 }
 
 namespace rigcheck::cpu {
@@ -416,11 +416,11 @@ class OnednnSgemm final : public Sgemm {
   }
 };
 
+// OpenBLAS keeps its thread count process-wide: the harness sets it (set_library_threads) before
+// this kernel's check and each of its repetitions, and the row says what was in effect.
 class OpenblasSgemm final : public Sgemm {
  public:
-  OpenblasSgemm(int64_t m, int64_t n, int64_t k, int threads) : Sgemm(m, n, k) {
-    openblas_set_num_threads(threads);  // once: check_gemm restores it after its own dgemm
-  }
+  using Sgemm::Sgemm;
   void run() override {
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m_, n_, k_, 1.0f, a_.data(), k_, b_.data(), n_, 0.0f,
                 c_.data(), n_);
@@ -429,6 +429,7 @@ class OpenblasSgemm final : public Sgemm {
     const char* core = openblas_get_corename();
     const char* env = std::getenv("OPENBLAS_CORETYPE");
     return {{"impl", fmt::format("openblas:{}", core ? core : "unknown")},
+            {"openblas_threads", std::to_string(openblas_get_num_threads())},
             {"openblas_coretype_env", env ? env : "unset"}, {"allocator", kKeepFreedAllocator}};
   }
 };
@@ -450,8 +451,8 @@ std::unique_ptr<Kernel> make_onednn_conv(int64_t n, int64_t c, int64_t k, int64_
 std::unique_ptr<Kernel> make_onednn_sgemm(int64_t m, int64_t n, int64_t k) {
   return std::make_unique<OnednnSgemm>(m, n, k);
 }
-std::unique_ptr<Kernel> make_openblas_sgemm(int64_t m, int64_t n, int64_t k, int threads) {
-  return std::make_unique<OpenblasSgemm>(m, n, k, threads);
+std::unique_ptr<Kernel> make_openblas_sgemm(int64_t m, int64_t n, int64_t k) {
+  return std::make_unique<OpenblasSgemm>(m, n, k);
 }
 
 }  // namespace rigcheck::cpu

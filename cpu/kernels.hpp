@@ -39,6 +39,6 @@ std::unique_ptr<Kernel> make_onednn_conv(int64_t n, int64_t c, int64_t k, int64_
 // sets up to and past the last-level cache (cpu_cache_fc); checked on a random sample of outputs.
 std::unique_ptr<Kernel> make_onednn_fc_sweep(int64_t batch, int64_t ic, int64_t oc);
 std::unique_ptr<Kernel> make_onednn_sgemm(int64_t m, int64_t n, int64_t k);
-std::unique_ptr<Kernel> make_openblas_sgemm(int64_t m, int64_t n, int64_t k, int threads);
+std::unique_ptr<Kernel> make_openblas_sgemm(int64_t m, int64_t n, int64_t k);
 
 }  // namespace rigcheck::cpu

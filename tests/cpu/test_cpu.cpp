@@ -179,5 +179,5 @@ TEST(CpuKernels, OnednnSgemm) {
   expect_clean([] { return make_onednn_sgemm(21, 19, 45); }, "dnnl_sgemm");
 }
 TEST(CpuKernels, OpenblasSgemm) {
-  expect_clean([] { return make_openblas_sgemm(21, 19, 45, 1); }, "openblas sgemm");
+  expect_clean([] { return make_openblas_sgemm(21, 19, 45); }, "openblas sgemm");
 }

@@ -4,6 +4,7 @@
 #include "startup.hpp"
 #include "rigcheck/harness/time_budget.hpp"
 #include "registry.hpp"
+#include "case_runner.hpp"
 #include "rigcheck/harness/write_row_now.hpp"
 
 #include <omp.h>
@@ -31,6 +32,7 @@
 #include "rigcheck/harness/schema.hpp"
 #include "rigcheck/harness/stats.hpp"
 #include "rigcheck/harness/topology.hpp"
+#include "rigcheck/harness/threads.hpp"
 #include "rigcheck/harness/names.hpp"
 
 namespace rigcheck {
@@ -39,221 +41,11 @@ using detail::derivers;
 using detail::registry;
 using detail::shared_defaults;
 
-namespace {
+using detail::CaseState;
+using detail::CsvReporter;
+using detail::Entry;
+using detail::Harness;
 
-struct Entry {
-  const BenchmarkDef* def;
-  Case c;
-};
-
-struct CaseState {
-  Status status = Status::ok;
-  std::string note;
-  std::string params;  // case params + facts, formatted
-  int reps_reported = 0;
-  std::vector<double> rates;  // for the progress line
-  std::vector<double> times;  // time per iteration of each repetition, for adaptive repetitions
-  int64_t iterations = 0;     // of the first repetition (taking turns: the later ones run as many)
-};
-
-class Harness {
- public:
-  Harness(std::vector<Entry> entries, Session& session)
-      : entries_(std::move(entries)), opt_(session.options()), session_(session), states_(entries_.size()) {}
-
-  // Whether cases a and b run interleaved with each other (Case::interleave).
-  bool same_group(size_t a, size_t b) const {
-    const Entry &x = entries_[a], &y = entries_[b];
-    return !x.c.interleave.empty() && x.def == y.def && x.c.interleave == y.c.interleave;
-  }
-
-  // Creates, checks and caches the kernel of case idx, and of every case interleaved with it (in
-  // case order, before the first timed repetition of any); frees the kernels of other cases.
-  CaseState& prepare(size_t idx) {
-    if (kernels_.count(idx) || prepared_.count(idx)) return states_[idx];
-    for (auto it = kernels_.begin(); it != kernels_.end();)
-      it = same_group(it->first, idx) ? std::next(it) : kernels_.erase(it);
-    prepared_.clear();
-    for (size_t j = 0; j < entries_.size(); ++j)
-      if (j != idx && same_group(j, idx)) prepared_.insert(j);
-    prepared_.insert(idx);
-    for (size_t j : prepared_) prepare_one(j);
-    return states_[idx];
-  }
-
-  void prepare_one(size_t idx) {
-    const Entry& e = entries_[idx];
-    CaseState& s = states_[idx];
-    Params own = e.c.params;
-    if (!e.c.interleave.empty()) own.push_back({"interleaved", e.c.interleave});
-    else if (!alternate_key_.empty()) own.push_back({"interleaved", alternate_key_});
-    s.params = format_params(own);
-    omp_set_num_threads(e.c.threads);
-    try {
-      if (e.c.threads > opt_.usable_cores)
-        throw Skip(fmt::format("needs {} usable cores; this process may use {}: {}", e.c.threads, opt_.usable_cores,
-                               opt_.cpu_budget));
-      std::unique_ptr<Kernel>& kernel = kernels_[idx];
-      kernel = e.c.make();
-      Params all = own;
-      for (auto& f : kernel->facts()) all.push_back(f);
-      s.params = format_params(all);
-      CheckResult chk = kernel->check();
-      bool ok = chk.wrong == 0 && chk.checked > 0;
-      s.status = ok ? Status::ok : Status::failed;
-      s.note = chk.checked == 0 ? "the check compared nothing"
-               : ok ? fmt::format("checked {} values: {}; worst error {:.3g} of tolerance", chk.checked,
-                                  chk.method, chk.worst)
-                    : fmt::format("WRONG: {} of {} values beyond tolerance (worst {:.3g}x): {}",
-                                  chk.wrong, chk.checked, chk.worst, chk.method);
-      row(e, names::kCheckWrong, static_cast<double>(chk.wrong), "count", -1, s.status, s.note);
-    } catch (const Skip& ex) {
-      s.status = Status::skipped;
-      s.note = ex.what();
-      row(e, "", std::nan(""), "", -1, s.status, s.note);
-      for (const Kernel::Observed& o : ex.observed) row(e, o.metric, o.value, o.unit, -1, Status::skipped, o.note);
-    } catch (const std::exception& ex) {
-      s.status = Status::failed;
-      s.note = fmt::format("set-up failed: {}", ex.what());
-      row(e, "", std::nan(""), "", -1, s.status, s.note);
-    }
-    if (s.status != Status::ok) {
-      kernels_.erase(idx);
-      progress(idx);
-    }
-  }
-
-  void run(size_t idx, benchmark::State& st) {
-    CaseState& s = prepare(idx);
-    if (s.status != Status::ok) {
-      st.SkipWithError(s.note.c_str());
-      return;
-    }
-    omp_set_num_threads(entries_[idx].c.threads);
-    Kernel& kernel = *kernels_.at(idx);
-    kernel.before_repetition();
-    if (entries_[idx].c.manual_time) {
-      for (auto _ : st) st.SetIterationTime(kernel.run_timed());
-    } else {
-      for (auto _ : st) kernel.run();
-    }
-  }
-
-  // One repetition reported by Google Benchmark.
-  void report(const benchmark::BenchmarkReporter::Run& run) {
-    auto it = index_.find(run.run_name.function_name);
-    if (it == index_.end() || run.error_occurred) return;
-    size_t idx = it->second;
-    const Entry& e = entries_[idx];
-    CaseState& s = states_[idx];
-    if (run.iterations <= 0) return;
-    double iters = static_cast<double>(run.iterations);
-    double real = run.real_accumulated_time / iters;
-    double cpu = run.cpu_accumulated_time / iters;
-    double util = real > 0 ? cpu / (real * e.c.threads) : 0;
-    std::string note;
-    // The CPU-share rule does not apply to kernel-timed cases (the host only waits for the device);
-    // emulation does.
-    Status st = e.c.manual_time ? trust_emulated(&note) : trust(util, e.c.threads, &note);
-    int rep = s.reps_reported++;
-    if (rep == 0) s.iterations = static_cast<int64_t>(run.iterations);
-    s.times.push_back(real);
-    row(e, names::kTimePerIter, real, "s", rep, st, note);
-    if (e.c.work.flops > 0) {
-      double r = e.c.work.flops / real / 1e9;
-      row(e, names::kGflops, r, "GFLOP/s", rep, st, note);
-      s.rates.push_back(r);
-    }
-    if (e.c.work.bytes > 0) {
-      double r = e.c.work.bytes / real / 1e9;
-      row(e, names::kGbps, r, "GB/s", rep, st, note);
-      if (e.c.work.flops <= 0) s.rates.push_back(r);
-    }
-    if (e.c.work.items > 0)
-      row(e, names::kItemsPerS, e.c.work.items / real, e.c.work.items_unit + "/s", rep, st, note);
-    row(e, names::kCpuUtilization, util, "fraction", rep, st, note);
-    row(e, names::kIterations, iters, "count", rep, st, "");
-  }
-
-  // After the last repetition of case idx (its added ones included): the adaptive repetitions' rows
-  // when `target` > 0 (`stop`: why no more were added, empty when the target was met), the
-  // kernel's observed rows, the progress line.
-  void finish(size_t idx, double target, const std::string& stop, const std::string& cut) {
-    const Entry& e = entries_[idx];
-    CaseState& s = states_[idx];
-    if (s.status != Status::ok) return;
-    if ((target > 0 || !cut.empty()) && !s.times.empty()) {  // no target (taking turns): where a budget cut it
-      const double spread = relative_iqr(s.times);
-      const int added = s.reps_reported - opt_.reps;
-      row(e, kRepsSpread, spread, "fraction", -1, Status::ok,
-          fmt::format("relative IQR of time_per_iter over {} repetitions ({} added); {}{}", s.reps_reported,
-                      std::max(0, added), target > 0 ? fmt::format("target {:.3g}%", 100 * target) : "no target",
-                      cut.empty() ? "" : "; " + cut));
-      // A case of an interleaved group can meet its target while a noisier one of the group did not.
-      const bool hit = !stop.empty() && spread > target;
-      if (target > 0)
-        row(e, kRepsCapHit, hit ? 1 : 0, "count", -1, Status::ok,
-            !hit ? fmt::format("spread {:.3g}% within the target {:.3g}%{}", 100 * spread, 100 * target,
-                               added > 0 ? fmt::format(" after {} added repetitions", added) : std::string())
-                 : fmt::format("spread {:.3g}% still above the target {:.3g}%: {}", 100 * spread, 100 * target, stop));
-    }
-    if (kernels_.count(idx))
-      for (const Kernel::Observed& o : kernels_.at(idx)->observed()) row(e, o.metric, o.value, o.unit, -1, Status::ok, o.note);
-    progress(idx);
-  }
-
-  void index(const std::string& gb_name, size_t idx) { index_[gb_name] = idx; }
-  const std::vector<CaseState>& states() const { return states_; }
-  const std::vector<Entry>& entries() const { return entries_; }
-  // --alternate-env's variable: every case's rows say `interleaved=VAR` (alternate.hpp).
-  void set_alternate_key(std::string k) { alternate_key_ = std::move(k); }
-
- private:
-  void row(const Entry& e, const std::string& metric, double value, const std::string& unit, int rep,
-           Status st, const std::string& note) {
-    session_.row(e.def->name, e.c.name, states_[&e - entries_.data()].params, metric, value, unit, rep, st, note);
-  }
-
-  void progress(size_t idx) {
-    const Entry& e = entries_[idx];
-    const CaseState& s = states_[idx];
-    std::string what;
-    if (s.status != Status::ok) {
-      what = fmt::format("{}: {}", to_string(s.status), s.note);
-    } else if (!s.rates.empty()) {
-      Summary sm = summarize(s.rates);
-      what = fmt::format("{:.4g} {} median of {} (spread {:.1f}%)", sm.median,
-                         e.c.work.flops > 0 ? "GFLOP/s" : "GB/s", sm.n, 100 * sm.spread);
-    } else {
-      what = "done";
-    }
-    std::fprintf(stderr, "  %s/%s: %s\n", e.def->name.c_str(), e.c.name.c_str(), what.c_str());
-  }
-
-  std::vector<Entry> entries_;
-  const CommonOptions& opt_;
-  Session& session_;
-  std::vector<CaseState> states_;
-  std::map<std::string, size_t> index_;
-  std::map<size_t, std::unique_ptr<Kernel>> kernels_;  // the current case's, or its interleaved group's
-  std::set<size_t> prepared_;                          // the cases those kernels were made for
-  std::string alternate_key_;
-};
-
-class CsvReporter : public benchmark::BenchmarkReporter {
- public:
-  explicit CsvReporter(Harness& h) : h_(h) {}
-  bool ReportContext(const Context&) override { return true; }
-  void ReportRuns(const std::vector<Run>& runs) override {
-    for (const Run& r : runs)
-      if (r.run_type == Run::RT_Iteration) h_.report(r);
-  }
-
- private:
-  Harness& h_;
-};
-
-}  // namespace
 
 namespace {
 Session* g_running = nullptr;  // harness_main's session while its cases run (write_row_now)

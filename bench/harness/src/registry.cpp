@@ -1,5 +1,6 @@
 // What the benchmarks of a binary register, and the default thread counts: registry.hpp.
 #include "registry.hpp"
+#include "rigcheck/harness/machine_topology.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -52,9 +53,17 @@ bool register_repetition_defaults(const std::array<int, 3>& reps, const std::arr
 std::vector<int64_t> default_threads(const CommonOptions& o) {
   if (!o.threads.empty()) return o.threads;
   int64_t n = std::max(1, std::min(o.physical_cores, o.usable_cores));
-  if (o.profile != Profile::full && n > 4) return parse_int_list("1-max*2,max", n);
-  if (o.profile == Profile::full && n > 8) return parse_int_list("1-max*2,max", n);
-  return parse_int_list("1-max", n);
+  std::vector<int64_t> counts = (o.profile != Profile::full && n > 4) || (o.profile == Profile::full && n > 8)
+                                    ? parse_int_list("1-max*2,max", n)
+                                    : parse_int_list("1-max", n);
+  // The machine's own domains (one L3's cores, one NUMA node's, one socket's), and the SMT point:
+  // every hardware thread this process may use, where that is more than its cores.
+  for (int d : domain_core_counts(this_machine(), o.allowed_cpus))
+    if (d <= n) counts.push_back(d);
+  if (o.usable_threads > n) counts.push_back(o.usable_threads);
+  std::sort(counts.begin(), counts.end());
+  counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+  return counts;
 }
 
 }  // namespace rigcheck

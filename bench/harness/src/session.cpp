@@ -13,6 +13,7 @@
 
 #include "rigcheck/harness/emulation.hpp"
 #include "rigcheck/harness/result_writer.hpp"
+#include "rigcheck/harness/threads.hpp"
 #include "rigcheck/harness/topology.hpp"
 
 namespace rigcheck {
@@ -30,12 +31,22 @@ Status trust_emulated(std::string* note) {
   return Status::ok;
 }
 
-Status trust(double utilization, int threads, std::string* note) {
+Status trust(double utilization, int threads, std::string* note, int working_threads) {
   if (trust_emulated(note) == Status::mistrusted) return Status::mistrusted;
-  if (utilization >= kMinCpuUtilization) return Status::ok;
-  if (note)
-    *note = fmt::format("the process had {:.0f}% of the CPU time of its {} thread{}: something else competed",
-                        100 * utilization, threads, threads == 1 ? "" : "s");
+  const char* s = threads == 1 ? "" : "s";
+  const double cpus = utilization * threads;
+  std::string why;
+  if (utilization < kMinCpuUtilization)
+    why = fmt::format("the process had {:.0f}% of the CPU time of its {} thread{}: something else competed",
+                      100 * utilization, threads, s);
+  else if (cpus > threads + kMaxExtraCpus)
+    why = fmt::format("the process used {:.2f} CPUs' worth of CPU time for a row of {} thread{}: more threads ran "
+                      "than it says", cpus, threads, s);
+  else if (working_threads > threads)
+    why = fmt::format("{} threads of the process each worked over {:.0f}% of the time for a row of {} thread{}: "
+                      "more threads ran than it says", working_threads, 100 * kWorkingThreadShare, threads, s);
+  if (why.empty()) return Status::ok;
+  if (note) *note = why;
   return Status::mistrusted;
 }
 
@@ -52,7 +63,14 @@ Session::Session(const char* argv0, std::string about, SharedOptions shared)
   prog_ = argv0_;
   if (auto slash = prog_.rfind('/'); slash != std::string::npos) prog_ = prog_.substr(slash + 1);
   CLI::App& app = *app_;
-  if (shared_.threads) app.add_option("--threads", opt_.threads_spec, "thread counts: 1,2,4 | 1-16*2 | 2-10+4 | max");
+  if (shared_.threads) {
+    app.add_option("--threads", opt_.threads_spec, "thread counts: 1,2,4 | 1-16*2 | 2-10+4 | max");
+    app.add_option("--placement", opt_.placement,
+                   "where a case's threads run: compact (the first cores in hwloc's logical order: one L3 domain, "
+                   "then its NUMA node, then its socket) or spread (round robin over sockets and NUMA nodes)")
+        ->check(CLI::IsMember({"compact", "spread"}))
+        ->capture_default_str();
+  }
   if (shared_.sizes)
     app.add_option("--sizes", opt_.sizes_spec, "problem sizes: 1024,2K,64M | 1K-1M*2 (K/M/G = 2^10/2^20/2^30)");
   app.add_option("--reps", opt_.reps,
@@ -84,6 +102,8 @@ std::optional<int> Session::parse(int argc, char** argv, const std::function<voi
     CpuBudget budget = cpu_budget(allowed_cpus_);
     finish_common_options(opt_, physical_core_count(), hardware_thread_count(), budget.usable_cores);
     opt_.cpu_budget = budget.explain();
+    opt_.usable_threads = std::max(opt_.usable_cores, budget.usable_threads);
+    opt_.allowed_cpus = budget.allowed_cpus;
     const int p = static_cast<int>(opt_.profile);
     if (!reps_given) opt_.reps = shared_.reps[p];
     if (!min_time_given) opt_.min_time = shared_.min_time_s[p];

@@ -2,6 +2,7 @@
 #include "startup.hpp"
 
 #include <omp.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -58,8 +59,11 @@ namespace {
 // from them at load time, before main): exported on many HPC login nodes, they would make a
 // "2 threads" case run 1. The harness clears them and starts itself again, once, before any
 // library creates its pool; what the user had set is printed and kept in RIGCHECK_USER_THREAD_ENV.
+// OpenMP's own binding goes too: the harness places each case's threads itself (placement.hpp), and
+// a runtime that binds its threads at creation would move them where the placement did not put them.
 constexpr const char* kThreadCapVars[] = {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS",
-                                          "MKL_NUM_THREADS", "OMP_THREAD_LIMIT", "DNNL_MAX_THREADS"};
+                                          "MKL_NUM_THREADS", "OMP_THREAD_LIMIT", "DNNL_MAX_THREADS",
+                                          "OMP_PROC_BIND", "OMP_PLACES", "GOMP_CPU_AFFINITY"};
 }  // namespace
 
 void clear_thread_caps(char** argv) {
@@ -72,6 +76,15 @@ void clear_thread_caps(char** argv) {
   setenv("RIGCHECK_THREAD_ENV_CLEARED", "1", 1);
   setenv("RIGCHECK_USER_THREAD_ENV", user.c_str(), 1);
   std::fprintf(stderr, "%s: cleared %s so that every thread count swept can run; starting again\n", argv[0], user.c_str());
+  // A runtime told to bind (OMP_PROC_BIND) bound this thread to its first place before main, and
+  // exec keeps a thread's mask: the process starts again on the CPUs of every place.
+  if (const std::vector<int> cpus = openmp_place_cpus(); !cpus.empty()) {
+    cpu_set_t all;
+    CPU_ZERO(&all);
+    for (int c : cpus)
+      if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &all);
+    sched_setaffinity(0, sizeof all, &all);
+  }
   int argc = 0;
   while (argv[argc]) ++argc;
   exec_command(self_exec_command({argv, argv + argc}));  // through the exec prefix under an emulator (emulation.hpp)

@@ -5,6 +5,9 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <functional>
 #include <ctime>
 #include <fstream>
 #include <set>
@@ -14,12 +17,9 @@
 
 #include <fmt/format.h>
 
-namespace rigcheck {
+#include "rigcheck/harness/machine_topology.hpp"
 
-static bool read_int(const std::string& path, int& out) {
-  std::ifstream f(path);
-  return static_cast<bool>(f >> out);
-}
+namespace rigcheck {
 
 static bool read_line(const std::string& path, std::string& out) {
   std::ifstream f(path);
@@ -33,22 +33,9 @@ int hardware_thread_count() {
   return h ? static_cast<int>(h) : 1;
 }
 
-// (package, core) of a CPU, or false when sysfs has no topology for it.
-static bool core_of(int cpu, std::pair<int, int>& out) {
-  std::string base = "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/topology/";
-  return read_int(base + "physical_package_id", out.first) && read_int(base + "core_id", out.second);
-}
-
 int physical_core_count() {
-  std::set<std::pair<int, int>> cores;
-  int cpus = hardware_thread_count();
-  for (int cpu = 0, seen = 0; seen < cpus && cpu < 4096; ++cpu) {
-    std::pair<int, int> pc;
-    if (!core_of(cpu, pc)) continue;
-    ++seen;
-    cores.insert(pc);
-  }
-  return cores.empty() ? cpus : static_cast<int>(cores.size());
+  const Topology& t = this_machine();
+  return t.cores.empty() ? hardware_thread_count() : static_cast<int>(t.cores.size());
 }
 
 std::string host_name() {
@@ -120,50 +107,91 @@ double parse_cpu_max(const std::string& cpu_max) {
   }
 }
 
-CgroupQuota cgroup_cpu_quota(const std::string& proc_self_cgroup, const std::string& cgroup_root) {
-  CgroupQuota best;
+static void for_each_cgroup_dir(const std::string& proc_self_cgroup, const std::string& cgroup_root, const std::string& controller,
+                         const std::function<bool(const std::string& dir, bool v2)>& visit) {
   std::ifstream in(proc_self_cgroup);
-  std::string line, seen;
   for (std::string l; std::getline(in, l);) {
     // "0::/path" (v2) or "N:cpu,cpuacct:/path" (v1)
     size_t a = l.find(':'), b = a == std::string::npos ? a : l.find(':', a + 1);
     if (b == std::string::npos) continue;
     std::string ctrls = l.substr(a + 1, b - a - 1), path = l.substr(b + 1);
-    std::vector<std::string> dirs;
     bool v2 = ctrls.empty();
-    bool v1cpu = false;
+    bool v1match = false;
     std::stringstream cs(ctrls);
-    for (std::string c; std::getline(cs, c, ',');) v1cpu |= c == "cpu";
-    if (!v2 && !v1cpu) continue;
+    for (std::string c; std::getline(cs, c, ',');) v1match |= c == controller;
+    if (!v2 && !v1match) continue;
     std::vector<std::string> mounts = v2 ? std::vector<std::string>{cgroup_root, cgroup_root + "/unified"}
-                                         : std::vector<std::string>{cgroup_root + "/cpu", cgroup_root + "/cpu,cpuacct",
-                                                                    cgroup_root + "/cpuacct,cpu"};
+                                         : std::vector<std::string>{cgroup_root + "/" + controller};
+    if (!v2 && controller == "cpu") {
+      mounts.push_back(cgroup_root + "/cpu,cpuacct");
+      mounts.push_back(cgroup_root + "/cpuacct,cpu");
+    }
     for (const std::string& m : mounts) {
       // Walk from the process's cgroup up to the mount's root; a namespaced path may not exist.
       for (std::string p = path;; p = p.substr(0, p.rfind('/'))) {
-        std::string dir = m + (p == "/" ? "" : p);
-        double cpus = 0;
-        std::string text, q, per;
-        if (v2 && read_line(dir + "/cpu.max", text)) {
-          cpus = parse_cpu_max(text);
-          text = fmt::format("cpu.max '{}' in {}", text, dir);
-        } else if (!v2 && read_line(dir + "/cpu.cfs_quota_us", q) && read_line(dir + "/cpu.cfs_period_us", per)) {
-          cpus = parse_cpu_max(q + " " + per);
-          text = fmt::format("cpu.cfs_quota_us {} / cpu.cfs_period_us {} in {}", q, per, dir);
-        } else {
-          if (p.empty() || p == "/") break;
-          continue;
-        }
-        if (seen.empty()) seen = text;
-        if (cpus > 0 && (best.cpus <= 0 || cpus < best.cpus)) {
-          best.cpus = cpus;
-          best.text = fmt::format("{:.2f} CPUs ({})", cpus, text);
-        }
-        if (p.empty() || p == "/") break;
+        if (!visit(m + (p == "/" ? "" : p), v2) || p.empty() || p == "/") break;
       }
     }
   }
+}
+
+CgroupQuota cgroup_cpu_quota(const std::string& proc_self_cgroup, const std::string& cgroup_root) {
+  CgroupQuota best;
+  std::string seen;
+  for_each_cgroup_dir(proc_self_cgroup, cgroup_root, "cpu", [&](const std::string& dir, bool v2) {
+    double cpus = 0;
+    std::string text, q, per;
+    if (v2 && read_line(dir + "/cpu.max", text)) {
+      cpus = parse_cpu_max(text);
+      text = fmt::format("cpu.max '{}' in {}", text, dir);
+    } else if (!v2 && read_line(dir + "/cpu.cfs_quota_us", q) && read_line(dir + "/cpu.cfs_period_us", per)) {
+      cpus = parse_cpu_max(q + " " + per);
+      text = fmt::format("cpu.cfs_quota_us {} / cpu.cfs_period_us {} in {}", q, per, dir);
+    } else {
+      return true;
+    }
+    if (seen.empty()) seen = text;
+    if (cpus > 0 && (best.cpus <= 0 || cpus < best.cpus)) {
+      best.cpus = cpus;
+      best.text = fmt::format("{:.2f} CPUs ({})", cpus, text);
+    }
+    return true;
+  });
   if (best.cpus <= 0) best.text = seen.empty() ? "none (no cgroup CPU controller readable)" : "none (" + seen + ")";
+  return best;
+}
+
+CgroupMemoryLimit cgroup_memory_limit(const std::string& proc_self_cgroup, const std::string& cgroup_root) {
+  CgroupMemoryLimit best;
+  std::string seen;
+  for_each_cgroup_dir(proc_self_cgroup, cgroup_root, "memory", [&](const std::string& dir, bool v2) {
+    std::string text;
+    const std::string file = v2 ? "memory.max" : "memory.limit_in_bytes";
+    if (!read_line(dir + "/" + file, text)) return true;
+    if (seen.empty()) seen = fmt::format("{} '{}' in {}", file, text, dir);
+    std::uint64_t bytes = 0;
+    try {
+      size_t used = 0;
+      bytes = text == "max" ? 0 : std::stoull(text, &used);
+      if (used != text.size()) bytes = 0;
+    } catch (const std::exception&) {
+      bytes = 0;
+    }
+    // cgroup v1 writes "no limit" as a huge page-rounded number (2^63 - 4096): no machine has it.
+    if (bytes > 0 && bytes < (1ull << 60) && (best.bytes == 0 || bytes < best.bytes)) {
+      best.bytes = bytes;
+      best.text = fmt::format("cgroup {} in {}", file, dir);
+    }
+    return true;
+  });
+  if (const char* mb = std::getenv("SLURM_MEM_PER_NODE")) {
+    const std::uint64_t b = static_cast<std::uint64_t>(std::atoll(mb)) << 20;
+    if (b > 0 && (best.bytes == 0 || b < best.bytes)) {
+      best.bytes = b;
+      best.text = fmt::format("Slurm SLURM_MEM_PER_NODE={} MB", mb);
+    }
+  }
+  if (best.bytes == 0) best.text = seen.empty() ? "none (no cgroup memory controller readable)" : "none (" + seen + ")";
   return best;
 }
 
@@ -183,17 +211,16 @@ CpuBudget cpu_budget(const std::vector<int>& allowed) {
   }
   if (b.allowed_cpus.empty())
     for (int i = 0; i < hardware_thread_count(); ++i) b.allowed_cpus.push_back(i);
-  std::set<std::pair<int, int>> cores;
-  bool topo = true;
-  for (int cpu : b.allowed_cpus) {
-    std::pair<int, int> pc;
-    if (!core_of(cpu, pc)) {
-      topo = false;
-      break;
-    }
-    cores.insert(pc);
-  }
-  b.allowed_cores = topo ? static_cast<int>(cores.size()) : static_cast<int>(b.allowed_cpus.size());
+  std::sort(b.allowed_cpus.begin(), b.allowed_cpus.end());
+  // Physical cores holding an allowed CPU, from the machine's one topology (machine_topology.hpp).
+  const Topology& t = this_machine();
+  b.allowed_cores = 0;
+  for (const TopoCore& c : t.cores)
+    if (std::any_of(c.pus.begin(), c.pus.end(), [&](int cpu) {
+          return std::binary_search(b.allowed_cpus.begin(), b.allowed_cpus.end(), cpu);
+        }))
+      ++b.allowed_cores;
+  if (t.cores.empty()) b.allowed_cores = static_cast<int>(b.allowed_cpus.size());
   b.quota = cgroup_cpu_quota();
   b.usable_cores = b.allowed_cores;
   // Compared as doubles, cast only when smaller than an int it is compared with: a quota of more
@@ -201,6 +228,10 @@ CpuBudget cpu_budget(const std::vector<int>& allowed) {
   if (b.quota.cpus > 0 && std::floor(b.quota.cpus + 1e-9) < b.usable_cores)
     b.usable_cores = static_cast<int>(std::floor(b.quota.cpus + 1e-9));
   b.usable_cores = std::max(1, b.usable_cores);
+  b.usable_threads = static_cast<int>(b.allowed_cpus.size());
+  if (b.quota.cpus > 0 && std::floor(b.quota.cpus + 1e-9) < b.usable_threads)
+    b.usable_threads = static_cast<int>(std::floor(b.quota.cpus + 1e-9));
+  b.usable_threads = std::max(b.usable_cores, b.usable_threads);
   return b;
 }
 

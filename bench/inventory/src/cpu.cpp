@@ -37,38 +37,6 @@ void add_cpu_identity(Collector& c, const CpuId& cpu) {
   c.add("cpu_server_class", cpu_server_class(cpu));
 }
 
-// Sockets, physical cores and hardware threads from sysfs topology.
-void add_topology(Collector& c) {
-  const std::vector<int> cpus = online_cpus();
-  std::set<std::int64_t> packages;
-  std::set<std::vector<std::int64_t>> cores;  // (package, die, core)
-  bool complete = !cpus.empty();
-  for (int cpu : cpus) {
-    const std::string t = cpu_dir(cpu) + "/topology/";
-    std::string pkg_s, core_s, die_s;
-    std::int64_t pkg = 0, core = 0, die = 0;
-    if (!read_first_line(t + "physical_package_id", pkg_s) || !parse_i64(pkg_s, pkg) ||
-        !read_first_line(t + "core_id", core_s) || !parse_i64(core_s, core)) {
-      complete = false;
-      break;
-    }
-    if (!read_first_line(t + "die_id", die_s) || !parse_i64(die_s, die)) die = 0;
-    packages.insert(pkg);
-    cores.insert({pkg, die, core});
-  }
-  const std::string why = "no topology in " + kCpuSys + "/cpu*/topology";
-  c.add("sockets", complete ? std::to_string(packages.size()) : unknown(why));
-  c.add("physical_cores", complete ? std::to_string(cores.size()) : unknown(why));
-  c.add("hardware_threads", cpus.empty() ? unknown("no online CPUs found") : std::to_string(cpus.size()));
-  if (!complete || cores.empty()) {
-    c.add("threads_per_core", unknown(why));
-  } else if (cpus.size() % cores.size() == 0) {
-    c.add("threads_per_core", std::to_string(cpus.size() / cores.size()));
-  } else {  // hybrid parts: some cores with SMT, some without
-    c.add("threads_per_core", fmt::format("{:.2f}", double(cpus.size()) / double(cores.size())));
-  }
-}
-
 // Size in bytes of a sysfs cache size ("32K", "1024K", "32M"); 0 when unparsable.
 std::uint64_t parse_cache_size(const std::string& text) {
   const std::string s = trim(text);

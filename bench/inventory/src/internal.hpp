@@ -9,6 +9,7 @@
 #pragma once
 #include "rigcheck/inventory/inventory.hpp"
 #include "rigcheck/harness/csv.hpp"
+#include "rigcheck/harness/machine_topology.hpp"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -159,7 +160,7 @@ struct CpuId {
   std::int64_t family = -1, model = -1, stepping = -1;
 };
 
-CpuId read_cpuinfo();
+CpuId read_cpuinfo(const std::string& root = "");  // root: a captured root, "" the live one
 
 bool is_amd(const CpuId& c);
 bool is_intel(const CpuId& c);
@@ -184,7 +185,9 @@ std::vector<int> online_cpus();
 // ------------------------------------------------------------------ sections, one per subject file
 // cpu.cpp
 void add_cpu_identity(Collector& c, const CpuId& cpu);
-void add_topology(Collector& c);
+void add_topology(Collector& c, const Topology& t, const std::string& vendor);  // shape.cpp
+// memory_limit, memory_limit_bytes: the cgroup (or Slurm) limit of this process, read under `root`.
+void add_memory_limit(Collector& c, const std::string& root);
 void add_affinity(Collector& c);
 void add_resctrl(Collector& c);
 void add_caches(Collector& c, const CpuId& cpu);

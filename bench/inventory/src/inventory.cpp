@@ -14,7 +14,10 @@ Inventory collect_inventory() {
     CpuId cpu;
     c.section("cpuinfo", [&] { cpu = read_cpuinfo(); });
     c.section("cpu", [&] { add_cpu_identity(c, cpu); });
-    c.section("topology", [&] { add_topology(c); });
+    c.section("topology", [&] {
+      add_topology(c, this_machine(), cpu.vendor);
+      c.add("hwloc_version", hwloc_version_text());
+    });
     c.section("affinity", [&] { add_affinity(c); });
     c.section("caches", [&] { add_caches(c, cpu); });
     c.section("resctrl", [&] { add_resctrl(c); });
@@ -35,6 +38,25 @@ Inventory collect_inventory() {
     return c.take();
   } catch (...) {
     return {};  // only reachable when memory runs out
+  }
+}
+
+Inventory collect_captured_inventory(const std::string& root) {
+  try {
+    Collector c;
+    c.add("sysroot", root);
+    c.add("live_facts", "not collected: cpuid, clocks, the auxiliary vector, libraries, the build and the GPUs are "
+                        "known only to a process on the machine itself; this inventory describes the captured root, "
+                        "not the host that read it");
+    CpuId cpu;
+    c.section("cpuinfo", [&] { cpu = read_cpuinfo(root); });
+    c.section("cpu", [&] { add_cpu_identity(c, cpu); });
+    c.section("topology", [&] { add_topology(c, load_topology(root), cpu.vendor); });
+    c.section("memory", [&] { add_memory_limit(c, root); });
+    c.section("libraries", [&] { c.add("hwloc_version", hwloc_version_text()); });
+    return c.take();
+  } catch (...) {
+    return {};
   }
 }
 

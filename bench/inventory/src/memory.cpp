@@ -118,7 +118,8 @@ DimmFacts read_dimms() {
   return f;
 }
 
-// Memory size, huge page size, DIMMs and NUMA nodes.
+// Memory size, huge page size, DIMMs and the memory limit this process lives under (NUMA nodes:
+// shape.cpp).
 void add_memory(Collector& c) {
   std::string meminfo;
   if (read_text("/proc/meminfo", meminfo)) {
@@ -136,11 +137,7 @@ void add_memory(Collector& c) {
   c.add("memory_dimm_speed", d.speed);
   c.add("memory_dimm_configured_speed", d.configured_speed);
   c.add("memory_dimm_count", d.count);
-  const std::string nodes = "/sys/devices/system/node";
-  if (is_dir(nodes))
-    c.add("numa_nodes", std::to_string(numbered_entries(nodes, "node").size()));
-  else
-    c.add("numa_nodes", unknown(nodes + " absent (kernel without NUMA)"));
+  add_memory_limit(c, "");
 }
 
 // Transparent huge pages.

@@ -177,9 +177,9 @@ std::string dl_error_text() {
   return e != nullptr ? std::string(e) : std::string("unknown dlopen error");
 }
 
-CpuId read_cpuinfo() {
+CpuId read_cpuinfo(const std::string& root) {
   CpuId c;
-  std::ifstream in("/proc/cpuinfo");
+  std::ifstream in(root + "/proc/cpuinfo");
   if (!in) return c;
   c.readable = true;
   std::string line;

@@ -49,6 +49,30 @@ std::string mib(const std::string& bytes) {
   return fmt::format("{:.0f} MiB", v / 1048576.0);
 }
 
+}  // namespace
+
+namespace report_detail {
+std::string shape_and_limits(const RunData& run) {
+  if (!run.inventory.count("machine_shape")) return "";
+  std::vector<std::string> limits;
+  const std::string allowed = inv(run, "allowed_hardware_threads"), all = inv(run, "hardware_threads");
+  if (allowed != all) limits.push_back(fmt::format("{} CPUs of {} (cpuset {})", allowed, all, inv(run, "cpu_allowed")));
+  const std::string quota = inv(run, "cgroup_cpu_quota");
+  if (quota.rfind("none", 0) != 0 && quota.rfind("unknown", 0) != 0) limits.push_back("a CPU quota of " + first_clause(quota));
+  double mem = 0;
+  if (parse_double(inv(run, "memory_limit_bytes"), mem) && mem > 0) {
+    std::string from = inv(run, "memory_limit");
+    if (auto p = from.find(" ("); p != std::string::npos) from = from.substr(p + 2, from.size() - p - 3);
+    limits.push_back(fmt::format("{:.1f} GiB of memory ({})", mem / 1073741824.0, from));
+  }
+  std::string what;
+  for (const std::string& l : limits) what += (what.empty() ? "" : ", ") + l;
+  return fmt::format("Shape: {}; this run: {}.", inv(run, "machine_shape"), what.empty() ? "the whole machine, no limit" : what);
+}
+}  // namespace report_detail
+
+namespace {
+
 
 
 
@@ -193,6 +217,7 @@ std::vector<Verdict> make_report(const std::string& run_dir, const ReportOptions
                     inv(run, "cpu_model_number"), inv(run, "sockets"), inv(run, "physical_cores"),
                     inv(run, "hardware_threads"), mib(inv(run, "cache_l3_bytes")), inv(run, "cache_l3_instances"),
                     mib(inv(run, "memory_total_bytes")), inv(run, "isa_best"), inv(run, "cpu_clock_measured_ghz"));
+  if (const std::string shape = shape_and_limits(run); !shape.empty()) md += md_escape(shape) + "  \n";
   md += fmt::format("GPUs: {} {}. THP: {}. Governor: {}. Kernel {}, {}.  \n", inv(run, "gpu_count"),
                     run.inventory.count("gpu0_name") ? "(" + inv(run, "gpu0_name") + ")" : "(" + inv(run, "gpu_note") + ")",
                     inv(run, "thp_enabled"), inv(run, "cpufreq_governor"), inv(run, "kernel"), inv(run, "os"));

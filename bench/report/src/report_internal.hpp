@@ -20,6 +20,10 @@ struct GemmHeadline {
 GemmHeadline best_f32_gemm(const RunData& run);
 // f32 FMA peak per thread count: the median of the best ISA, from cpu_peak (medians on both sides).
 std::map<std::string, double> peaks(const RunData& run);
+// "Shape: 2 sockets x 24 cores x 2 threads, 8 NUMA nodes, 16 L3 of 32 MiB; this run: 6 CPUs of 96 (cpuset),
+// 6 GiB (cgroup memory.max)": the machine's shape and the limits the run lived under, from the
+// inventory; empty for a run whose inventory predates these facts.
+std::string shape_and_limits(const RunData& run);
 // The text up to the first "; " or ". " outside parentheses, brackets and quotes: one clause.
 std::string first_clause(const std::string& s);
 // At most `max` bytes, cut at a space (never inside a UTF-8 character), with an ellipsis.

@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "inventory_cmd.hpp"
 #include "rigcheck/report/capacity.hpp"
 #include "rigcheck/report/export.hpp"
 #include "rigcheck/compare/compare.hpp"
@@ -300,14 +301,14 @@ struct RunAndReport {
   }
 };
 
-// capacity, inventory, list and schema: what the machine can train, its facts, the registry, the CSV schema.
+// capacity, list, schema and median: what the machine can train, the registry, the CSV schema, a case's median.
 struct Answers {
-  std::string capacity_dir, inv_out = "inventory.csv", list_registry;
+  std::string capacity_dir, list_registry;
   std::vector<std::string> median_files;
   std::string median_case, median_metric;
   bool median_observed = false;
   CapacityOptions cap;
-  CLI::App *capacity_cmd = nullptr, *inv_cmd = nullptr, *list_cmd = nullptr, *schema_cmd = nullptr, *median_cmd = nullptr;
+  CLI::App *capacity_cmd = nullptr, *list_cmd = nullptr, *schema_cmd = nullptr, *median_cmd = nullptr;
 
   void add(CLI::App& app) {
     capacity_cmd = app.add_subcommand(
@@ -321,8 +322,6 @@ struct Answers {
     capacity_cmd->add_option("--margin", cap.margin_fraction, "fraction of the total memory kept free")
         ->capture_default_str()
         ->check(CLI::Range(0.0, 0.9));
-    inv_cmd = app.add_subcommand("inventory", "write this machine's inventory");
-    inv_cmd->add_option("--out", inv_out, "file to write (never overwritten)")->capture_default_str();
     schema_cmd = app.add_subcommand("schema", "print the result CSV schema as Markdown");
     list_cmd = app.add_subcommand("list", "the benchmarks of the registry: name (what --select takes), area, "
                                           "timeout per profile, what each measures");
@@ -336,13 +335,12 @@ struct Answers {
                          "the rows observed over a whole case (repetition -1, e.g. single_call_gflops), one per file, "
                          "instead of the repetitions");
   }
-  bool chosen() const { return *capacity_cmd || *inv_cmd || *list_cmd || *schema_cmd || *median_cmd; }
+  bool chosen() const { return *capacity_cmd || *list_cmd || *schema_cmd || *median_cmd; }
   int run_chosen() {
     if (*capacity_cmd) {
       std::fputs(("# What this machine can train\n\n" + capacity_md(capacity_of(read_run(capacity_dir), cap))).c_str(), stdout);
       return 0;
     }
-    if (*inv_cmd) return inventory();
     if (*median_cmd) return median_of_case();
     if (*list_cmd) {
       std::fputs(format_benchmark_list(read_benchmark_registry(
@@ -374,17 +372,6 @@ struct Answers {
       return 1;
     }
     std::printf("%.9g %zu\n", median(v), v.size());
-    return 0;
-  }
-  int inventory() const {
-    if (FILE* f = std::fopen(inv_out.c_str(), "r")) {
-      std::fclose(f);
-      std::fprintf(stderr, "rigcheck inventory: %s exists; not overwritten\n", inv_out.c_str());
-      return 2;
-    }
-    Inventory inv = collect_inventory();
-    write_inventory_csv(inv, inv_out);
-    for (auto& [k, v] : inv) std::printf("%s = %s\n", k.c_str(), v.c_str());
     return 0;
   }
 };
@@ -478,6 +465,8 @@ int main(int argc, char** argv) {
   run_report.add(app);
   Answers answers;
   answers.add(app);
+  InventoryCommand inventory;
+  inventory.add(app);
   ComparingCommands comparing;
   comparing.add(app);
   Exporting exporting;
@@ -489,6 +478,7 @@ int main(int argc, char** argv) {
   try {
     if (run_report.chosen()) return run_report.run_chosen();
     if (answers.chosen()) return answers.run_chosen();
+    if (inventory.chosen()) return inventory.run();
     if (comparing.chosen()) return comparing.run();
     if (*exporting.cmd) return exporting.run();
     if (store.chosen()) return store.run();

@@ -11,6 +11,8 @@
 //          in it and a file rigcheck-test.<pid>.dat (the runner must remove both), and entries it
 //          must leave: a file not named rigcheck-*, a symbolic link rigcheck-link.<pid>, and
 //          rigcheck-outside.<pid> in a folder that is not a scratch root ($TMPDIR/elsewhere)
+// RIGCHECK_TEST_WORKERS=N plants a kernel that keeps N threads busy whatever its case claims
+// (RIGCHECK_TEST_THREADS), RIGCHECK_TEST_PIN=1 binds it to one CPU (the trust rule of threads.hpp).
 // RIGCHECK_TEST_INTERLEAVE=1 adds three cases, pair_a and pair_b interleaved with each other (key
 // "pair") and alone after them, to test Case::interleave. RIGCHECK_TEST_SIDE=x names the timed case
 // n4096_x (the second side of --alternate-env RIGCHECK_TEST_SIDE=x, bench/harness/src/alternate.hpp).
@@ -20,6 +22,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <sched.h>
+
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -70,6 +75,53 @@ class Saxpy : public rigcheck::Kernel {
  private:
   bool wrong_;
   std::vector<float> x_, y_, out_;
+};
+
+// A planted kernel that ignores its case's thread count: each iteration keeps `workers` threads busy
+// for 2 ms (itself and workers - 1 threads of its own), whatever the case says. With `pin_one_cpu`
+// it binds the process to one CPU first, as a placement would: the extra threads then share that
+// CPU, and only the count of threads that worked can tell.
+class StubbornSpin final : public Saxpy {
+ public:
+  StubbornSpin(int workers, bool pin_one_cpu) : Saxpy(false) {
+    if (pin_one_cpu) {
+      cpu_set_t one;
+      CPU_ZERO(&one);
+      sched_getaffinity(0, sizeof one, &one);
+      int first = 0;
+      while (first < CPU_SETSIZE && !CPU_ISSET(first, &one)) ++first;
+      CPU_ZERO(&one);
+      CPU_SET(first, &one);
+      sched_setaffinity(0, sizeof one, &one);
+    }
+    for (int i = 1; i < workers; ++i)
+      pool_.emplace_back([this] {
+        while (!stop_) {
+          if (Clock::now().time_since_epoch().count() < busy_until_) spin_until(busy_until_);
+          else std::this_thread::sleep_for(std::chrono::microseconds(100));
+        }
+      });
+  }
+  ~StubbornSpin() override {
+    stop_ = true;
+    for (auto& t : pool_) t.join();
+  }
+  void run() override {
+    Saxpy::run();
+    const int64_t until = (Clock::now() + std::chrono::milliseconds(2)).time_since_epoch().count();
+    busy_until_ = until;
+    spin_until(until);
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  static void spin_until(int64_t t) {
+    volatile double x = 1;
+    while (Clock::now().time_since_epoch().count() < t) x = x * 1.0000001;
+  }
+  std::atomic<bool> stop_{false};
+  std::atomic<int64_t> busy_until_{0};
+  std::vector<std::thread> pool_;
 };
 
 // slow: each iteration also sleeps 0.1 s. bulk: 5000 observed rows.
@@ -173,8 +225,13 @@ const bool reg = rigcheck::register_benchmark(
          }
          return cs;
        }
-       c.make = [wrong, skip_all]() -> std::unique_ptr<rigcheck::Kernel> {
+       // RIGCHECK_TEST_WORKERS=N: the planted kernel that keeps N threads busy whatever the case claims;
+       // RIGCHECK_TEST_PIN=1 binds it to one CPU.
+       const char* workers = std::getenv("RIGCHECK_TEST_WORKERS");
+       const bool pin = std::getenv("RIGCHECK_TEST_PIN") != nullptr;
+       c.make = [wrong, skip_all, workers, pin]() -> std::unique_ptr<rigcheck::Kernel> {
          if (skip_all) throw rigcheck::Skip("test: no such hardware");
+         if (workers) return std::make_unique<StubbornSpin>(std::atoi(workers), pin);
          return std::make_unique<Saxpy>(wrong);
        };
        cs.push_back(c);

@@ -9,6 +9,7 @@
 #include "rigcheck/harness/process.hpp"
 #include "rigcheck/harness/repetitions.hpp"
 #include "rigcheck/harness/schema.hpp"
+#include "rigcheck/harness/topology.hpp"
 #include "support/files.hpp"
 #include "support/paths.hpp"
 
@@ -62,6 +63,39 @@ TEST(Harness, CorrectKernelIsCheckedThenTimed) {
   EXPECT_EQ(rates, 3);
   EXPECT_EQ(skipped, 1);
   EXPECT_FALSE(fs::exists(dir + "/fake_bench.csv.partial"));
+}
+
+// A kernel that ignores its case's thread count is mistrusted each way, with the reason: more threads
+// worked than the row says (by the CPU time, and by the count of working threads when it is bound to
+// one CPU and the CPU time cannot show it), or fewer.
+namespace {
+std::vector<ResultRow> timed_rows(const std::string& name, const std::vector<std::string>& env) {
+  const std::string dir = fresh_dir(name);
+  const ChildResult r = run_fake(dir, env);
+  EXPECT_EQ(r.exit_code, 0) << r.output_tail;
+  std::vector<ResultRow> rows;
+  for (const ResultRow& row : read_results(dir + "/fake_bench.csv"))
+    if (row.case_name == "n4096" && row.metric == "time_per_iter") rows.push_back(row);
+  EXPECT_EQ(rows.size(), 3u);
+  return rows;
+}
+}  // namespace
+
+TEST(Harness, KernelIgnoringItsThreadCountIsMistrustedEachWay) {
+  for (const ResultRow& row : timed_rows("fake-too-many", {"RIGCHECK_TEST_THREADS=1", "RIGCHECK_TEST_WORKERS=2"})) {
+    EXPECT_EQ(row.status, Status::mistrusted) << row.note;
+    EXPECT_NE(row.note.find("more threads ran than it says"), std::string::npos) << row.note;
+  }
+  for (const ResultRow& row : timed_rows("fake-too-many-pinned",
+                                         {"RIGCHECK_TEST_THREADS=1", "RIGCHECK_TEST_WORKERS=2", "RIGCHECK_TEST_PIN=1"})) {
+    EXPECT_EQ(row.status, Status::mistrusted) << row.note;
+    EXPECT_NE(row.note.find("threads of the process each worked"), std::string::npos) << row.note;
+  }
+  if (cpu_budget().usable_cores < 2) GTEST_SKIP() << "the too-few half needs a 2-thread case: this process may use 1 core";
+  for (const ResultRow& row : timed_rows("fake-too-few", {"RIGCHECK_TEST_THREADS=2", "RIGCHECK_TEST_WORKERS=1"})) {
+    EXPECT_EQ(row.status, Status::mistrusted) << row.note;
+    EXPECT_NE(row.note.find("something else competed"), std::string::npos) << row.note;
+  }
 }
 
 // Case::interleave: both kernels made and checked once, before any timing; then repetitions

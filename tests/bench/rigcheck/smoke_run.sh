@@ -72,6 +72,8 @@ else
 fi
 # No speed without a passed check: every ok gflops row's case has a check_wrong row of 0.
 awk -F, 'NR>1 && $6=="check_wrong" && $7!="0" {bad=1} END {exit bad}' "$run/cpu_gemm.csv" || fail "a GEMM check failed"
+# No ok row ran more threads than it says (the planted kernels of test_harness.cpp show the rule).
+bash "$(dirname "$0")/../../support/threads_as_stated.sh" "$run" || fail "a row used more threads than it says"
 # Every parameter its rows hold is declared (data/params.csv): later runs pair with it.
 bash "$(dirname "$0")/../../support/params_declared.sh" "$rigcheck" "$run" || fail "undeclared parameters"
 echo "smoke run ok: ${runs[*]}"

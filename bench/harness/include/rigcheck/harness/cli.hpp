@@ -39,7 +39,10 @@ struct CommonOptions {
   int hardware_threads = 1;  // filled by the harness
   int physical_cores = 1;    // filled by the harness
   int usable_cores = 1;      // filled by the harness: cores this process may use (affinity, cgroup quota)
+  int usable_threads = 1;    // filled by the harness: hardware threads it may use (the SMT point's count)
+  std::vector<int> allowed_cpus;  // filled by the harness: the CPUs it may use, sorted
   std::string cpu_budget;    // filled by the harness: how usable_cores was found
+  std::string placement = "compact";  // --placement: compact | spread (machine_topology.hpp)
 };
 
 // After parsing: expands specs, applies --quick, fills defaults. Throws std::invalid_argument.

@@ -107,9 +107,11 @@ using DeriveRows = std::function<std::vector<ResultRow>(const std::vector<Result
 bool register_derived_rows(const std::string& benchmark, DeriveRows derive);
 
 // Default thread list (--threads overrides): every count 1..usable cores up to 4 cores (8 in the
-// full profile); beyond that powers of two plus the core count (1,2,4,8,...,max). Usable cores are
-// the physical cores this process may run on (affinity mask and cgroup CPU quota, topology.hpp):
-// a case with more threads than that is skipped with the reason, never run oversubscribed.
+// full profile); beyond that powers of two plus the core count (1,2,4,8,...,max); and the machine's
+// domains (one L3's cores, one NUMA node's, one socket's) and the SMT point (every usable hardware
+// thread, where more than the cores). Usable cores are the physical cores this process may run on
+// (affinity mask and cgroup CPU quota, topology.hpp): a case with more threads than its hardware
+// threads is skipped with the reason, never run oversubscribed.
 std::vector<int64_t> default_threads(const CommonOptions& o);
 
 // The harness's main(). Exit status: 0 all cases ran (ok or mistrusted), 1 a case failed,

@@ -67,6 +67,8 @@ inline constexpr char kGbps[] = "gbps";      // GB/s, 1e9 bytes
 inline constexpr char kItemsPerS[] = "items_per_s";
 inline constexpr char kCpuUtilization[] = "cpu_utilization";
 inline constexpr char kIterations[] = "iterations";
+// Threads of the process that each worked a share of a timed repetition (harness/threads.hpp).
+inline constexpr char kThreadsWorking[] = "threads_working";
 inline constexpr char kCheckWrong[] = "check_wrong";
 
 // ---- metrics particular to some benchmarks, read by the evaluators

@@ -36,10 +36,18 @@ enum ExitCode : int {
 // while a quiet machine gives 0.95 and more. One rule for every binary (threads of one process,
 // or each rank of an MPI job: the lowest rank's share counts).
 inline constexpr double kMinCpuUtilization = 0.75;
+// Above `threads` + this many CPUs' worth of CPU time a timed repetition is mistrusted the other way:
+// more threads ran than the row says (a library's pool left at another case's count). A quiet
+// repetition of N threads uses N CPUs and a little less; one stray thread adds a whole CPU while it
+// works.
+inline constexpr double kMaxExtraCpus = 0.3;
 // ok, or mistrusted with the reason in *note, for a repetition whose threads had `utilization` of
-// their CPU time (cpu seconds / (wall seconds x threads)); every repetition is mistrusted when the
-// binary runs emulated (emulation.hpp: qemu-user), whatever its share.
-Status trust(double utilization, int threads, std::string* note);
+// their CPU time (cpu seconds / (wall seconds x threads)): too little (something else competed) or
+// too much (more threads than `threads` worked). `working_threads`, where known (> 0): the threads
+// of the process that each worked a share of the repetition (threads.hpp); more than `threads` is
+// mistrusted too, since a binding to `threads` CPUs hides the CPU time of a thread too many. Every
+// repetition is mistrusted when the binary runs emulated (emulation.hpp), whatever its share.
+Status trust(double utilization, int threads, std::string* note, int working_threads = 0);
 // A repetition the benchmark times by its own clock, without trust()'s CPU share (the io area's data
 // pipeline, a kernel-timed case): ok, or mistrusted under emulation with the reason in *note.
 Status trust_emulated(std::string* note);

@@ -1,12 +1,13 @@
-// Core counts from sysfs, cheap enough for every binary to call at start, and the share of them
-// that this process may use (affinity mask, cgroup CPU quota): containers and batch schedulers
-// hand out CPU sets and quotas, and a sweep past them measures oversubscription, not scaling.
+// Core counts from the machine's topology (machine_topology.hpp: hwloc), and the share of them that
+// this process may use (affinity mask, cgroup CPU quota): containers and batch schedulers hand out
+// CPU sets and quotas, and a sweep past them measures oversubscription, not scaling.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace rigcheck {
-int physical_core_count();    // distinct (package, core) pairs among online CPUs
+int physical_core_count();    // the topology's cores (hwloc's Core objects; dies and sparse core ids counted right)
 int hardware_thread_count();  // online CPUs
 std::string host_name();
 std::string utc_timestamp_compact();  // 20261202T114501Z
@@ -27,12 +28,22 @@ double parse_cpu_max(const std::string& cpu_max);
 CgroupQuota cgroup_cpu_quota(const std::string& proc_self_cgroup = "/proc/self/cgroup",
                              const std::string& cgroup_root = "/sys/fs/cgroup");
 
+// The smallest memory limit on the path from this process's cgroup to the root (memory.max of cgroup
+// v2, memory.limit_in_bytes of v1), or a Slurm job's SLURM_MEM_PER_NODE where smaller.
+struct CgroupMemoryLimit {
+  std::uint64_t bytes = 0;  // 0: none
+  std::string text;         // where it comes from, or "none (...)"
+};
+CgroupMemoryLimit cgroup_memory_limit(const std::string& proc_self_cgroup = "/proc/self/cgroup",
+                                      const std::string& cgroup_root = "/sys/fs/cgroup");
+
 // What this process may use.
 struct CpuBudget {
   std::vector<int> allowed_cpus;  // sched_getaffinity
   int allowed_cores = 0;          // distinct physical cores among allowed_cpus
   CgroupQuota quota;
   int usable_cores = 1;           // min(allowed_cores, floor(quota)), at least 1
+  int usable_threads = 1;         // min(allowed CPUs, floor(quota)), at least 1
   std::string explain() const;    // "affinity 0-1 (2 cores), cgroup quota none"
 };
 // `allowed`: the CPUs this process was given, when the caller knows them better than

@@ -16,6 +16,12 @@ using Inventory = std::vector<InventoryEntry>;
 // hardware or libraries: absent things are reported as such.
 Inventory collect_inventory();
 
+// The machine a captured root describes (a folder with sys/ and proc/, as hwloc-gather-topology
+// saves them): its identity from the captured /proc/cpuinfo, its shape through hwloc's HWLOC_FSROOT,
+// the memory limit of the captured process's cgroup. Facts only a live process can know are not
+// collected, and `live_facts` says so.
+Inventory collect_captured_inventory(const std::string& root);
+
 // Only the cache facts (cache_*), cheap enough for a benchmark to size its sweep with.
 Inventory collect_cache_inventory();
 

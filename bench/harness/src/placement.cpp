@@ -1,0 +1,93 @@
+#include "placement.hpp"
+
+#include <dirent.h>
+#include <omp.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "rigcheck/harness/topology.hpp"
+
+namespace rigcheck::detail {
+
+namespace {
+
+cpu_set_t mask_of(const std::vector<int>& cpus) {
+  cpu_set_t m;
+  CPU_ZERO(&m);
+  for (int c : cpus)
+    if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &m);
+  return m;
+}
+
+// set_mempolicy(2) without libnuma: MPOL_BIND to the nodes given.
+constexpr int kMpolDefault = 0, kMpolBind = 2;
+long set_mempolicy_nodes(const std::vector<int>& nodes) {
+  if (nodes.empty()) return syscall(SYS_set_mempolicy, kMpolDefault, nullptr, 0);
+  std::vector<unsigned long> mask(16, 0);  // 1024 nodes
+  const size_t bits = 8 * sizeof(unsigned long);
+  for (int n : nodes)
+    if (n >= 0 && static_cast<size_t>(n) < mask.size() * bits) mask[static_cast<size_t>(n) / bits] |= 1ul << (static_cast<size_t>(n) % bits);
+  return syscall(SYS_set_mempolicy, kMpolBind, mask.data(), mask.size() * bits + 1);
+}
+
+}  // namespace
+
+ThreadPlacement case_placement(int threads, Placement p, const std::vector<int>& allowed) {
+  return place_threads(this_machine(), threads, p, allowed);
+}
+
+std::string bind_case(const ThreadPlacement& where) {
+  if (!where.error.empty() || where.cpus.empty()) return where.error;
+  std::string problems;
+  // Every thread of the process (a library's pool that binds nothing, OpenBLAS's) confined to the
+  // case's CPUs; threads started later inherit the mask of the thread that starts them.
+  const cpu_set_t all = mask_of(where.cpus);
+  if (DIR* d = opendir("/proc/self/task")) {
+    while (dirent* e = readdir(d)) {
+      const pid_t tid = static_cast<pid_t>(std::atoi(e->d_name));
+      if (tid > 0 && sched_setaffinity(tid, sizeof all, &all) != 0 && errno != ESRCH)
+        problems = fmt::format("sched_setaffinity of thread {}: {}", tid, std::strerror(errno));
+    }
+    closedir(d);
+  }
+  // The OpenMP team of the case's size, each thread on its own CPU: libgomp keeps the same pool
+  // thread in each team slot from one parallel region to the next, so later regions of that size
+  // (oneDNN's, LibTorch's, the suite's kernels') run where this one pinned them.
+  const int n = static_cast<int>(where.cpus.size());
+  int pinned = 0;
+#pragma omp parallel num_threads(n) reduction(+ : pinned)
+  {
+    const int i = omp_get_thread_num();
+    const cpu_set_t one = mask_of({where.cpus[static_cast<size_t>(i)]});
+    pinned += sched_setaffinity(0, sizeof one, &one) == 0 ? 1 : 0;
+  }
+  if (pinned != n) problems += fmt::format("{}{} of {} OpenMP threads pinned", problems.empty() ? "" : "; ", pinned, n);
+  // Memory of the case's NUMA nodes, where the machine has more than one: the kernel's buffers are
+  // allocated and first touched after this.
+  if (this_machine().host_nodes() > 1 && set_mempolicy_nodes(where.nodes) != 0)
+    problems += fmt::format("{}set_mempolicy: {}", problems.empty() ? "" : "; ", std::strerror(errno));
+  return problems;
+}
+
+std::vector<std::pair<std::string, std::string>> placement_params(const ThreadPlacement& where, Placement p) {
+  std::vector<int> sorted = where.cpus;
+  std::sort(sorted.begin(), sorted.end());
+  std::string nodes, l3;
+  for (int n : where.nodes) nodes += (nodes.empty() ? "" : ",") + std::to_string(n);
+  for (int c : where.l3) l3 += (l3.empty() ? "" : ",") + std::to_string(c);
+  return {{"cpus", format_cpu_list(sorted)},
+          {"numa_nodes", nodes.empty() ? "unknown" : nodes},
+          {"l3_domains", l3.empty() ? "unknown" : l3},
+          {"placement", std::string(to_string(p)) + (where.smt ? "+smt" : "")}};
+}
+
+}  // namespace rigcheck::detail

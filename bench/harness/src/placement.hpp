@@ -1,0 +1,21 @@
+// Binds a case to the CPUs its placement chose (machine_topology.hpp): every thread of the process
+// confined to those CPUs, the OpenMP team's threads each pinned to one of them (thread i on CPU i),
+// memory bound to their NUMA nodes. Called before a case's kernel is made (its memory is touched
+// there) and before each timed call (interleaved cases of other thread counts share the process).
+// Private to the harness (harness_main).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "rigcheck/harness/machine_topology.hpp"
+
+namespace rigcheck::detail {
+
+// The placement of `threads` threads on the CPUs this process was given (`allowed`, sorted).
+ThreadPlacement case_placement(int threads, Placement p, const std::vector<int>& allowed);
+// Applies it; returns what could not be done (empty when all was), for the row's note.
+std::string bind_case(const ThreadPlacement& where);
+// The observed params of a placed case: cpus=0-3;numa_nodes=0;l3_domains=0;placement=compact
+std::vector<std::pair<std::string, std::string>> placement_params(const ThreadPlacement& where, Placement p);
+
+}  // namespace rigcheck::detail
