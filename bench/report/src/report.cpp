@@ -192,6 +192,27 @@ std::string verdicts_csv(const std::vector<Claim>& claims, const std::vector<Ver
 
 }  // namespace
 
+// The report's first lines: the architecture, the machine, its shape and limits, GPUs, the build.
+static std::string machine_md(const RunData& run) {
+  std::string md;
+  const std::string arm = run.inventory.count("cpu_arm_name") ? " (" + inv(run, "cpu_arm_name") + ")" : "";
+  if (run.inventory.count("cpu_arch")) md += "Architecture: " + inv(run, "cpu_arch") + arm + ".  \n";  // none: x86-64
+  md += fmt::format("Machine: **{}** ({}, family {} model {}), {} socket(s), {} physical cores, {} hardware threads, "
+                    "L3 {} x {}, memory {}, best ISA {}, measured clock {} GHz.  \n",
+                    inv(run, "cpu_model"), inv(run, "cpu_microarch"), inv(run, "cpu_family"),
+                    inv(run, "cpu_model_number"), inv(run, "sockets"), inv(run, "physical_cores"),
+                    inv(run, "hardware_threads"), mib(inv(run, "cache_l3_bytes")), inv(run, "cache_l3_instances"),
+                    mib(inv(run, "memory_total_bytes")), inv(run, "isa_best"), inv(run, "cpu_clock_measured_ghz"));
+  if (const std::string shape = shape_and_limits(run); !shape.empty()) md += md_escape(shape) + "  \n";
+  md += fmt::format("GPUs: {} {}. THP: {}. Governor: {}. Kernel {}, {}.  \n", inv(run, "gpu_count"),
+                    run.inventory.count("gpu0_name") ? "(" + inv(run, "gpu0_name") + ")" : "(" + inv(run, "gpu_note") + ")",
+                    inv(run, "thp_enabled"), inv(run, "cpufreq_governor"), inv(run, "kernel"), inv(run, "os"));
+  md += fmt::format("Build: {} {}, commit {}; oneDNN {}, OpenBLAS {} (core {}), method version {}.  \n",
+                    inv(run, "build_type"), inv(run, "compiler"), inv(run, "suite_commit"), inv(run, "onednn_version"),
+                    inv(run, "openblas_version"), inv(run, "openblas_corename"), inv(run, "method_version"));
+  return md;
+}
+
 std::vector<Verdict> make_report(const std::string& run_dir, const ReportOptions& opt) {
   const std::string claims_path = opt.claims_path.empty() ? data_path("claims.csv") : opt.claims_path;
   std::vector<Claim> claims = read_claims(claims_path);
@@ -209,21 +230,7 @@ std::vector<Verdict> make_report(const std::string& run_dir, const ReportOptions
   if (auto p = run_id.rfind('/'); p != std::string::npos) run_id = run_id.substr(p + 1);
 
   std::string md = fmt::format("# rigcheck report: {}\n\n", run_id);
-  const std::string arm = run.inventory.count("cpu_arm_name") ? " (" + inv(run, "cpu_arm_name") + ")" : "";
-  if (run.inventory.count("cpu_arch")) md += "Architecture: " + inv(run, "cpu_arch") + arm + ".  \n";  // none: x86-64
-  md += fmt::format("Machine: **{}** ({}, family {} model {}), {} socket(s), {} physical cores, {} hardware threads, "
-                    "L3 {} x {}, memory {}, best ISA {}, measured clock {} GHz.  \n",
-                    inv(run, "cpu_model"), inv(run, "cpu_microarch"), inv(run, "cpu_family"),
-                    inv(run, "cpu_model_number"), inv(run, "sockets"), inv(run, "physical_cores"),
-                    inv(run, "hardware_threads"), mib(inv(run, "cache_l3_bytes")), inv(run, "cache_l3_instances"),
-                    mib(inv(run, "memory_total_bytes")), inv(run, "isa_best"), inv(run, "cpu_clock_measured_ghz"));
-  if (const std::string shape = shape_and_limits(run); !shape.empty()) md += md_escape(shape) + "  \n";
-  md += fmt::format("GPUs: {} {}. THP: {}. Governor: {}. Kernel {}, {}.  \n", inv(run, "gpu_count"),
-                    run.inventory.count("gpu0_name") ? "(" + inv(run, "gpu0_name") + ")" : "(" + inv(run, "gpu_note") + ")",
-                    inv(run, "thp_enabled"), inv(run, "cpufreq_governor"), inv(run, "kernel"), inv(run, "os"));
-  md += fmt::format("Build: {} {}, commit {}; oneDNN {}, OpenBLAS {} (core {}), method version {}.  \n",
-                    inv(run, "build_type"), inv(run, "compiler"), inv(run, "suite_commit"), inv(run, "onednn_version"),
-                    inv(run, "openblas_version"), inv(run, "openblas_corename"), inv(run, "method_version"));
+  md += machine_md(run);
   md += "Result files: " + md_escape(run.integrity.summary()) + ".\n";
   md += "The full inventory is in `inventory.csv`; every result row is in the benchmark CSVs beside this file.\n";
 
