@@ -383,7 +383,7 @@ Case mlp_case(const Point& pt, int threads) {
   c.params = {{"model", "mlp"}, {"width", std::to_string(pt.width)}, {"depth", std::to_string(pt.depth)},
               {"batch", std::to_string(pt.batch)}, {"seq", "0"}, {"dtype", "f32"}, {"optimizer", "sgd_momentum"},
               {"steps", "2"}, {"threads", std::to_string(threads)}};
-  c.threads = 1;
+  c.threads = threads;  // the child's, on the CPUs the placement gave this process
   c.manual_time = true;
   const double need = 2 * 1073741824.0;  // 0.2 GB of parameters, momentum and activations, and LibTorch
   const std::string name = c.name;
@@ -418,7 +418,9 @@ const bool host = register_benchmark(
          point_info()[c.name] = {pt.model, pt.seq, pt.batch, pt.check, pt.layers};
          c.params = pt.layers > 0 ? probe_params(pt, threads) : point_params(pt.model, pt.batch, pt.seq, threads);
          if (pt.check) c.params.push_back({"child_processes", "1"});
-         c.threads = 1;  // the harness process waits; the child runs the threads
+         // The harness process waits; the child runs the threads on the CPUs the case's placement gave
+         // this process (a child inherits them).
+         c.threads = threads;
          c.manual_time = true;  // HostStep::run_timed: the child's wall time
          const double need = pt.check ? 1.1 * est.total() + 2 * 1073741824.0 : 1.5 * est.total() + 1.5 * 1073741824.0;
          const std::string name = c.name;

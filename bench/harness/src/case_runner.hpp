@@ -131,7 +131,7 @@ class Harness {
     set_library_threads(entries_[idx].c.threads);
     Kernel& kernel = *kernels_.at(idx);
     kernel.before_repetition();
-    wait_for_other_threads_idle();
+    wait_for_other_threads_idle(entries_[idx].c.threads - 1);
     const ThreadCpuSnapshot before = take_thread_cpu_snapshot();
     if (entries_[idx].c.manual_time) {
       for (auto _ : st) st.SetIterationTime(kernel.run_timed());

@@ -59,16 +59,20 @@ std::string bind_case(const ThreadPlacement& where) {
     }
     closedir(d);
   }
-  // The OpenMP team of the case's size, each thread on its own CPU: libgomp keeps the same pool
-  // thread in each team slot from one parallel region to the next, so later regions of that size
-  // (oneDNN's, LibTorch's, the suite's kernels') run where this one pinned them.
+  // The OpenMP team of the case's size, each worker on its own CPU (worker i on CPU i): libgomp keeps
+  // the same pool thread in each team slot from one parallel region to the next, so later regions of
+  // that size (oneDNN's, LibTorch's, the suite's kernels') run where this one pinned them. The
+  // calling thread keeps the case's whole set: threads a kernel starts itself inherit its mask (the
+  // loaded latency's streamers), and with its workers pinned it is left CPU 0 of the case's set.
   const int n = static_cast<int>(where.cpus.size());
-  int pinned = 0;
+  int pinned = 1;
 #pragma omp parallel num_threads(n) reduction(+ : pinned)
   {
     const int i = omp_get_thread_num();
-    const cpu_set_t one = mask_of({where.cpus[static_cast<size_t>(i)]});
-    pinned += sched_setaffinity(0, sizeof one, &one) == 0 ? 1 : 0;
+    if (i > 0) {
+      const cpu_set_t one = mask_of({where.cpus[static_cast<size_t>(i)]});
+      pinned += sched_setaffinity(0, sizeof one, &one) == 0 ? 1 : 0;
+    }
   }
   if (pinned != n) problems += fmt::format("{}{} of {} OpenMP threads pinned", problems.empty() ? "" : "; ", pinned, n);
   // Memory of the case's NUMA nodes, where the machine has more than one: the kernel's buffers are

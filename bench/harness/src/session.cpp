@@ -36,15 +36,16 @@ Status trust(double utilization, int threads, std::string* note, int working_thr
   const char* s = threads == 1 ? "" : "s";
   const double cpus = utilization * threads;
   std::string why;
-  if (utilization < kMinCpuUtilization)
-    why = fmt::format("the process had {:.0f}% of the CPU time of its {} thread{}: something else competed",
-                      100 * utilization, threads, s);
-  else if (cpus > threads + kMaxExtraCpus)
+  // More threads than the row says is a defect of the row whatever else ran: said first.
+  if (cpus > threads + kMaxExtraCpus)
     why = fmt::format("the process used {:.2f} CPUs' worth of CPU time for a row of {} thread{}: more threads ran "
                       "than it says", cpus, threads, s);
   else if (working_threads > threads)
     why = fmt::format("{} threads of the process each worked over {:.0f}% of the time for a row of {} thread{}: "
                       "more threads ran than it says", working_threads, 100 * kWorkingThreadShare, threads, s);
+  else if (utilization < kMinCpuUtilization)
+    why = fmt::format("the process had {:.0f}% of the CPU time of its {} thread{}: something else competed",
+                      100 * utilization, threads, s);
   if (why.empty()) return Status::ok;
   if (note) *note = why;
   return Status::mistrusted;

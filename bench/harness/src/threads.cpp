@@ -81,7 +81,7 @@ ThreadUse thread_use_between(const ThreadCpuSnapshot& a, const ThreadCpuSnapshot
   return u;
 }
 
-double wait_for_other_threads_idle(double max_s) {
+double wait_for_other_threads_idle(int busy_allowed, double max_s) {
   const pid_t self = static_cast<pid_t>(syscall(SYS_gettid));
   const auto t0 = std::chrono::steady_clock::now();
   double waited = 0;
@@ -89,14 +89,14 @@ double wait_for_other_threads_idle(double max_s) {
   while (waited < max_s) {
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
     ThreadCpuSnapshot b = take_thread_cpu_snapshot();
-    double others = 0;
+    const double window = b.wall_s - a.wall_s;
+    int busy = 0;
     for (const auto& [tid, end] : b.thread_s) {
       auto it = a.thread_s.find(tid);
-      if (tid != self && it != a.thread_s.end()) others += end - it->second;
+      if (tid != self && it != a.thread_s.end() && end - it->second >= 0.1 * window) ++busy;
     }
-    const double window = b.wall_s - a.wall_s;
     waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (window > 0 && others < 0.1 * window) break;
+    if (window > 0 && busy <= busy_allowed) break;
     a = std::move(b);
   }
   return waited;
