@@ -10,14 +10,28 @@ run="$1"
 bad=0 checked=0
 for csv in "$run"/*.csv; do
   head -1 "$csv" | grep -q '^schema_version,run_id,benchmark,case,params,metric,value,unit,repetition,status' || continue
-  # The first ten columns hold no comma (the note, last, may): fields by position.
-  out=$(awk -F, -v file="$(basename "$csv")" '
-    NR > 1 && $10 == "ok" && ($6 == "cpu_utilization" || $6 == "threads_working") {
-      if (match($5, /(^|;)threads=[0-9]+/) == 0) next
-      t = substr($5, RSTART, RLENGTH); sub(/.*threads=/, "", t); t += 0
+  # CSV fields by a small parser (quoted fields may hold commas: params and notes do; mawk has no FPAT).
+  out=$(awk -v file="$(basename "$csv")" '
+    function split_csv(line, f,   n, i, c, q, cur) {
+      n = 0; q = 0; cur = ""
+      for (i = 1; i <= length(line); i++) {
+        c = substr(line, i, 1)
+        if (q) { if (c == "\"") { if (substr(line, i + 1, 1) == "\"") { cur = cur c; i++ } else q = 0 } else cur = cur c }
+        else if (c == "\"") q = 1
+        else if (c == ",") { f[++n] = cur; cur = "" }
+        else cur = cur c
+      }
+      f[++n] = cur
+      return n
+    }
+    NR > 1 {
+      split_csv($0, f)
+      if (f[10] != "ok" || (f[6] != "cpu_utilization" && f[6] != "threads_working")) next
+      if (match(f[5], /(^|;)threads=[0-9]+/) == 0) next
+      t = substr(f[5], RSTART, RLENGTH); sub(/.*threads=/, "", t); t += 0
       n++
-      if ($6 == "cpu_utilization" && $7 * t > t + 0.3) printf "%s: %s/%s rep %s: %.2f CPUs for %d threads\n", file, $3, $4, $9, $7 * t, t
-      if ($6 == "threads_working" && $7 > t) printf "%s: %s/%s rep %s: %d threads worked for %d\n", file, $3, $4, $9, $7, t
+      if (f[6] == "cpu_utilization" && f[7] * t > t + 0.3) printf "%s: %s/%s rep %s: %.2f CPUs for %d threads\n", file, f[3], f[4], f[9], f[7] * t, t
+      if (f[6] == "threads_working" && f[7] > t) printf "%s: %s/%s rep %s: %d threads worked for %d\n", file, f[3], f[4], f[9], f[7], t
     }
     END { printf "checked %d\n", n }' "$csv")
   checked=$((checked + $(tail -1 <<<"$out" | awk '{print $2}')))

@@ -94,7 +94,11 @@ class Harness {
       Params all = own;
       for (auto& f : kernel->facts()) all.push_back(f);
       s.params = format_params(all);
+      // The check is not timed: its reference may use every CPU this process was given (the case's
+      // buffers are already on its nodes); each timed call binds the case again (run()).
+      confine_all_threads(opt_.allowed_cpus);
       CheckResult chk = kernel->check();
+      last_threads_ = opt_.usable_threads;  // the reference's pools may be spinning down
       bool ok = chk.wrong == 0 && chk.checked > 0;
       s.status = ok ? Status::ok : Status::failed;
       s.note = chk.checked == 0 ? "the check compared nothing"
@@ -131,7 +135,9 @@ class Harness {
     set_library_threads(entries_[idx].c.threads);
     Kernel& kernel = *kernels_.at(idx);
     kernel.before_repetition();
-    wait_for_other_threads_idle(entries_[idx].c.threads - 1);
+    // Only after a case of more threads: its pool may still be spinning down.
+    if (last_threads_ > entries_[idx].c.threads) wait_for_other_threads_idle(entries_[idx].c.threads - 1);
+    last_threads_ = entries_[idx].c.threads;
     const ThreadCpuSnapshot before = take_thread_cpu_snapshot();
     if (entries_[idx].c.manual_time) {
       for (auto _ : st) st.SetIterationTime(kernel.run_timed());
@@ -256,6 +262,7 @@ class Harness {
   std::map<size_t, std::unique_ptr<Kernel>> kernels_;  // the current case's, or its interleaved group's
   std::set<size_t> prepared_;                          // the cases those kernels were made for
   std::string alternate_key_;
+  int last_threads_ = 0;  // of the last timed call
 };
 
 class CsvReporter : public benchmark::BenchmarkReporter {

@@ -45,20 +45,31 @@ ThreadPlacement case_placement(int threads, Placement p, const std::vector<int>&
   return place_threads(this_machine(), threads, p, allowed);
 }
 
-std::string bind_case(const ThreadPlacement& where) {
-  if (!where.error.empty() || where.cpus.empty()) return where.error;
-  std::string problems;
-  // Every thread of the process (a library's pool that binds nothing, OpenBLAS's) confined to the
-  // case's CPUs; threads started later inherit the mask of the thread that starts them.
-  const cpu_set_t all = mask_of(where.cpus);
+namespace {
+std::string confine(const std::vector<int>& cpus) {
+  std::string problem;
+  const cpu_set_t all = mask_of(cpus);
   if (DIR* d = opendir("/proc/self/task")) {
     while (dirent* e = readdir(d)) {
       const pid_t tid = static_cast<pid_t>(std::atoi(e->d_name));
       if (tid > 0 && sched_setaffinity(tid, sizeof all, &all) != 0 && errno != ESRCH)
-        problems = fmt::format("sched_setaffinity of thread {}: {}", tid, std::strerror(errno));
+        problem = fmt::format("sched_setaffinity of thread {}: {}", tid, std::strerror(errno));
     }
     closedir(d);
   }
+  return problem;
+}
+}  // namespace
+
+void confine_all_threads(const std::vector<int>& cpus) {
+  if (!cpus.empty()) confine(cpus);
+}
+
+std::string bind_case(const ThreadPlacement& where) {
+  if (!where.error.empty() || where.cpus.empty()) return where.error;
+  // Every thread of the process (a library's pool that binds nothing, OpenBLAS's) confined to the
+  // case's CPUs; threads started later inherit the mask of the thread that starts them.
+  std::string problems = confine(where.cpus);
   // The OpenMP team of the case's size, each worker on its own CPU (worker i on CPU i): libgomp keeps
   // the same pool thread in each team slot from one parallel region to the next, so later regions of
   // that size (oneDNN's, LibTorch's, the suite's kernels') run where this one pinned them. The

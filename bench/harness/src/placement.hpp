@@ -15,6 +15,9 @@ namespace rigcheck::detail {
 ThreadPlacement case_placement(int threads, Placement p, const std::vector<int>& allowed);
 // Applies it; returns what could not be done (empty when all was), for the row's note.
 std::string bind_case(const ThreadPlacement& where);
+// Every thread of the process on `cpus` (each OpenMP worker's own pin undone): for what is not timed,
+// a kernel's check against its reference, which may use every CPU the process was given.
+void confine_all_threads(const std::vector<int>& cpus);
 // The observed params of a placed case: cpus=0-3;numa_nodes=0;l3_domains=0;placement=compact
 std::vector<std::pair<std::string, std::string>> placement_params(const ThreadPlacement& where, Placement p);
 
