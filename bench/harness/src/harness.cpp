@@ -5,6 +5,7 @@
 #include "rigcheck/harness/time_budget.hpp"
 #include "registry.hpp"
 #include "rigcheck/harness/write_row_now.hpp"
+#include "gbench_api.hpp"
 
 #include <omp.h>
 #include <signal.h>
@@ -142,7 +143,7 @@ class Harness {
   // One repetition reported by Google Benchmark.
   void report(const benchmark::BenchmarkReporter::Run& run) {
     auto it = index_.find(run.run_name.function_name);
-    if (it == index_.end() || run.error_occurred) return;
+    if (it == index_.end() || gbench_api::not_run(run)) return;
     size_t idx = it->second;
     const Entry& e = entries_[idx];
     CaseState& s = states_[idx];
