@@ -212,7 +212,10 @@ class ResNetKernel final : public Kernel {
             {"onednn_impls", describe_impls(trace_)},
             {"torch_threads", std::to_string(at::get_num_threads())},
             {"allocator", kKeepFreedAllocator},
-            {"mkldnn_enabled", at::globalContext().userEnabledMkldnn() ? "yes" : "no"}};
+            {"mkldnn_enabled", at::globalContext().userEnabledMkldnn() ? "yes" : "no"},
+            // Training on ATen's own convolutions where LibTorch's oneDNN cannot train (zoo::train_step).
+            {"train_convolutions", mode_ != Mode::train ? "n/a"
+                                   : onednn_conv_backward_defect().empty() ? "onednn" : "aten (oneDNN's backward crashes here)"}};
   }
 
  private:
