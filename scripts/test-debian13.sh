@@ -105,6 +105,9 @@ mount --bind '$cache/debs' "\$root/var/cache/apt/archives"
 cp /etc/resolv.conf "\$root/etc/resolv.conf" 2>/dev/null || true
 chroot "\$root" bash /tmp/rigcheck-inside.sh
 EOF
+say "inside, the unit tests only (ctest -L unit): the others (the browser, Slurm, PostgreSQL, the namespace" \
+  "cluster, the install, the sanitizers' and script tests) need services or namespaces of their own and run on" \
+  "Debian 12 in scripts/test.sh; setup.sh --tests still installs what they need inside"
 t=$SECONDS
 unshare -m bash "$cache/mount-and-run.sh" || die "inside the Debian 13 root (exit $?): see above"
 say "inside the root: $((SECONDS - t)) s"
