@@ -33,6 +33,7 @@
 #include "comm_cli.hpp"
 #include "comm_common.hpp"
 #include "comm_mpi.hpp"
+#include "mpi_api.hpp"
 #include "rigcheck/harness/names.hpp"
 #include "rigcheck/harness/session.hpp"
 #include "rigcheck/harness/split.hpp"
@@ -120,6 +121,7 @@ void set_mca_environment(const Options& o) {
   if (o.transport == "tcp") {
     setenv("OMPI_MCA_pml", "ob1", 1);
     setenv("OMPI_MCA_btl", "tcp,self", 1);
+    mpi_api::tcp_environment();
   } else if (o.transport == "shm") {
     setenv("OMPI_MCA_pml", "ob1", 1);
     setenv("OMPI_MCA_btl", "vader,self", 1);

@@ -10,9 +10,9 @@
 #include <random>
 
 #include <fmt/format.h>
-#include <oneapi/dnnl/dnnl.hpp>
 
 #include "rigcheck/harness/allocator.hpp"
+#include "onednn_api.hpp"
 
 extern "C" {
 char* openblas_get_corename(void);
@@ -53,35 +53,7 @@ void fill_random(std::vector<float>& v, uint64_t seed, DType t) {
   }
 }
 
-#if defined(__aarch64__)
-// oneDNN's public enum names x86-64 ISAs only (2.6); its aarch64 build returns its own values in it,
-// read here as seen with oneDNN 2.6.3 under qemu-aarch64 -cpu max,sve512=on (ONEDNN_MAX_CPU_ISA=ADVANCED_SIMD:
-// 0x1; uncapped: 0x1f). 2.6 has SVE kernels for 512-bit vectors only (jit:sve_512).
-static std::string isa_name(dnnl::cpu_isa isa) {
-  const unsigned v = static_cast<unsigned>(isa);
-  if (v == 0x1) return "asimd";
-  if (v == 0x1f) return "sve_512";
-  return fmt::format("aarch64_0x{:x}", v);
-}
-#else
-static const char* isa_name(dnnl::cpu_isa isa) {
-  switch (isa) {
-    case dnnl::cpu_isa::sse41: return "sse41";
-    case dnnl::cpu_isa::avx: return "avx";
-    case dnnl::cpu_isa::avx2: return "avx2";
-    case dnnl::cpu_isa::avx2_vnni: return "avx2_vnni";
-    case dnnl::cpu_isa::avx512_mic: return "avx512_mic";
-    case dnnl::cpu_isa::avx512_mic_4ops: return "avx512_mic_4ops";
-    case dnnl::cpu_isa::avx512_core: return "avx512_core";
-    case dnnl::cpu_isa::avx512_core_vnni: return "avx512_core_vnni";
-    case dnnl::cpu_isa::avx512_core_bf16: return "avx512_core_bf16";
-    case dnnl::cpu_isa::avx512_core_amx: return "avx512_core_amx";
-    default: return "other";
-  }
-}
-#endif
-
-std::string onednn_effective_isa() { return isa_name(dnnl::get_effective_cpu_isa()); }
+std::string onednn_effective_isa() { return onednn_api::isa_name(dnnl::get_effective_cpu_isa()); }
 
 std::string onednn_isa_cap() {
   for (const char* v : {"ONEDNN_MAX_CPU_ISA", "DNNL_MAX_CPU_ISA"})
@@ -150,7 +122,7 @@ class Matmul final : public OnednnKernel {
         c_md({m, n}, memory::data_type::f32, tag::ab);
     dnnl::matmul::primitive_desc pd;
     try {
-      pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(a_md, b_md, c_md), engine());
+      pd = onednn_api::matmul_pd(engine(), a_md, b_md, c_md);
     } catch (const dnnl::error& e) {
       rethrow_as_skip(e, "matmul", t);
     }
@@ -188,9 +160,7 @@ class InnerProduct final : public OnednnKernel {
         bias_md({oc}, memory::data_type::f32, tag::x), dst_md({batch, oc}, memory::data_type::f32, tag::nc);
     dnnl::inner_product_forward::primitive_desc pd;
     try {
-      pd = dnnl::inner_product_forward::primitive_desc(
-          dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_inference, src_md, w_any, bias_md, dst_md),
-          engine());
+      pd = onednn_api::inner_product_pd(engine(), dnnl::prop_kind::forward_inference, src_md, w_any, bias_md, dst_md);
     } catch (const dnnl::error& e) {
       rethrow_as_skip(e, "inner product", t);
     }
@@ -246,8 +216,7 @@ class FcSweep final : public OnednnKernel {
     memory::desc src_md({batch, ic}, memory::data_type::f32, tag::nc),
         w_any({oc, ic}, memory::data_type::f32, tag::any), bias_md({oc}, memory::data_type::f32, tag::x),
         dst_md({batch, oc}, memory::data_type::f32, tag::nc);
-    auto pd = dnnl::inner_product_forward::primitive_desc(
-        dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_inference, src_md, w_any, bias_md, dst_md), engine());
+    auto pd = onednn_api::inner_product_pd(engine(), dnnl::prop_kind::forward_inference, src_md, w_any, bias_md, dst_md);
     impl_ = pd.impl_info_str();
     prim_ = dnnl::inner_product_forward(pd);
     memory src(src_md, engine()), bias(bias_md, engine()), dst(dst_md, engine());
@@ -319,10 +288,8 @@ class Conv final : public OnednnKernel {
         bias_md({k}, memory::data_type::f32, tag::x), dst_any(dst_d, memory::data_type::f32, tag::any);
     dnnl::convolution_forward::primitive_desc pd;
     try {
-      pd = dnnl::convolution_forward::primitive_desc(
-          dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                                          src_any, w_any, bias_md, dst_any, {1, 1}, {1, 1}, {1, 1}),
-          engine());
+      pd = onednn_api::convolution_pd(engine(), dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                    src_any, w_any, bias_md, dst_any, {1, 1}, {1, 1}, {1, 1});
     } catch (const dnnl::error& e) {
       rethrow_as_skip(e, "convolution", t);
     }

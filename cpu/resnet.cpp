@@ -35,7 +35,7 @@
 #include "rigcheck/harness/names.hpp"
 
 #ifdef RIGCHECK_HAVE_DNNL
-#include <oneapi/dnnl/dnnl.h>
+#include "onednn_api.hpp"
 #endif
 
 namespace rigcheck::cpu {
@@ -53,7 +53,7 @@ std::string aten_capability() {
   return std::regex_search(cfg, m, re) ? m[1].str() : "unknown";
 }
 
-// The ISA oneDNN (the libdnnl.so.2 torch links) dispatches to, and its implementation names per
+// The ISA oneDNN (the libdnnl torch links) dispatches to, and its implementation names per
 // primitive kind seen executing `f` (oneDNN verbose lines, captured from stdout).
 struct OnednnTrace {
   std::string isa = "unknown (built without oneDNN headers)";
@@ -65,16 +65,7 @@ template <class F>
 OnednnTrace trace_onednn(F&& f) {
   OnednnTrace t;
 #ifdef RIGCHECK_HAVE_DNNL
-  switch (dnnl_get_effective_cpu_isa()) {
-    case dnnl_cpu_isa_sse41: t.isa = "sse41"; break;
-    case dnnl_cpu_isa_avx: t.isa = "avx"; break;
-    case dnnl_cpu_isa_avx2: t.isa = "avx2"; break;
-    case dnnl_cpu_isa_avx512_core: t.isa = "avx512_core"; break;
-    case dnnl_cpu_isa_avx512_core_vnni: t.isa = "avx512_core_vnni"; break;
-    case dnnl_cpu_isa_avx512_core_bf16: t.isa = "avx512_core_bf16"; break;
-    case dnnl_cpu_isa_avx512_core_amx: t.isa = "avx512_core_amx"; break;
-    default: t.isa = fmt::format("isa#{}", static_cast<int>(dnnl_get_effective_cpu_isa()));
-  }
+  t.isa = onednn_api::isa_name(dnnl_get_effective_cpu_isa());
   std::fflush(stdout);
   FILE* tmp = std::tmpfile();
   const int saved = tmp ? ::dup(STDOUT_FILENO) : -1;
@@ -88,13 +79,9 @@ OnednnTrace trace_onednn(F&& f) {
     std::rewind(tmp);
     char line[4096];
     while (std::fgets(line, sizeof line, tmp)) {
-      // onednn_verbose,exec,cpu,convolution,brgconv:avx512_core,forward_training,...
-      std::vector<std::string> fields;
-      std::stringstream ss(line);
-      std::string field;
-      while (fields.size() < 6 && std::getline(ss, field, ',')) fields.push_back(field);
-      if (fields.size() >= 5 && fields[1] == "exec") {
-        ++t.impls[fields[3]][fields[4]];
+      std::string kind, impl;
+      if (onednn_api::verbose_exec(line, &kind, &impl)) {
+        ++t.impls[kind][impl];
         ++t.executions;
       }
     }
@@ -225,7 +212,10 @@ class ResNetKernel final : public Kernel {
             {"onednn_impls", describe_impls(trace_)},
             {"torch_threads", std::to_string(at::get_num_threads())},
             {"allocator", kKeepFreedAllocator},
-            {"mkldnn_enabled", at::globalContext().userEnabledMkldnn() ? "yes" : "no"}};
+            {"mkldnn_enabled", at::globalContext().userEnabledMkldnn() ? "yes" : "no"},
+            // Training on ATen's own convolutions where LibTorch's oneDNN cannot train (zoo::train_step).
+            {"train_convolutions", mode_ != Mode::train ? "n/a"
+                                   : onednn_conv_backward_defect().empty() ? "onednn" : "aten (oneDNN's backward crashes here)"}};
   }
 
  private:

@@ -88,11 +88,11 @@ std::vector<FioCase> plan(const Session& session, bool allow_write) {
 // The first ioengine of `engines` that reads the file here. Throws FioError when none does, or at
 // once when fio's output is not its JSON (not an engine problem).
 std::string probe_engine(Fio& fio, Scratch& scratch, const std::string& aux, const FioOptions& f,
-                         const std::string& file_path, std::string& probe_note) {
+                         const std::string& file_path, bool direct, std::string& probe_note) {
   std::vector<std::string> engines = f.ioengine == "auto" ? std::vector<std::string>{"io_uring", "libaio", "psync"}
                                                           : std::vector<std::string>{f.ioengine};
   for (const std::string& e : engines) {
-    FioJob pj{"probe_" + e, "read", 4096, 1, 1, e, file_path, "", f.file_size, 0.05, 0, true, {}};
+    FioJob pj{"probe_" + e, "read", 4096, 1, 1, e, file_path, "", f.file_size, 0.05, 0, direct, {}};
     const std::string jp = scratch.create_empty(aux + "/probe-" + e + ".fio");
     const std::string jo = scratch.create_empty(aux + "/probe-" + e + ".json");
     const std::string lg = scratch.create_empty(aux + "/probe-" + e + ".log");
@@ -114,6 +114,7 @@ std::string probe_engine(Fio& fio, Scratch& scratch, const std::string& aux, con
 
 struct CaseState {
   std::string params, job_path;
+  std::string direct_note;  // why the reads are buffered (DirectIo::note); "" when direct
   int wrong = 0, reps_ok = 0;
 };
 
@@ -138,8 +139,9 @@ std::string record_run(Session& s, const FioCase& c, const CaseState& st, const 
           "fio's figures rejected: " + bad + (retried.empty() ? "" : " (a second try; the first: " + retried + ")"));
     return bad;
   }
-  const std::string note = fmt::format("load average {:.2f}{}", load_average_1m(),
-                                       retried.empty() ? "" : "; a second try: the first was rejected (" + retried + ")");
+  const std::string note = fmt::format("load average {:.2f}{}{}", load_average_1m(),
+                                       retried.empty() ? "" : "; a second try: the first was rejected (" + retried + ")",
+                                       st.direct_note.empty() ? "" : "; " + st.direct_note);
   s.row(names::kFio, c.name, st.params, names::kGbps, r.bw_bytes / 1e9, "GB/s", rep, Status::ok, note);
   s.row(names::kFio, c.name, st.params, names::kIops, r.iops, "IOPS", rep, Status::ok, note);
   s.row(names::kFio, c.name, st.params, "clat_p50", r.clat_p50_ns / 1000, "us", rep, Status::ok, note);
@@ -189,8 +191,18 @@ void measure(Session& s, const FioOptions& f, const std::vector<FioCase>& cases,
   const DeviceInfo dev = device_of(scratch->root());
   if (::mkdir(jobs_dir.c_str(), 0755) != 0)
     throw std::runtime_error(fmt::format("{}: cannot create (it must not exist): {}", jobs_dir, std::strerror(errno)));
+  const DirectIo dio = direct_io_plan(o_direct_refused(file_path), dev.dev_class);
+  if (!dio.skip.empty()) {
+    std::fprintf(stderr, "%s: %s\n", s.prog().c_str(), dio.skip.c_str());
+    for (const FioCase& c : cases) {
+      s.row(names::kFio, c.name, "", "", NAN, "", -1, Status::skipped, dio.skip);
+      s.case_skipped(dio.skip);
+    }
+    return;
+  }
+  if (!dio.note.empty()) std::fprintf(stderr, "%s: %s\n", s.prog().c_str(), dio.note.c_str());
   std::string probe_note;
-  const std::string engine = probe_engine(fio, *scratch, aux, f, file_path, probe_note);
+  const std::string engine = probe_engine(fio, *scratch, aux, f, file_path, dio.direct, probe_note);
   std::fprintf(stderr, "%s: %s, ioengine %s, %s on %s (%s, %s)\n", s.prog().c_str(), version.c_str(), engine.c_str(),
                file_path.c_str(), dev.device.empty() ? dev.source.c_str() : dev.device.c_str(), dev.dev_class.c_str(),
                dev.fstype.c_str());
@@ -198,12 +210,13 @@ void measure(Session& s, const FioOptions& f, const std::vector<FioCase>& cases,
   std::vector<CaseState> st(cases.size());
   for (size_t i = 0; i < cases.size(); ++i) {
     const FioCase& c = cases[i];
-    FioJob j{c.name, c.rw, c.bs, c.iodepth, c.numjobs, engine, file_path, "", f.file_size, f.runtime, f.ramp, true, {}};
+    FioJob j{c.name, c.rw, c.bs, c.iodepth, c.numjobs, engine, file_path, "", f.file_size, f.runtime, f.ramp, dio.direct, {}};
     st[i].job_path = jobs_dir + "/" + c.name + ".fio";
+    st[i].direct_note = dio.note;
     write_new_file(st[i].job_path, job_file_text(j));
     st[i].params = format_params({{"rw", c.rw}, {"bs", std::to_string(c.bs)}, {"iodepth", std::to_string(c.iodepth)},
                                   {"numjobs", std::to_string(c.numjobs)}, {"ioengine", engine}, {"fio_version", version},
-                                  {"direct", "1"}, {"file_size", std::to_string(f.file_size)},
+                                  {"direct", dio.direct ? "1" : "0"}, {"file_size", std::to_string(f.file_size)},
                                   {"runtime_s", fmt::format("{}", f.runtime)}, {"ramp_s", fmt::format("{}", f.ramp)},
                                   {"device", dev.device.empty() ? dev.source : dev.device}, {"device_class", dev.dev_class},
                                   {"guide_class", guide_class_of(dev.dev_class)}, {"fstype", dev.fstype},
@@ -246,8 +259,9 @@ void measure(Session& s, const FioOptions& f, const std::vector<FioCase>& cases,
     const int wrong = st[i].wrong + file_wrong;
     const std::string note =
         fmt::format("{} of {} fio runs rejected (error field, no data, more than one job entry, bw_bytes x runtime vs "
-                    "io_bytes beyond 5%); {}; ioengine probe: {}",
-                    st[i].wrong, opt.reps, file_check, probe_note.empty() ? engine + " worked first" : probe_note + engine + " worked");
+                    "io_bytes beyond 5%); {}; ioengine probe: {}{}",
+                    st[i].wrong, opt.reps, file_check, probe_note.empty() ? engine + " worked first" : probe_note + engine + " worked",
+                    dio.note.empty() ? "" : "; " + dio.note);
     s.row(names::kFio, cases[i].name, st[i].params, names::kCheckWrong, wrong, "count", -1, wrong ? Status::failed : Status::ok, note);
     if (wrong)
       s.case_failed(names::kFio, cases[i].name, note);

@@ -49,3 +49,24 @@ int run_measure(Session& s, std::unique_ptr<Scratch>& scratch, const std::functi
                 const std::function<void(const std::string& reason)>& fail_rows);
 
 }  // namespace rigcheck::io
+
+namespace rigcheck::io {
+
+// Whether the file at `path` (at least 4 KiB long) can be read with O_DIRECT: "" when a 4 KiB
+// aligned read of it succeeds, else why not (the failing call and its error). tmpfs accepts O_DIRECT
+// only from Linux 6.6 (Debian 12's 6.1 refuses it: EINVAL at open).
+std::string o_direct_refused(const std::string& path);
+
+// What io_fio does on a scratch directory whose files refuse O_DIRECT.
+struct DirectIo {
+  bool direct = true;  // fio's direct=1
+  std::string skip;    // non-empty: every case is skipped, for this reason
+  std::string note;    // non-empty when direct is false: said in every row's note
+};
+// `refused`: o_direct_refused's answer; `dev_class`: device_of's class of the scratch directory. A RAM
+// disk (tmpfs) falls back to buffered reads: its files live in the page cache either way, so
+// buffered reads still time the RAM disk. Any other filesystem is skipped: buffered reads there would
+// time the page cache, not the device.
+DirectIo direct_io_plan(const std::string& refused, const std::string& dev_class);
+
+}  // namespace rigcheck::io

@@ -14,6 +14,9 @@
 #                              and the aarch64 cross build (docs/arm.md): Debian's cross compiler
 #                              and qemu-user to run its binaries here; the arm64 architecture is
 #                              added to dpkg, and the arm64 sysroot made (scripts/arm64-sysroot.sh)
+# Known distributions (docs/distributions.md): Debian 12 and 13; Ubuntu 22.04 and 24.04 as far as
+# package names go (not tried: no Ubuntu machine or mirror here). Elsewhere it installs nothing and
+# names what the suite needs.
 set -euo pipefail
 for_tests=0
 arch=
@@ -43,9 +46,7 @@ PACKAGES=(
   libsqlitecpp-dev libsqlite3-dev  # the results store (rigcheck store, docs/store.md): SQLite through SQLiteCpp
   libpq-dev  # the results store's PostgreSQL back end (rigcheck store --db postgresql://..., docs/store.md)
   libssl-dev  # SHA-256 of run files and store records through libcrypto, with the CPU's SHA extensions
-  # scripts/fuzz.sh: clang and libFuzzer. `clang -fsanitize=fuzzer,address,undefined` links the runtimes of
-  # libclang-rt-14-dev, which clang only recommends (and apt-get runs here without recommends)
-  clang libfuzzer-14-dev libclang-rt-14-dev
+  clang  # scripts/fuzz.sh; its libFuzzer and sanitizer runtimes: below (clang_runtimes)
 )
 # The browser test of report.html (tests/bench/report/html/html_chromium.sh) opens the pages in headless Chromium and
 # checks that the guide's Chinese quotes render with a CJK font: chromium and fonts-noto-cjk (16
@@ -54,6 +55,20 @@ PACKAGES=(
 # For the tests (--tests, which scripts/test.sh passes) unless RIGCHECK_BROWSER=0 (the test then
 # skips and says why); RIGCHECK_BROWSER=1 installs them in any case.
 browser="${RIGCHECK_BROWSER:-$for_tests}"
+
+# The distribution, from os-release: ID and VERSION_ID (RIGCHECK_OS_RELEASE names another file, for
+# the tests of this script).
+os_release=${RIGCHECK_OS_RELEASE:-/etc/os-release}
+os_id=$( . "$os_release" 2>/dev/null && echo "${ID:-}")
+os_version=$( . "$os_release" 2>/dev/null && echo "${VERSION_ID:-}")
+os_name=$( . "$os_release" 2>/dev/null && echo "${PRETTY_NAME:-}")
+case "$os_id:$os_version" in
+  debian:12 | debian:13 | ubuntu:22.04 | ubuntu:24.04) known_os=1 ;;
+  *) known_os=0 ;;
+esac
+# Ubuntu has Chromium only as a snap (its chromium-browser package installs the snap), which a
+# container or chroot cannot run: the browser test skips there and says why.
+if [[ $os_id == ubuntu && -z ${RIGCHECK_BROWSER:-} ]]; then browser=0; fi
 # The GPU pack's bare-root test (tests/gpu/gpu_bare_root.sh) builds a minimal Debian root once per
 # machine with debootstrap (--variant=minbase, cached) and runs the pack there under chroot.
 if [[ $for_tests == 1 ]]; then PACKAGES+=(debootstrap); fi
@@ -76,15 +91,51 @@ if [[ $for_tests == 1 ]]; then PACKAGES+=(sqlite3 postgresql); fi
 # are Multi-Arch: same): scripts/arm64-sysroot.sh unpacks them into a sysroot, below.
 if [[ $arch == arm64 ]]; then PACKAGES+=(g++-aarch64-linux-gnu qemu-user); fi
 
-missing=()
-for p in "${PACKAGES[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-    missing+=("$p")
-  fi
-done
+# `clang -fsanitize=fuzzer,address,undefined` (scripts/fuzz.sh) links the libFuzzer and sanitizer
+# runtimes of the distribution's clang, packaged per LLVM version (Debian 12: 14, Debian 13: 19),
+# which clang only recommends (and apt-get runs here without recommends). The version is the one the
+# installed `clang` points at (/usr/bin/clang -> /usr/lib/llvm-N/bin/clang), else the one the
+# distribution's `clang` package depends on (apt-cache, after apt-get update).
+clang_major() {
+  local target
+  target=$(readlink -f /usr/bin/clang 2>/dev/null) || true
+  if [[ $target =~ /llvm-([0-9]+)/ ]]; then echo "${BASH_REMATCH[1]}"; return; fi
+  apt-cache depends clang 2>/dev/null | sed -n 's/^ *Depends: clang-\([0-9][0-9]*\)$/\1/p' | head -1
+}
+# The runtime packages of clang MAJOR that the distribution has: libfuzzer-N-dev, and libclang-rt-N-dev
+# where the runtimes have a package of their own (from LLVM 14 in Debian 12; before, they are part of
+# libclang-common-N-dev, which clang depends on).
+clang_runtimes() {
+  local p
+  for p in "libfuzzer-$1-dev" "libclang-rt-$1-dev"; do
+    if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+      apt-cache show --no-all-versions "$p" >/dev/null 2>&1; then
+      echo "$p"
+    fi
+  done
+}
+missing_of() {
+  local p
+  for p in "$@"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then echo "$p"; fi
+  done
+}
 
-if ((${#missing[@]} == 0)) && [[ -z $arch ]]; then
+major=$(clang_major)
+if [[ -n $major ]]; then mapfile -t runtimes < <(clang_runtimes "$major"); PACKAGES+=("${runtimes[@]}"); fi
+mapfile -t missing < <(missing_of "${PACKAGES[@]}")
+
+if ((${#missing[@]} == 0)) && [[ -z $arch && -n $major ]]; then
   exit 0
+fi
+if ((!known_os)); then
+  echo "rigcheck setup: ${os_name:-this system (no $os_release)} is not a distribution this script knows" \
+    "(Debian 12 or 13, Ubuntu 22.04 or 24.04: docs/distributions.md); it installs nothing here." >&2
+  runtimes_why=
+  [[ -n $major ]] || runtimes_why=" and clang's libFuzzer and sanitizer runtimes (Debian: libfuzzer-N-dev libclang-rt-N-dev for clang N)"
+  echo "rigcheck setup: the suite needs, as Debian names them: ${PACKAGES[*]}$runtimes_why; install them, then run" \
+    "scripts/build.sh" >&2
+  exit 1
 fi
 
 SUDO=()
@@ -104,9 +155,19 @@ if [[ $arch == arm64 ]] && ! dpkg --print-foreign-architectures | grep -qx arm64
   "${SUDO[@]}" apt-get update -qq
   updated=1
 fi
+if ((${#missing[@]} > 0)) || [[ -z $major ]]; then
+  ((updated)) || "${SUDO[@]}" apt-get update -qq
+  updated=1
+fi
+if [[ -z $major ]]; then
+  major=$(clang_major)
+  [[ -n $major ]] || { echo "rigcheck setup: the distribution's clang package depends on no clang-N (apt-cache depends clang)" >&2; exit 1; }
+  mapfile -t runtimes < <(clang_runtimes "$major")
+  mapfile -t more < <(missing_of "${runtimes[@]}")
+  missing+=("${more[@]}")
+fi
 if ((${#missing[@]} > 0)); then
   echo "rigcheck setup: installing ${missing[*]}" >&2
-  ((updated)) || "${SUDO[@]}" apt-get update -qq
   "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 if [[ $arch == arm64 ]]; then "$(dirname "$0")/arm64-sysroot.sh"; fi

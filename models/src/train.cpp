@@ -5,7 +5,15 @@
 #include <ATen/autocast_mode.h>
 #include <torch/version.h>
 
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
 #include <stdexcept>
+#include <string>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "rigcheck/models/bert.hpp"
 #include "rigcheck/models/gpt2.hpp"
@@ -165,7 +173,64 @@ class AutocastScope {
 };
 }  // namespace
 
+namespace {
+// The signals a library defect ends the probe with (a hang ends by SIGALRM: not counted as one).
+bool is_defect_signal(int sig) {
+  return sig == SIGFPE || sig == SIGSEGV || sig == SIGILL || sig == SIGBUS || sig == SIGABRT;
+}
+
+std::string probe_onednn_conv_backward() {
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) return "";  // no probe: oneDNN stays on
+  if (pid == 0) {
+    ::alarm(120);
+    // One thread: the child of a process whose OpenMP pool exists may not start another.
+    torch::set_num_threads(1);
+    torch::manual_seed(1);
+    torch::nn::Conv2d conv(torch::nn::Conv2dOptions(1024, 2048, 1).stride(2).bias(false));
+    auto x = torch::randn({2, 1024, 6, 6}, torch::requires_grad());
+    conv(x).sum().backward();
+    ::_exit(0);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return "";
+  if (WIFSIGNALED(status) && is_defect_signal(WTERMSIG(status))) {
+    std::string why = "LibTorch's oneDNN dies of signal " + std::to_string(WTERMSIG(status)) + " (" +
+                      strsignal(WTERMSIG(status)) +
+                      ") in the backward pass of a 1x1 stride-2 convolution of 1024 channels (ResNet-50's): "
+                      "training steps use ATen's own convolutions";
+    std::fprintf(stderr, "rigcheck zoo: %s\n", why.c_str());
+    return why;
+  }
+  return "";
+}
+
+// oneDNN off in LibTorch for one training step, as it was after.
+class OnednnOff {
+ public:
+  explicit OnednnOff(bool on) : on_(on), was_(at::globalContext().userEnabledMkldnn()) {
+    if (on_) at::globalContext().setUserEnabledMkldnn(false);
+  }
+  ~OnednnOff() {
+    if (on_) at::globalContext().setUserEnabledMkldnn(was_);
+  }
+  OnednnOff(const OnednnOff&) = delete;
+  OnednnOff& operator=(const OnednnOff&) = delete;
+
+ private:
+  bool on_, was_;
+};
+}  // namespace
+
+const std::string& onednn_conv_backward_defect() {
+  static const std::string why = probe_onednn_conv_backward();
+  return why;
+}
+
 StepResult train_step(ZooModel& model, torch::optim::Optimizer& opt, const Batch& batch, const StepOptions& o) {
+  OnednnOff aten_convs(batch.input.device().is_cpu() && !onednn_conv_backward_defect().empty());
   StepResult r;
   model.zero_grad(o.set_to_none);
   torch::Tensor loss;

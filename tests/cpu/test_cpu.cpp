@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernels.hpp"
+#include "onednn_api.hpp"
 
 using namespace rigcheck;
 using namespace rigcheck::cpu;
@@ -180,4 +181,32 @@ TEST(CpuKernels, OnednnSgemm) {
 }
 TEST(CpuKernels, OpenblasSgemm) {
   expect_clean([] { return make_openblas_sgemm(21, 19, 45); }, "openblas sgemm");
+}
+
+// The adapter reads the verbose lines of oneDNN 2.x and 3.x alike (3.x adds a "primitive" marker, a
+// format version "v1" from 3.5 and an optional timestamp before "exec").
+TEST(OnednnApi, VerboseExecLinesOfBothMajors) {
+  using rigcheck::cpu::onednn_api::verbose_exec;
+  std::string kind, impl;
+  ASSERT_TRUE(verbose_exec("onednn_verbose,exec,cpu,convolution,brgconv:avx512_core,forward_training,src_f32::blocked", &kind, &impl));
+  EXPECT_EQ(kind, "convolution");
+  EXPECT_EQ(impl, "brgconv:avx512_core");
+  ASSERT_TRUE(verbose_exec("onednn_verbose,v1,primitive,exec,cpu,matmul,brg_matmul:avx2,undef,src:f32::blocked:ab", &kind, &impl));
+  EXPECT_EQ(kind, "matmul");
+  EXPECT_EQ(impl, "brg_matmul:avx2");
+  ASSERT_TRUE(verbose_exec("onednn_verbose,1733490000000.25,v1,primitive,exec,cpu,inner_product,brgemm:avx2,forward", &kind, &impl));
+  EXPECT_EQ(kind, "inner_product");
+  EXPECT_FALSE(verbose_exec("onednn_verbose,v1,primitive,create:cache_miss,cpu,matmul,brg_matmul:avx2,undef", &kind, &impl));
+  EXPECT_FALSE(verbose_exec("onednn_verbose,v1,info,oneDNN v3.7.2 (commit N/A)", &kind, &impl));
+  EXPECT_FALSE(verbose_exec("not oneDNN at all", &kind, &impl));
+}
+
+TEST(OnednnApi, IsaNamesAndUnknownValues) {
+  using rigcheck::cpu::onednn_api::isa_name;
+#if !defined(__aarch64__)
+  EXPECT_EQ(isa_name(dnnl_cpu_isa_avx2), "avx2");
+  EXPECT_EQ(isa_name(dnnl_cpu_isa_avx512_core_amx), "avx512_core_amx");
+  EXPECT_EQ(isa_name(static_cast<dnnl_cpu_isa_t>(0x7fff0)), "isa_0x7fff0");
+#endif
+  EXPECT_FALSE(isa_name(dnnl::get_effective_cpu_isa()).empty());
 }

@@ -215,6 +215,29 @@ TEST(Device, TmpfsIsTheRamDisk) {
   EXPECT_EQ(guide_class_of(d.dev_class), "RAM disk");
 }
 
+// A filesystem that refuses O_DIRECT (tmpfs before Linux 6.6): a RAM disk is read buffered and says so, any
+// other is skipped with the reason; neither fails.
+TEST(DirectIo, TmpfsFallsBackOtherwiseSkipped) {
+  const DirectIo ok = direct_io_plan("", "tmpfs");
+  EXPECT_TRUE(ok.direct);
+  EXPECT_TRUE(ok.skip.empty());
+  EXPECT_TRUE(ok.note.empty());
+  const DirectIo ram = direct_io_plan("open with O_DIRECT: Invalid argument", "tmpfs");
+  EXPECT_FALSE(ram.direct);
+  EXPECT_TRUE(ram.skip.empty());
+  EXPECT_NE(ram.note.find("direct=0"), std::string::npos) << ram.note;
+  EXPECT_NE(ram.note.find("Invalid argument"), std::string::npos) << ram.note;
+  const DirectIo disk = direct_io_plan("open with O_DIRECT: Invalid argument", "virtio");
+  EXPECT_FALSE(disk.skip.empty());
+  EXPECT_NE(disk.skip.find("virtio"), std::string::npos) << disk.skip;
+  EXPECT_NE(disk.skip.find("Invalid argument"), std::string::npos) << disk.skip;
+}
+
+TEST(DirectIo, ProbeNamesTheFailingCall) {
+  const std::string why = o_direct_refused("/nonexistent-rigcheck-dir/file");
+  EXPECT_NE(why.find("open with O_DIRECT"), std::string::npos) << why;
+}
+
 TEST(Device, RootHasAClass) {
   DeviceInfo d = device_of("/");
   EXPECT_FALSE(d.dev_class.empty());

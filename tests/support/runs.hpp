@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rigcheck/harness/paths.hpp"
@@ -32,10 +33,10 @@ inline std::string copy_fixture(const std::string& name) {
 }
 
 // The verdict of claim ID (throws when there is none).
-inline const Verdict& verdict_of(const std::vector<Verdict>& vs, const std::string& id) {
+inline const Verdict& verdict_of(const std::vector<Verdict>& vs, std::string_view id) {
   for (const Verdict& v : vs)
     if (v.claim_id == id) return v;
-  throw std::runtime_error("no verdict for " + id);
+  throw std::runtime_error("no verdict for " + std::string(id));
 }
 
 // Report options that print nothing.

@@ -20,6 +20,7 @@
 #include "rigcheck/harness/session.hpp"
 #include "rigcheck/harness/stats.hpp"
 #include "rigcheck/harness/threads.hpp"
+#include "gbench_api.hpp"
 #include "placement.hpp"
 
 namespace rigcheck::detail {
@@ -162,7 +163,7 @@ class Harness {
   // One repetition reported by Google Benchmark, with its threads' CPU use (threads.hpp).
   void report(const benchmark::BenchmarkReporter::Run& run, const ThreadUse& use) {
     auto it = index_.find(run.run_name.function_name);
-    if (it == index_.end() || run.error_occurred) return;
+    if (it == index_.end() || gbench_api::not_run(run)) return;
     size_t idx = it->second;
     const Entry& e = entries_[idx];
     CaseState& s = states_[idx];

@@ -24,6 +24,14 @@ InputError::InputError(const std::string& file, long line, const std::string& re
       reason_(reason) {}
 
 std::string csv_field(const std::string& s) {
+  // A NUL byte ends the reader's line in the middle of the field (fast-cpp-csv-parser reads C
+  // strings): a child's output can hold some (Open MPI 5's does), and a reason quotes it. Dropped.
+  if (s.find('\0') != std::string::npos) {
+    std::string t;
+    for (char c : s)
+      if (c != '\0') t += c;
+    return csv_field(t);
+  }
   if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
   std::string out = "\"";
   for (char c : s) {

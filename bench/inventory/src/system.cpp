@@ -320,6 +320,16 @@ void add_libraries(Collector& c) {
   c.add("openblas_l2_size_env", env_or_unset("OPENBLAS_L2_SIZE"));
   c.add("openblas_num_threads_env", env_or_unset("OPENBLAS_NUM_THREADS"));
   c.add("omp_num_threads_env", env_or_unset("OMP_NUM_THREADS"));
+  // The benchmark binaries' driver and the topology library, as the build found them (distributions
+  // differ: Debian 12 has Google Benchmark 1.7.1 and hwloc 2.9, Debian 13 1.9.1 and 2.12).
+#if defined(RIGCHECK_BENCHMARK_VERSION) && defined(RIGCHECK_HWLOC_VERSION)
+  const std::string gbench = RIGCHECK_BENCHMARK_VERSION, hwloc = RIGCHECK_HWLOC_VERSION;
+#else
+  const std::string gbench, hwloc;
+#endif
+  c.add("benchmark_version", gbench.empty() ? unknown("the build found no Google Benchmark version") : gbench);
+  // hwloc_version: the linked library's own answer, beside the topology it read (shape.cpp's section).
+  (void)hwloc;
 }
 
 // External tools the I/O and MPI benchmarks use.

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rigcheck/compare/compare.hpp"
@@ -105,10 +106,10 @@ Gate gate_of(const std::vector<std::string>& slowed, const std::string& virt, st
   return evaluate_gate(fs, opt);
 }
 
-const CaseFinding& find_case(const std::vector<CaseFinding>& fs, const std::string& label) {
+const CaseFinding& find_case(const std::vector<CaseFinding>& fs, std::string_view label) {
   for (const CaseFinding& f : fs)
     if (f.label == label) return f;
-  throw std::runtime_error("no finding " + label);
+  throw std::runtime_error("no finding " + std::string(label));
 }
 }  // namespace
 

@@ -13,10 +13,10 @@ using namespace rigcheck;
 using namespace rigcheck::testsupport;
 
 namespace {
-const CaseFinding& finding(const std::vector<CaseFinding>& fs, const std::string& label) {
+const CaseFinding& finding(const std::vector<CaseFinding>& fs, std::string_view label) {
   for (const CaseFinding& f : fs)
     if (f.label == label) return f;
-  throw std::runtime_error("no finding " + label);
+  throw std::runtime_error("no finding " + std::string(label));
 }
 
 // compare_a2 with fma_peak_f32 avx2/t1 skipped (one row, without the chains param its ok rows have,

@@ -214,7 +214,8 @@ const bool reg = rigcheck::register_benchmark(
        const char* th = std::getenv("RIGCHECK_TEST_THREADS");
        c.threads = th ? std::atoi(th) : 1;
        c.params = {{"n", "4096"}, {"threads", std::to_string(c.threads)}};
-       c.work = {2.0 * 4096, 12.0 * 4096};
+       c.work.flops = 2.0 * 4096;
+       c.work.bytes = 12.0 * 4096;
        if (!f.empty()) {
          if (f == "slow") start_escaped_grandchild();
          c.make = make_faulty;

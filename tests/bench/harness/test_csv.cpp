@@ -9,6 +9,8 @@ TEST(Csv, QuotingFollowsRfc4180) {
   EXPECT_EQ(csv_field("plain"), "plain");
   EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
   EXPECT_EQ(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+  // A NUL byte (in a child's output that a reason quotes) would end the reader's line: dropped.
+  EXPECT_EQ(csv_field(std::string("exited 14: \"abort\". |\0", 22)), "\"exited 14: \"\"abort\"\". |\"");
   double v;
   EXPECT_TRUE(parse_double("1e3", v));
   EXPECT_EQ(v, 1000);

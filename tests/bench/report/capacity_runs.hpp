@@ -10,6 +10,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include <gtest/gtest.h>
 
@@ -57,16 +58,16 @@ struct SyntheticRun {
   }
 };
 
-inline const ModelCapacity& model_of(const CapacityAnswer& a, const std::string& name) {
+inline const ModelCapacity& model_of(const CapacityAnswer& a, std::string_view name) {
   for (const ModelCapacity& m : a.models)
     if (m.model == name) return m;
-  throw std::runtime_error("no model " + name);
+  throw std::runtime_error("no model " + std::string(name));
 }
 
-inline const LimitFigure& limit_of(const ModelCapacity& m, const std::string& what) {
+inline const LimitFigure& limit_of(const ModelCapacity& m, std::string_view what) {
   for (const LimitFigure& l : m.limits)
     if (l.what == what) return l;
-  throw std::runtime_error("no limit " + what);
+  throw std::runtime_error("no limit " + std::string(what));
 }
 
 // ResNet-50's step at batch 4 takes 1 s; the f32 peak is set so that this is 90% of it.

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 #include "rigcheck/harness/csv.hpp"
 #include "rigcheck/harness/schema.hpp"
@@ -58,10 +59,10 @@ std::string checksummed_run(const std::string& name) {
   return d;
 }
 
-const FileIntegrity& state_of(const IntegrityReport& r, const std::string& file) {
+const FileIntegrity& state_of(const IntegrityReport& r, std::string_view file) {
   for (const FileIntegrity& f : r.files)
     if (f.file == file) return f;
-  throw std::runtime_error("no integrity entry for " + file);
+  throw std::runtime_error("no integrity entry for " + std::string(file));
 }
 
 // read_run's refusal: its message names the file, and says what differs.

@@ -78,8 +78,16 @@ struct StepResult {
 // Cross-entropy of logits [..., classes] against integer targets [...].
 torch::Tensor loss_of(const torch::Tensor& logits, const torch::Tensor& target);
 
+// Why LibTorch's oneDNN convolutions cannot train here, or "" when they can. Debian 13's LibTorch
+// 2.6 with its oneDNN 3.7.2 dies of SIGFPE (integer division by zero) creating the backward-data
+// primitive of ResNet-50's 1x1 stride-2 convolutions with 1024 input channels, whatever the ISA cap.
+// Probed once per process, in a child (fork) that trains one such convolution on one thread.
+const std::string& onednn_conv_backward_defect();
+
 // One training step: zero (free) gradients, forward (under autocast if asked), loss, backward,
-// optimizer step. The model must be in train() mode (build_model leaves it so).
+// optimizer step. The model must be in train() mode (build_model leaves it so). On the CPU, where
+// onednn_conv_backward_defect() is not "", the step runs with oneDNN off in LibTorch (its own ATen
+// convolutions), and oneDNN is turned back on after it.
 StepResult train_step(ZooModel& model, torch::optim::Optimizer& opt, const Batch& batch,
                       const StepOptions& o = {});
 
