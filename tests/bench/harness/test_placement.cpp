@@ -102,6 +102,8 @@ TEST(Placement, OnlyAllowedCpusAreUsed) {
 TEST(Placement, CompactStaysOnOneNodeOnEveryCapture) {
   const std::string corpus = RIGCHECK_FIXTURES + "/topology";
   if (!fs::is_directory(corpus)) GTEST_SKIP() << "no " << corpus;
+  // A build without hwloc reads sysfs's per-CPU files: no locality order, which is what is tested here.
+  if (this_machine().source.rfind("sysfs", 0) == 0) GTEST_SKIP() << "built without hwloc: " << this_machine().source;
   int machines = 0;
   for (const auto& e : fs::directory_iterator(corpus)) {
     const std::string name = e.path().filename().string();
@@ -127,7 +129,9 @@ TEST(Placement, CompactStaysOnOneNodeOnEveryCapture) {
       const ThreadPlacement p = place_threads(t, n);
       ASSERT_TRUE(p.error.empty()) << name << " " << n << ": " << p.error;
       EXPECT_EQ(p.nodes.size(), 1u) << name << ": " << n << " threads on nodes " << p.nodes.size();
-      if (n <= shared) EXPECT_LE(p.packages.size(), 1u) << name << ": " << n << " threads on packages " << p.packages.size();
+      if (n <= shared) {
+        EXPECT_LE(p.packages.size(), 1u) << name << ": " << n << " threads on packages " << p.packages.size();
+      }
     }
   }
   EXPECT_GT(machines, 0) << "no capture in " << corpus << " could be read";
