@@ -79,7 +79,7 @@ std::vector<int> cpus_of(hwloc_const_bitmap_t set) {
 Topology load_with_hwloc(const std::string& fsroot) {
   Topology t;
   const unsigned v = hwloc_get_api_version();
-  t.source = fmt::format("hwloc {}.{}.{}", v >> 16, (v >> 8) & 0xff, v & 0xff);
+  t.source = fmt::format("hwloc (API {}.{}.{})", v >> 16, (v >> 8) & 0xff, v & 0xff);
   EnvScope env;
   if (!fsroot.empty()) {
     // As hwloc's own tests read a capture: its Linux backend only, so that nothing of this host (the

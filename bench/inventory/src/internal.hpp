@@ -204,6 +204,8 @@ void add_platform(Collector& c, const CpuId& cpu);
 void add_os(Collector& c);
 void add_build(Collector& c);
 void add_libraries(Collector& c);
+// hwloc's release as the build found it (pkg-config), or why unknown.
+std::string hwloc_release();
 void add_tools(Collector& c);
 void add_slurm(Collector& c);
 void add_environment(Collector& c);

@@ -16,7 +16,7 @@ Inventory collect_inventory() {
     c.section("cpu", [&] { add_cpu_identity(c, cpu); });
     c.section("topology", [&] {
       add_topology(c, this_machine(), cpu.vendor);
-      c.add("hwloc_version", hwloc_version_text());
+      c.add("hwloc_api_version", hwloc_version_text());
     });
     c.section("affinity", [&] { add_affinity(c); });
     c.section("caches", [&] { add_caches(c, cpu); });
@@ -53,7 +53,9 @@ Inventory collect_captured_inventory(const std::string& root) {
     c.section("cpu", [&] { add_cpu_identity(c, cpu); });
     c.section("topology", [&] { add_topology(c, load_topology(root), cpu.vendor); });
     c.section("memory", [&] { add_memory_limit(c, root); });
-    c.section("libraries", [&] { c.add("hwloc_version", hwloc_version_text()); });
+    // The hwloc that read the capture (its release, as the build found it; its API version).
+    c.add("hwloc_version", hwloc_release());
+    c.add("hwloc_api_version", hwloc_version_text());
     return c.take();
   } catch (...) {
     return {};

@@ -322,14 +322,24 @@ void add_libraries(Collector& c) {
   c.add("omp_num_threads_env", env_or_unset("OMP_NUM_THREADS"));
   // The benchmark binaries' driver and the topology library, as the build found them (distributions
   // differ: Debian 12 has Google Benchmark 1.7.1 and hwloc 2.9, Debian 13 1.9.1 and 2.12).
-#if defined(RIGCHECK_BENCHMARK_VERSION) && defined(RIGCHECK_HWLOC_VERSION)
-  const std::string gbench = RIGCHECK_BENCHMARK_VERSION, hwloc = RIGCHECK_HWLOC_VERSION;
+#if defined(RIGCHECK_BENCHMARK_VERSION)
+  const std::string gbench = RIGCHECK_BENCHMARK_VERSION;
 #else
-  const std::string gbench, hwloc;
+  const std::string gbench;
 #endif
   c.add("benchmark_version", gbench.empty() ? unknown("the build found no Google Benchmark version") : gbench);
-  // hwloc_version: the linked library's own answer, beside the topology it read (shape.cpp's section).
-  (void)hwloc;
+  // hwloc's release (2.9.0 on Debian 12); the library's own answer, its API version (2.8.0 there), is
+  // hwloc_api_version in the topology section.
+  c.add("hwloc_version", hwloc_release());
+}
+
+std::string hwloc_release() {
+#if defined(RIGCHECK_HAVE_HWLOC) && RIGCHECK_HAVE_HWLOC && defined(RIGCHECK_HWLOC_VERSION)
+  const std::string v = RIGCHECK_HWLOC_VERSION;
+  return v.empty() ? unknown("the build found no hwloc version (pkg-config)") : v;
+#else
+  return unknown("built without hwloc");
+#endif
 }
 
 // External tools the I/O and MPI benchmarks use.

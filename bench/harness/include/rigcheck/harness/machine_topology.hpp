@@ -103,7 +103,7 @@ std::vector<int> domain_core_counts(const Topology& t, const std::vector<int>& a
 // The live machine (`fsroot` empty) or a captured root: a folder holding sys/ and proc/, as
 // hwloc-gather-topology saves them. Never throws: Topology::error says what failed.
 Topology load_topology(const std::string& fsroot = "");
-// The linked hwloc's version ("2.9.0"), or why there is none.
+// The linked hwloc's API version (hwloc_get_api_version: "2.8.0" for the 2.9 release), or why none.
 std::string hwloc_version_text();
 // The live machine's, loaded once per process.
 const Topology& this_machine();
