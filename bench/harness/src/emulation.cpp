@@ -1,8 +1,13 @@
 #include "rigcheck/harness/emulation.hpp"
 
 #include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #include <cstdlib>
+#include <cstring>
+#include <map>
 #include <fstream>
 #include <sstream>
 
@@ -33,13 +38,39 @@ std::string kernel_arch() {
   return "";
 }
 
-std::string emulation_reason(const std::string& kernel, const std::string& binary) {
-  if (kernel.empty() || binary.empty() || kernel == binary) return "";
-  return fmt::format("this {} binary runs emulated on an {} kernel (qemu-user or the like)", binary, kernel);
+std::string cpuid_hypervisor() {
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 31))) return {};
+  __cpuid(0x40000000, a, b, c, d);
+  char sig[13] = {};
+  std::memcpy(sig, &b, 4);
+  std::memcpy(sig + 4, &c, 4);
+  std::memcpy(sig + 8, &d, 4);
+  std::string s(sig, strnlen(sig, 12));
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  s.erase(0, s.find_first_not_of(' ') == std::string::npos ? s.size() : s.find_first_not_of(' '));
+  static const std::map<std::string, std::string> names = {
+      {"KVMKVMKVM", "kvm"},         {"Microsoft Hv", "hyperv"}, {"VMwareVMware", "vmware"},
+      {"XenVMMXenVMM", "xen"},      {"TCGTCGTCGTCG", "qemu-tcg"}, {"VBoxVBoxVBox", "virtualbox"},
+      {"ACRNACRNACRN", "acrn"},     {"bhyve bhyve", "bhyve"},   {"lrpepyh  vr", "parallels"}};
+  const auto it = names.find(s);
+  return it != names.end() ? it->second : s;
+#else
+  return {};
+#endif
+}
+
+std::string emulation_reason(const std::string& kernel, const std::string& binary, const std::string& hypervisor) {
+  if (!kernel.empty() && !binary.empty() && kernel != binary)
+    return fmt::format("this {} binary runs emulated on an {} kernel (qemu-user or the like)", binary, kernel);
+  if (hypervisor == "qemu-tcg")
+    return "the CPU is emulated: it names its hypervisor QEMU's TCG (software emulation: qemu-system without KVM, or qemu-user)";
+  return "";
 }
 
 const std::string& emulation() {
-  static const std::string why = emulation_reason(kernel_arch(), binary_arch());
+  static const std::string why = emulation_reason(kernel_arch(), binary_arch(), cpuid_hypervisor());
   return why;
 }
 

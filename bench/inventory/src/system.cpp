@@ -3,9 +3,7 @@
 
 #include <initializer_list>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
+#include "rigcheck/harness/emulation.hpp"
 
 #if defined(__linux__)
 #include <linux/perf_event.h>
@@ -30,8 +28,6 @@ int openblas_get_num_threads(void);
 #endif
 
 namespace rigcheck::inventory_detail {
-
-// Provenance: which method, which suite commit, when, where.
 
 // Provenance: which method, which suite commit, when, where.
 void add_provenance(Collector& c) {
@@ -89,29 +85,6 @@ void add_provenance(Collector& c) {
   });
 }
 
-
-// The hypervisor's name from CPUID leaf 0x40000000, when the CPU says it is virtual.
-std::string cpuid_hypervisor() {
-#if defined(__x86_64__) || defined(__i386__)
-  unsigned a = 0, b = 0, c = 0, d = 0;
-  if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 31))) return {};
-  __cpuid(0x40000000, a, b, c, d);
-  char sig[13] = {};
-  std::memcpy(sig, &b, 4);
-  std::memcpy(sig + 4, &c, 4);
-  std::memcpy(sig + 8, &d, 4);
-  const std::string s = trim(std::string(sig, strnlen(sig, 12)));
-  static const std::map<std::string, std::string> names = {
-      {"KVMKVMKVM", "kvm"},         {"Microsoft Hv", "hyperv"}, {"VMwareVMware", "vmware"},
-      {"XenVMMXenVMM", "xen"},      {"TCGTCGTCGTCG", "qemu-tcg"}, {"VBoxVBoxVBox", "virtualbox"},
-      {"ACRNACRNACRN", "acrn"},     {"bhyve bhyve", "bhyve"},   {"lrpepyh  vr", "parallels"}};
-  const auto it = names.find(s);
-  if (it != names.end()) return it->second;
-  return s;
-#else
-  return {};
-#endif
-}
 
 // cpufreq and virtualization.
 void add_platform(Collector& c, const CpuId& cpu) {

@@ -28,10 +28,23 @@ TEST(Emulation, NativeOrUnknownIsNotEmulated) {
 TEST(Emulation, ThisProcessIsSeenAsItRuns) {
   EXPECT_NE(std::string(binary_arch()), "");
   EXPECT_NE(kernel_arch(), "");
-  if (kernel_arch() == binary_arch()) {
+  if (kernel_arch() == binary_arch() && cpuid_hypervisor() != "qemu-tcg") {
     EXPECT_EQ(emulation(), "");
+  } else if (kernel_arch() == binary_arch()) {
+    EXPECT_NE(emulation().find("QEMU's TCG"), std::string::npos) << emulation();
   } else {
     EXPECT_NE(emulation().find(std::string(binary_arch()) + " binary"), std::string::npos) << emulation();
     EXPECT_NE(emulation().find(kernel_arch() + " kernel"), std::string::npos) << emulation();
   }
+}
+
+// A machine emulated by QEMU's TCG names itself in CPUID (as qemu-user does on its own architecture:
+// `qemu-x86_64 harness_tests` here takes the other branch of the test above); a hypervisor that runs
+// the CPU's own instructions (KVM) is not emulation.
+TEST(Emulation, QemuSoftwareEmulationIsSeen) {
+  const std::string tcg = emulation_reason("x86_64", "x86_64", "qemu-tcg");
+  EXPECT_NE(tcg.find("QEMU's TCG"), std::string::npos) << tcg;
+  EXPECT_EQ(emulation_reason("x86_64", "x86_64", "kvm"), "");
+  // qemu-user across architectures is named first: the architectures are the stronger evidence.
+  EXPECT_NE(emulation_reason("x86_64", "aarch64", "qemu-tcg").find("aarch64 binary"), std::string::npos);
 }

@@ -1,9 +1,14 @@
-// Whether this benchmark binary runs under an emulator (qemu-user running an aarch64 build on an
-// x86-64 machine, docs/arm.md): its timings are then the emulator's, not the CPU's, and every timed
-// row is mistrusted with the reason (trust(), session.hpp). Detected from what qemu-user does not
-// translate: the kernel's own architecture (/proc/sys/kernel/arch), against the processor this
-// binary was compiled for. qemu-user translates uname(2) (it says aarch64) and, in newer releases,
-// /proc/cpuinfo, and it sets no environment variable of its own (QEMU_* are read, not set).
+// Whether this benchmark binary runs under an emulator: its timings are then the emulator's, not the CPU's,
+// and every timed row is mistrusted with the reason (trust(), session.hpp). Two kinds are seen:
+// - qemu-user running an aarch64 build on an x86-64 machine (docs/arm.md): the kernel's own
+//   architecture (/proc/sys/kernel/arch), which qemu-user does not translate, against the processor
+//   this binary was compiled for. qemu-user translates uname(2) (it says aarch64) and, in newer
+//   releases, /proc/cpuinfo, and it sets no environment variable of its own (QEMU_* are read, not set).
+// - a whole machine emulated (QEMU's TCG, scripts/vm-numa.sh): the hypervisor's CPUID signature
+//   ("TCGTCGTCGTCG"; qemu-user on a machine of its own architecture shows it too). No calibration
+//   against the clock: a chain of dependent double multiply-adds took 1.7 ns per link natively here,
+//   9.5 under qemu-x86_64 7.2 and 17 under valgrind (2026-12-06), within the 5x between a 1 GHz
+//   core and a 5 GHz one: it cannot tell an emulator from a slow CPU (docs/methodology.md).
 #pragma once
 #include <string>
 #include <vector>
@@ -17,9 +22,15 @@ const char* binary_arch();
 // ("vendor_id" lines: x86_64; "CPU implementer": aarch64); "" when neither says.
 std::string kernel_arch();
 
-// "" when a binary for `binary` runs natively on a kernel for `kernel` (or either is unknown);
-// else the reason, naming both.
-std::string emulation_reason(const std::string& kernel, const std::string& binary);
+// The hypervisor CPUID leaf 0x40000000 names, when the CPU says it is virtual (CPUID.1:ECX bit 31):
+// "kvm", "hyperv", "vmware", "xen", "qemu-tcg" (QEMU's software emulation), ... or the raw signature;
+// "" on bare metal, on a CPU without the leaf and on other architectures.
+std::string cpuid_hypervisor();
+
+// "" when this runs natively (or nothing says otherwise); else the reason. Emulated when a binary for
+// `binary` runs on a kernel for `kernel` (qemu-user; either unknown: no claim), or when the hypervisor
+// is QEMU's software emulation (`hypervisor` "qemu-tcg", cpuid_hypervisor).
+std::string emulation_reason(const std::string& kernel, const std::string& binary, const std::string& hypervisor = "");
 
 // This process's emulation_reason, read once.
 const std::string& emulation();
