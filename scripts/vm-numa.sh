@@ -90,17 +90,24 @@ libs_closure() {
   local b
   for b in "${binaries[@]}"; do ldd "$build/bin/$b"; done | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | sort -u
 }
-owner_of() {
-  local p
-  for p in "$1" "$(readlink -f "$1")" "/usr$1"; do
-    dpkg -S "$p" 2>/dev/null | head -1 | cut -d: -f1 && return 0
-  done
-  return 1
-}
+# One `dpkg -S` for them all (about 0.4 s a call): each library as ldd names it, the file it links to and
+# its twin under /usr (merged /usr: dpkg may know either path).
+mapfile -t libs < <(libs_closure)
+declare -A owner=()
+while IFS= read -r line; do
+  [[ $line == *": /"* ]] || continue
+  pkg=${line%: *}
+  pkg=${pkg%%,*}
+  owner[${line##*: }]=${pkg%%:*}
+done < <(for lib in "${libs[@]}"; do printf '%s\n%s\n%s\n' "$lib" "$(readlink -f "$lib")" "/usr$lib"; done | sort -u | xargs dpkg -S 2>/dev/null)
 packages=() loose_libs=()
-while read -r lib; do
-  if pkg=$(owner_of "$lib") && [[ -n $pkg ]]; then packages+=("$pkg"); else loose_libs+=("$lib"); fi
-done < <(libs_closure)
+for lib in "${libs[@]}"; do
+  pkg=
+  for p in "$lib" "$(readlink -f "$lib")" "/usr$lib"; do
+    if [[ -n ${owner[$p]:-} ]]; then pkg=${owner[$p]} && break; fi
+  done
+  if [[ -n $pkg ]]; then packages+=("$pkg"); else loose_libs+=("$lib"); fi
+done
 # The kernel and its initramfs; `ip` (the loopback, which Open MPI's PMIx wants), numactl (the guest's
 # NUMA picture, kept beside the run).
 packages+=(linux-image-amd64 initramfs-tools iproute2 numactl)
