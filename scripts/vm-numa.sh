@@ -16,7 +16,7 @@
 #     off), then `debugfs -R rdump` of the results: the run folder, the guest's lscpu and
 #     numactl --hardware, its console and timings, in build/vm-numa/ (kept on a failure too).
 # TCG is ~590x slower than this CPU at floating point: the default run is a short selection
-# (about 5 minutes in the guest), every timing of it the emulator's, never a figure.
+# (about 25 s of rigcheck run in the guest, 50 s with the boot), every timing of it the emulator's, never a figure.
 #   scripts/vm-numa.sh [--build DIR] [--out DIR] [-- RIGCHECK RUN ARGS...]
 # Exit codes: 0 the guest ran and the run folder is out; 1 a failure (said on a FAIL: line);
 # 2 usage; 77 it cannot run here (not root, no QEMU or debootstrap that setup.sh can install, no
@@ -27,7 +27,7 @@ build=$here/build
 out=
 # shellcheck disable=SC2054  # commas inside arguments (a list for --select)
 run_args=(--profile tiny --select cpu_gemm,memory_bandwidth
-  --case-filter '^(gemm_sgemm_openblas/|memory_bandwidth/triad/plain/)' --timeout-scale 20)
+  --case-filter '^(gemm_sgemm_openblas/|memory_bandwidth[^/]*/(triad/plain/|.*node))' --timeout-scale 20)
 while (($# > 0)); do
   case "$1" in
     --build) build=$(realpath "${2:?--build DIR}"); shift ;;
@@ -181,6 +181,9 @@ make_root() {
   say "the guest's root made in $((SECONDS - t)) s: $cache/root.img (${mib} MiB, $(basename "$kernel"))"
 }
 mkdir -p "$cache"
+# One guest at a time per cache: a second run waits here rather than remake the root under the first.
+exec 9>"$cache/lock"
+flock 9
 if [[ ! -f $cache/key || $(cat "$cache/key") != "$key" || ! -f $cache/root.img ]]; then
   command -v debootstrap >/dev/null || skip "no debootstrap (scripts/setup.sh --tests installs it)"
   make_root
