@@ -9,7 +9,8 @@
 #                              for the GPU pack's bare-root test (gpu_pack_bare_root); Google Benchmark's
 #                              compare.py with scipy, promtool and junitparser, for the exports'
 #                              consumers (export_gbench, export_openmetrics, export_junit); sqlite3
-#                              and postgresql, for the results store's tests (docs/store.md)
+#                              and postgresql, for the results store's tests (docs/store.md); QEMU
+#                              (qemu-system-x86) for the emulated NUMA machine (scripts/vm-numa.sh)
 #   scripts/setup.sh --arch arm64
 #                              and the aarch64 cross build (docs/arm.md): Debian's cross compiler
 #                              and qemu-user to run its binaries here; the arm64 architecture is
@@ -85,6 +86,10 @@ if [[ $for_tests == 1 ]]; then PACKAGES+=(libbenchmark-tools python3-scipy pytho
 # The results store's tests (tests/bench/store/): sqlite3 makes a store of a newer schema version
 # (store_cli_roundtrip); postgresql, the throw-away cluster of store_postgresql (initdb, pg_ctl).
 if [[ $for_tests == 1 ]]; then PACKAGES+=(sqlite3 postgresql); fi
+# The emulated 2-socket NUMA machine (scripts/vm-numa.sh, ctest vm_numa): QEMU's x86-64 system emulator
+# boots a debootstrap root (debootstrap, above) made into an ext4 image and reads the results back from
+# another (mkfs.ext4 -d, debugfs: e2fsprogs) without mounting either here.
+if [[ $for_tests == 1 ]]; then PACKAGES+=(qemu-system-x86 e2fsprogs); fi
 # The aarch64 cross build (--arch arm64, docs/arm.md): Debian's cross compiler (g++ 12 for
 # aarch64-linux-gnu, with its own libstdc++ and libgomp) and qemu-user (qemu-aarch64 runs the arm64
 # binaries here: ctest -L arm64). The arm64 libraries are not installed beside the amd64 ones (not all
