@@ -7,7 +7,7 @@ set(RIGCHECK_HARNESS_SOURCES
   bench/harness/src/schema.cpp bench/harness/src/scratch_registry.cpp bench/harness/src/session.cpp
   bench/harness/src/sha256.cpp bench/harness/src/stats.cpp bench/harness/src/topology.cpp bench/harness/src/units.cpp
   bench/harness/src/time_budget.cpp bench/harness/src/emulation.cpp bench/harness/src/allocator.cpp
-  bench/harness/src/threads.cpp bench/harness/src/machine_topology.cpp)
+  bench/harness/src/threads.cpp bench/harness/src/machine_topology.cpp bench/harness/src/thread_placement.cpp)
 set(RIGCHECK_INVENTORY_SOURCES
   bench/inventory/src/inventory.cpp bench/inventory/src/cpu.cpp bench/inventory/src/memory.cpp
   bench/inventory/src/system.cpp bench/inventory/src/gpu.cpp bench/inventory/src/util.cpp bench/inventory/src/arm.cpp

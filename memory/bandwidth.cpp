@@ -14,6 +14,7 @@
 #include "memutil.hpp"
 #include "stream_kernels.hpp"
 #include "rigcheck/harness/harness.hpp"
+#include "rigcheck/harness/machine_topology.hpp"
 #include "rigcheck/harness/names.hpp"
 
 namespace rigcheck::mem {
@@ -24,21 +25,28 @@ constexpr const char* kOpName[] = {"copy", "scale", "add", "triad"};
 constexpr int kStreams[] = {2, 2, 3, 3};
 constexpr double kScalar = 3.0;  // STREAM's scalar
 
-// The three arrays, kept across cases (first touch is slow on some VMs: docs/machines.md).
+// The three arrays, kept across the cases of one memory policy (first touch is slow on some VMs:
+// docs/machines.md). The harness binds each case's memory to its NUMA nodes on a machine of several
+// (placement): a case of other nodes gets arrays of its own, first touched by its own threads, each
+// its share (Stream::share, as STREAM's static schedule does), so a page lies on its thread's node.
 struct Arrays {
   size_t n = 0;
+  std::string nodes;  // memory_policy_nodes() when they were made
   Buffer a, b, c;
 };
-Arrays& arrays(size_t n) {
+Arrays& arrays(size_t n, int threads) {
   static Arrays arr;
-  if (arr.n != n) {
-    arr = Arrays{};
+  const std::string nodes = memory_policy_nodes();
+  if (arr.n != n || arr.nodes != nodes) {
+    arr = Arrays{};  // the old ones freed first
     const size_t bytes = n * sizeof(double);
     arr.a = Buffer(bytes, Pages::none);
     arr.b = Buffer(bytes, Pages::none);
     arr.c = Buffer(bytes, Pages::none);
     arr.n = n;
-    const int t = omp_get_num_procs();
+    arr.nodes = nodes;
+    // One node (no policy): any CPU may touch, so all of them do; several: the case's threads.
+    const int t = nodes.find(',') == std::string::npos ? omp_get_num_procs() : threads;
     arr.a.touch(t);
     arr.b.touch(t);
     arr.c.touch(t);
@@ -49,7 +57,7 @@ Arrays& arrays(size_t n) {
 class Stream final : public Kernel {
  public:
   Stream(Op op, const StreamIsa& isa, bool nt, int threads, size_t n)
-      : op_(op), fn_(nt ? isa.nt : isa.plain), threads_(threads), arr_(arrays(n)) {
+      : op_(op), fn_(nt ? isa.nt : isa.plain), threads_(threads), arr_(arrays(n, threads)) {
     // Fresh random inputs in [-1, 1] (never 0) for this case, written by the case's threads.
     double* p[] = {A(), B(), C()};
 #pragma omp parallel num_threads(threads_)
@@ -124,6 +132,60 @@ std::pair<int64_t, std::string> array_bytes(const CommonOptions& o) {
   return {want, fmt::format("4x the sysfs L3 of {} MiB, at least 256 MiB", l3 >> 20)};
 }
 
+Case stream_case(const std::string& name, Op op, bool nt, const StreamIsa* isa, int64_t t, size_t n,
+                 const std::string& basis) {
+  Case c;
+  const int streams = kStreams[static_cast<int>(op)];
+  c.name = name;
+  c.params = {{"kernel", kOpName[static_cast<int>(op)]},
+              {"stores", nt ? "nontemporal" : "plain"},
+              {"isa", isa->name},
+              {"threads", std::to_string(t)},
+              {"array_bytes", std::to_string(n * sizeof(double))},
+              {"array_basis", basis},
+              {"dtype", "f64"},
+              {"bytes_per_element", std::to_string(8 * streams)},
+              {"bytes_per_element_write_allocate", std::to_string(8 * (streams + (nt ? 0 : 1)))}};
+  c.threads = static_cast<int>(t);
+  c.work.bytes = 8.0 * streams * static_cast<double>(n);
+  c.make = [op, isa, nt, t, n]() -> std::unique_ptr<Kernel> {
+    if (!isa->supported()) throw Skip(fmt::format("this CPU lacks {} ({})", isa->name, isa->detected_by));
+    return std::make_unique<Stream>(op, *isa, nt, static_cast<int>(t), n);
+  };
+  return c;
+}
+
+// On a machine of several host NUMA nodes: triad (plain stores) on each node's cores with its memory
+// on that node (local), and on the first node's cores with the memory on each other node (remote):
+// STREAM per node, beside the sweep's all-core figure across them. On a machine of one host node,
+// one skipped case saying so.
+std::vector<Case> numa_cases(const CommonOptions& o, const StreamIsa& isa, size_t n, const std::string& basis) {
+  std::vector<Case> cs;
+  const std::vector<std::pair<int, int>> nodes = node_core_counts(this_machine(), o.allowed_cpus);
+  if (nodes.size() < 2) {
+    Case c = stream_case(fmt::format("triad/plain/{}/per_node", isa.name), Op::triad, false, &isa, 1, n, basis);
+    const size_t seen = nodes.size();
+    c.make = [seen]() -> std::unique_ptr<Kernel> {
+      throw Skip(fmt::format("STREAM per NUMA node needs two host NUMA nodes with allowed CPUs (this process: {})", seen));
+    };
+    cs.push_back(std::move(c));
+    return cs;
+  }
+  auto add = [&](int node, int memory, int cores) {
+    const std::string where = memory == node ? fmt::format("node{}", node) : fmt::format("node{}/mem{}", node, memory);
+    Case c = stream_case(fmt::format("triad/plain/{}/{}/t{}", isa.name, where, cores), Op::triad, false, &isa, cores,
+                         n, basis);
+    c.params.push_back({"numa_node", std::to_string(node)});
+    c.params.push_back({"memory_node", std::to_string(memory)});
+    c.numa_node = node;
+    c.memory_node = memory;
+    cs.push_back(std::move(c));
+  };
+  for (const auto& [node, cores] : nodes) add(node, node, cores);
+  for (size_t i = 1; i < nodes.size(); ++i) add(nodes.front().first, nodes[i].first, nodes.front().second);
+  return cs;
+}
+
 const bool bw = register_benchmark(
     {names::kMemoryBandwidth, "STREAM copy/scale/add/triad, plain and non-temporal stores, threads 1..cores",
      [](const CommonOptions& o) {
@@ -138,28 +200,10 @@ const bool bw = register_benchmark(
        for (const StreamIsa* isa : isas)
          for (int op = 0; op < 4; ++op)
            for (bool nt : {false, true})
-             for (int64_t t : default_threads(o)) {
-               Case c;
-               const int streams = kStreams[op];
-               c.name = fmt::format("{}/{}/{}/t{}", kOpName[op], nt ? "nt" : "plain", isa->name, t);
-               c.params = {{"kernel", kOpName[op]},
-                           {"stores", nt ? "nontemporal" : "plain"},
-                           {"isa", isa->name},
-                           {"threads", std::to_string(t)},
-                           {"array_bytes", std::to_string(n * sizeof(double))},
-                           {"array_basis", basis},
-                           {"dtype", "f64"},
-                           {"bytes_per_element", std::to_string(8 * streams)},
-                           {"bytes_per_element_write_allocate", std::to_string(8 * (streams + (nt ? 0 : 1)))}};
-               c.threads = static_cast<int>(t);
-               c.work.bytes = 8.0 * streams * static_cast<double>(n);
-               const Op opv = static_cast<Op>(op);
-               c.make = [opv, isa, nt, t, n]() -> std::unique_ptr<Kernel> {
-                 if (!isa->supported()) throw Skip(fmt::format("this CPU lacks {} ({})", isa->name, isa->detected_by));
-                 return std::make_unique<Stream>(opv, *isa, nt, static_cast<int>(t), n);
-               };
-               cs.push_back(std::move(c));
-             }
+             for (int64_t t : default_threads(o))
+               cs.push_back(stream_case(fmt::format("{}/{}/{}/t{}", kOpName[op], nt ? "nt" : "plain", isa->name, t),
+                                        static_cast<Op>(op), nt, isa, t, n, basis));
+       for (Case& c : numa_cases(o, *isas.front(), n, basis)) cs.push_back(std::move(c));
        return cs;
      }});
 

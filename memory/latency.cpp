@@ -18,6 +18,7 @@
 
 #include "memutil.hpp"
 #include "rigcheck/harness/harness.hpp"
+#include "rigcheck/harness/machine_topology.hpp"
 #include "rigcheck/harness/names.hpp"
 #include "rigcheck/harness/stats.hpp"
 
@@ -29,10 +30,12 @@ constexpr size_t kLine = 64;  // one pointer per cache line
 // One buffer per page kind, as large as the largest size of its curve, allocated and touched once
 // at the curve's first case (the sizes grow: a buffer regrown at each size touched twice the largest
 // with 4 KiB pages, 3.4 times with 2 MiB pages at 2 sizes per octave; the first touch was 42% of
-// this binary's samples in the quick profile, perf, issue 33).
+// this binary's samples in the quick profile, perf). One per memory policy too: on a machine of
+// several NUMA nodes the harness binds each case's memory to its nodes (placement), and the
+// matrix's cases each to one node.
 Buffer& chase_buffer(Pages pages, size_t bytes) {
-  static std::map<Pages, Buffer> bufs;
-  Buffer& b = bufs[pages];
+  static std::map<std::pair<Pages, std::string>, Buffer> bufs;
+  Buffer& b = bufs[{pages, memory_policy_nodes()}];
   if (b.bytes() < bytes) {
     b = Buffer();
     b = Buffer(bytes, pages);
@@ -202,6 +205,42 @@ std::vector<Case> chase_cases(const CommonOptions& o, bool loaded) {
   return cs;
 }
 
+// The matrix: the chase (2 MiB pages) from the first core of each host NUMA node to a buffer on each
+// node, one thread, at one size far beyond the caches (256 MiB; tiny: 16 MiB). On a machine of one
+// host node, one skipped case saying so.
+std::vector<Case> numa_cases(const CommonOptions& o) {
+  std::vector<Case> cs;
+  const std::vector<std::pair<int, int>> nodes = node_core_counts(this_machine(), o.allowed_cpus);
+  const int64_t bytes = o.profile == Profile::tiny ? int64_t(16) << 20 : int64_t(256) << 20;
+  const int64_t loads = loads_for(o);
+  if (nodes.size() < 2) {
+    Case c;
+    c.name = "matrix";
+    c.params = {{"pages", to_string(Pages::huge)}, {"bytes", std::to_string(bytes)}};
+    const size_t seen = nodes.size();
+    c.make = [seen]() -> std::unique_ptr<Kernel> {
+      throw Skip(fmt::format("the latency matrix needs two host NUMA nodes with allowed CPUs (this process: {})", seen));
+    };
+    cs.push_back(std::move(c));
+    return cs;
+  }
+  for (const auto& cpu : nodes)
+    for (const auto& mem : nodes) {
+      Case c;
+      c.name = fmt::format("cpu{}/mem{}", cpu.first, mem.first);
+      c.params = {{"pages", to_string(Pages::huge)}, {"bytes", std::to_string(bytes)}, {"loads", std::to_string(loads)},
+                  {"threads", "1"}, {"numa_node", std::to_string(cpu.first)}, {"memory_node", std::to_string(mem.first)},
+                  {"memory", cpu.first == mem.first ? "local" : "remote"}};
+      c.numa_node = cpu.first;
+      c.memory_node = mem.first;
+      c.make = [bytes, loads]() -> std::unique_ptr<Kernel> {
+        return std::make_unique<Chase>(Pages::huge, static_cast<size_t>(bytes), static_cast<size_t>(bytes), loads, 0);
+      };
+      cs.push_back(std::move(c));
+    }
+  return cs;
+}
+
 const bool lat = register_benchmark({names::kMemoryLatency,
                                      "random cyclic pointer chase, 4 KiB to 1 GiB, 4 KiB and 2 MiB pages (ns per load)",
                                      [](const CommonOptions& o) { return chase_cases(o, false); }});
@@ -279,6 +318,10 @@ const bool lat_rows = register_derived_rows(names::kMemoryLatency, [](const std:
   return out;
 });
 const bool lat_loaded_rows = register_derived_rows(names::kMemoryLatencyLoaded, ns_rows);
+const bool lat_numa = register_benchmark(
+    {names::kMemoryLatencyNuma, "the chase (2 MiB pages, 256 MiB) from each NUMA node's cores to each node's memory",
+     numa_cases});
+const bool lat_numa_rows = register_derived_rows(names::kMemoryLatencyNuma, ns_rows);
 
 }  // namespace
 }  // namespace rigcheck::mem

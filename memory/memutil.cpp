@@ -3,6 +3,7 @@
 #include <iterator>
 #include <omp.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -236,6 +237,17 @@ std::vector<Level> find_levels(const std::vector<CurvePoint>& curve, const Plate
     levels.push_back(l);
   }
   return levels;
+}
+
+std::string memory_policy_nodes() {
+  int mode = 0;
+  std::vector<unsigned long> mask(16, 0);  // 1024 nodes
+  const size_t bits = 8 * sizeof(unsigned long);
+  if (syscall(SYS_get_mempolicy, &mode, mask.data(), mask.size() * bits, nullptr, 0) != 0) return "";
+  std::string out;
+  for (size_t n = 0; n < mask.size() * bits; ++n)
+    if (mask[n / bits] >> (n % bits) & 1ul) out += (out.empty() ? "" : ",") + std::to_string(n);
+  return out;
 }
 
 }  // namespace rigcheck::mem

@@ -61,6 +61,11 @@ uint64_t sysfs_l3_total_bytes();
 // Free memory the kernel says can be had without swapping (MemAvailable), bytes; -1 unknown.
 int64_t mem_available_bytes();
 
+// The NUMA nodes this thread's memory policy binds new pages to (get_mempolicy: MPOL_BIND or
+// MPOL_PREFERRED's nodes), as "0" or "0,1"; "" under the default policy (first touch, the local node).
+// The harness sets it per case (placement): buffers kept across cases are kept per policy.
+std::string memory_policy_nodes();
+
 // splitmix64: a fast, good 64-bit random stream.
 struct SplitMix {
   uint64_t s;

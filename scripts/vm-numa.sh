@@ -26,8 +26,8 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 build=$here/build
 out=
 # shellcheck disable=SC2054  # commas inside arguments (a list for --select)
-run_args=(--profile tiny --select cpu_gemm,memory_bandwidth
-  --case-filter '^(gemm_sgemm_openblas/|memory_bandwidth[^/]*/(triad/plain/|.*node))' --timeout-scale 20)
+run_args=(--profile tiny --select cpu_gemm,memory_bandwidth,memory_latency
+  --case-filter '^(gemm_sgemm_openblas/|memory_bandwidth[^/]*/(triad/plain/|.*node)|memory_latency_numa/)' --timeout-scale 20)
 while (($# > 0)); do
   case "$1" in
     --build) build=$(realpath "${2:?--build DIR}"); shift ;;

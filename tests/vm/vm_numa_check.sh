@@ -8,9 +8,11 @@
 #               one of 16 threads placed +smt (the SMT point);
 #   one node    every row of 4 threads or fewer (one node's cores) names one NUMA node, its CPUs are
 #               as many as its threads and all on that node (by QEMU's map, not the suite's own), and
-#               its note says nothing of a failed memory binding (set_mempolicy): its memory was bound
-#               to that node;
+#               its note says nothing of a failed memory binding (set_mempolicy), and its memory_nodes
+#               say its memory was bound to that node (or, for a remote-memory case, to its memory_node);
 #   per node    memory_bandwidth has rows on each NUMA node alone (node 0 and node 1);
+#   matrix      memory_latency_numa has ns_per_load rows from each node's cores to each node's memory
+#               (cpu0/mem0, cpu0/mem1, cpu1/mem0, cpu1/mem1), each bound as its name says;
 #   emulated    the inventory's `emulated` is `yes: ...`, every timing row (unit s or a rate, x/s) is
 #               not ok and its note says it was timed under emulation;
 #   verdicts    no verdict of verdicts.csv rests on timings (basis measured, predicted or emulated)
@@ -20,7 +22,7 @@
 set -euo pipefail
 run=${1:?usage: vm_numa_check.sh RUN_FOLDER}
 [[ -d $run ]] || { echo "vm_numa_check: $run is not a folder" >&2; exit 2; }
-for f in inventory.csv cpu_gemm.csv memory_bandwidth.csv verdicts.csv; do
+for f in inventory.csv cpu_gemm.csv memory_bandwidth.csv memory_latency.csv verdicts.csv; do
   [[ -f $run/$f ]] || { echo "vm_numa_check: no $f in $run" >&2; exit 2; }
 done
 failed=0
@@ -30,7 +32,8 @@ bad() {
   failed=1
 }
 # One result file's rows, one a line, tab-separated: file, benchmark, case, metric, unit, status,
-# threads, cpus (expanded, comma-separated), numa_nodes, placement, note. Quoted CSV fields may hold
+# threads, cpus (expanded, comma-separated), numa_nodes, placement, note, memory_nodes, memory_node
+# (a per-node case's requested memory node). Quoted CSV fields may hold
 # commas (params and notes do; mawk has no FPAT): a small parser, as tests/support/threads_as_stated.sh.
 rows_of() {
   awk -v file="$(basename "$1")" '
@@ -62,7 +65,7 @@ rows_of() {
       np = split(f[5], kv, ";")
       for (i = 1; i <= np; i++) { k = kv[i]; sub(/=.*/, "", k); v = kv[i]; sub(/^[^=]*=/, "", v); p[k] = v }
       note = f[11]; gsub(/\t/, " ", note)
-      printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", file, f[3], f[4], f[6], f[8], f[10], p["threads"], expand(p["cpus"]), p["numa_nodes"], p["placement"], note
+      printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", file, f[3], f[4], f[6], f[8], f[10], p["threads"], expand(p["cpus"]), p["numa_nodes"], p["placement"], note, p["memory_nodes"], p["memory_node"]
     }' "$1"
 }
 rows=$(for csv in "$run"/*.csv; do rows_of "$csv"; done)
@@ -95,6 +98,7 @@ one_node=$(awk -F'\t' '$7 != "" && $7 + 0 <= 4 {
   else if (n != $7) why = n " CPUs (" $8 ") for " $7 " threads"
   else for (i = 1; i <= n; i++) if (int(c[i] / 8) != $9 + 0) why = "CPU " c[i] " is not on node " $9
   if (why == "" && $11 ~ /set_mempolicy/) why = "memory binding failed: " $11
+  if (why == "" && $12 != ($13 != "" ? $13 : $9)) why = "memory_nodes=" $12 " (expected " ($13 != "" ? $13 : $9) ")"
   if (why != "") printf "BAD %s %s/%s %s: %s\n", $1, $2, $3, $4, why; else print "GOOD"
 }' <<<"$rows")
 n_good=$(grep -c '^GOOD' <<<"$one_node" || true)
@@ -114,6 +118,15 @@ for node in 0 1; do
   c=$(awk -F'\t' -v n="$node" '$1 == "memory_bandwidth.csv" && $9 == n && $4 != "check_wrong"' <<<"$rows" | cut -f3 | sort -u | wc -l)
   if ((c > 0)); then ok "memory_bandwidth has cases on NUMA node $node alone: $c"
   else bad "memory_bandwidth has no case on NUMA node $node alone (per-node STREAM rows: threads and memory on that node)"; fi
+done
+
+# ------------------------------------------------------------------ the latency matrix
+for pair in 0:0 0:1 1:0 1:1; do
+  cpu=${pair%:*} mem=${pair#*:}
+  c=$(awk -F'\t' -v name="cpu$cpu/mem$mem" -v cpu="$cpu" -v mem="$mem" '$1 == "memory_latency.csv" &&
+    $2 == "memory_latency_numa" && $3 == name && $4 == "ns_per_load" && $9 == cpu && $12 == mem' <<<"$rows" | wc -l)
+  if ((c > 0)); then ok "memory_latency_numa cpu$cpu/mem$mem: $c ns_per_load rows, CPU on node $cpu, memory on node $mem"
+  else bad "memory_latency_numa has no ns_per_load row cpu$cpu/mem$mem with its CPU on node $cpu and its memory on node $mem"; fi
 done
 
 # ------------------------------------------------------------------ emulation: every timing mistrusted

@@ -82,7 +82,7 @@ class Harness {
                                opt_.usable_threads > opt_.usable_cores ? "hardware threads" : "cores",
                                opt_.usable_threads, opt_.usable_cores, opt_.cpu_budget));
       const Placement how = opt_.placement == "spread" ? Placement::spread : Placement::compact;
-      s.where = case_placement(e.c.threads, how, opt_.allowed_cpus);
+      s.where = case_placement(e.c.threads, how, opt_.allowed_cpus, e.c.numa_node, e.c.memory_node);
       if (!s.where.error.empty()) throw Skip("cannot place the case's threads: " + s.where.error);
       for (auto& p : placement_params(s.where, how)) own.push_back(p);
       s.params = format_params(own);

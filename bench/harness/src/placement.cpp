@@ -41,7 +41,9 @@ long set_mempolicy_nodes(const std::vector<int>& nodes) {
 
 }  // namespace
 
-ThreadPlacement case_placement(int threads, Placement p, const std::vector<int>& allowed) {
+ThreadPlacement case_placement(int threads, Placement p, const std::vector<int>& allowed, int numa_node,
+                               int memory_node) {
+  if (numa_node >= 0) return place_threads_on_node(this_machine(), threads, numa_node, memory_node, allowed);
   return place_threads(this_machine(), threads, p, allowed);
 }
 
@@ -88,7 +90,7 @@ std::string bind_case(const ThreadPlacement& where) {
   if (pinned != n) problems += fmt::format("{}{} of {} OpenMP threads pinned", problems.empty() ? "" : "; ", pinned, n);
   // Memory of the case's NUMA nodes, where the machine has more than one: the kernel's buffers are
   // allocated and first touched after this.
-  if (this_machine().host_nodes() > 1 && set_mempolicy_nodes(where.nodes) != 0)
+  if (this_machine().host_nodes() > 1 && set_mempolicy_nodes(where.memory_nodes) != 0)
     problems += fmt::format("{}set_mempolicy: {}", problems.empty() ? "" : "; ", std::strerror(errno));
   return problems;
 }
@@ -96,12 +98,16 @@ std::string bind_case(const ThreadPlacement& where) {
 std::vector<std::pair<std::string, std::string>> placement_params(const ThreadPlacement& where, Placement p) {
   std::vector<int> sorted = where.cpus;
   std::sort(sorted.begin(), sorted.end());
-  std::string nodes, l3;
-  for (int n : where.nodes) nodes += (nodes.empty() ? "" : ",") + std::to_string(n);
-  for (int c : where.l3) l3 += (l3.empty() ? "" : ",") + std::to_string(c);
+  auto list = [](const std::vector<int>& v) {
+    std::string s;
+    for (int n : v) s += (s.empty() ? "" : ",") + std::to_string(n);
+    return s.empty() ? std::string("unknown") : s;
+  };
+  const std::string nodes = list(where.nodes), l3 = list(where.l3);
   return {{"cpus", format_cpu_list(sorted)},
-          {"numa_nodes", nodes.empty() ? "unknown" : nodes},
-          {"l3_domains", l3.empty() ? "unknown" : l3},
+          {"numa_nodes", nodes},
+          {"memory_nodes", this_machine().host_nodes() > 1 ? list(where.memory_nodes) : "any"},
+          {"l3_domains", l3},
           {"placement", std::string(to_string(p)) + (where.smt ? "+smt" : "")}};
 }
 

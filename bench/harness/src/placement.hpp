@@ -11,14 +11,17 @@
 
 namespace rigcheck::detail {
 
-// The placement of `threads` threads on the CPUs this process was given (`allowed`, sorted).
-ThreadPlacement case_placement(int threads, Placement p, const std::vector<int>& allowed);
+// The placement of `threads` threads on the CPUs this process was given (`allowed`, sorted); on
+// one NUMA node's CPUs with the memory on `memory_node` when `numa_node` >= 0 (Case::numa_node).
+ThreadPlacement case_placement(int threads, Placement p, const std::vector<int>& allowed, int numa_node = -1,
+                               int memory_node = -1);
 // Applies it; returns what could not be done (empty when all was), for the row's note.
 std::string bind_case(const ThreadPlacement& where);
 // Every thread of the process on `cpus` (each OpenMP worker's own pin undone): for what is not timed,
 // a kernel's check against its reference, which may use every CPU the process was given.
 void confine_all_threads(const std::vector<int>& cpus);
-// The observed params of a placed case: cpus=0-3;numa_nodes=0;l3_domains=0;placement=compact
+// The observed params of a placed case: cpus=0-3;numa_nodes=0;memory_nodes=0;l3_domains=0;placement=compact
+// (memory_nodes: those its memory was bound to, "any" on a machine of one host node, where no binding is made)
 std::vector<std::pair<std::string, std::string>> placement_params(const ThreadPlacement& where, Placement p);
 
 }  // namespace rigcheck::detail

@@ -96,6 +96,27 @@ TEST(Placement, OnlyAllowedCpusAreUsed) {
   EXPECT_EQ(domain_core_counts(t), (std::vector<int>{4, 4, 4}));
 }
 
+// The memory area's per-node cases: threads on one node's cores (whatever the CPU numbering), memory
+// on that node or, asked, on another; the nodes and their allowed cores for the sweep over them.
+TEST(Placement, OnOneNodeWithLocalOrRemoteMemory) {
+  const Topology t = alternating_two_socket();
+  const ThreadPlacement local = place_threads_on_node(t, 4, 1);
+  EXPECT_EQ(local.cpus, (std::vector<int>{1, 3, 5, 7}));
+  EXPECT_EQ(local.nodes, std::vector<int>{1});
+  EXPECT_EQ(local.memory_nodes, std::vector<int>{1});
+  const ThreadPlacement remote = place_threads_on_node(t, 4, 0, 1);
+  EXPECT_EQ(remote.nodes, std::vector<int>{0});
+  EXPECT_EQ(remote.memory_nodes, std::vector<int>{1});
+  EXPECT_EQ(place_threads(t, 8).memory_nodes, (std::vector<int>{0, 1}));  // the sweep's: its CPUs' nodes
+  EXPECT_TRUE(place_threads_on_node(t, 5, 0).smt);             // 4 cores there: a 5th thread is a sibling,
+  EXPECT_FALSE(place_threads_on_node(t, 9, 0).error.empty());  // and 8 hardware threads at most
+  EXPECT_FALSE(place_threads_on_node(t, 1, 2).error.empty());  // no node 2
+  EXPECT_FALSE(place_threads_on_node(t, 1, 0, 7).error.empty());
+  EXPECT_FALSE(place_threads_on_node(t, 1, 0, -1, {1, 3}).error.empty());  // none of node 0's CPUs allowed
+  EXPECT_EQ(node_core_counts(t), (std::vector<std::pair<int, int>>{{0, 4}, {1, 4}}));
+  EXPECT_EQ(node_core_counts(t, {1, 3, 9}), (std::vector<std::pair<int, int>>{{1, 2}}));
+}
+
 // On every captured machine: compact placement of N threads, N up to one NUMA node's cores, stays on
 // one NUMA node, and on one socket up to the cores that node and that socket share (a NUMA node of
 // several sockets, as on old SGI Altix machines or a 2-socket machine without NUMA, spans them).

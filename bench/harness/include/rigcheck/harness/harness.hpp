@@ -77,6 +77,11 @@ struct Case {
   Params params;         // parameters as key=value
   Work work;             // per iteration
   int threads = 1;       // worker threads the case uses (OpenMP pool size is set to it)
+  // A case of one NUMA node (the memory area's per-node figures): its threads on the cores of host
+  // node `numa_node` (os_index) and its memory bound to `memory_node` (-1: that node), in place of
+  // the sweep's placement (--placement). -1: the sweep's.
+  int numa_node = -1;
+  int memory_node = -1;
   // Timed by the kernel itself (Kernel::run_timed, e.g. CUDA events) instead of the wall clock;
   // the CPU-share mistrust rule does not apply (the host only waits for the device).
   bool manual_time = false;

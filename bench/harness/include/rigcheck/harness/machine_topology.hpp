@@ -87,6 +87,7 @@ struct ThreadPlacement {
   std::vector<int> nodes;    // os_index of the host NUMA nodes of those CPUs
   std::vector<int> l3;       // ordinals of their last-level cache instances (0: the first in logical order)
   std::vector<int> packages; // logical indexes of their packages
+  std::vector<int> memory_nodes;  // os_index of the NUMA nodes its memory is bound to: `nodes`, or a case's own
   int cores = 0;             // physical cores used
   bool smt = false;          // two or more threads on one core
   std::string error;         // non-empty: cannot place (more threads than allowed hardware threads)
@@ -95,6 +96,13 @@ struct ThreadPlacement {
 // function of the topology: tested on captures of real machines.
 ThreadPlacement place_threads(const Topology& t, int threads, Placement p = Placement::compact,
                               const std::vector<int>& allowed = {});
+// The same on the cores of one host NUMA node (`node`: its os_index) with the memory bound to
+// `memory_node` (-1: that node; another: remote memory), for the memory area's per-node figures. An
+// error when the node has too few allowed hardware threads or either node is not a host node.
+ThreadPlacement place_threads_on_node(const Topology& t, int threads, int node, int memory_node = -1,
+                                      const std::vector<int>& allowed = {});
+// The host NUMA nodes (os_index, ascending) holding an allowed CPU, and how many allowed cores each has.
+std::vector<std::pair<int, int>> node_core_counts(const Topology& t, const std::vector<int>& allowed = {});
 
 // The cores (allowed ones) of the first allowed core's last-level cache domain, NUMA node and package:
 // the counts a thread sweep adds to its powers of two, so that compact placement's domains are points.

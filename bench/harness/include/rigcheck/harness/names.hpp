@@ -28,6 +28,8 @@ inline constexpr char kMemoryBandwidth[] = "memory_bandwidth";
 // memory_latency: the curve, the curve with the other cores streaming, the levels found on it
 inline constexpr char kMemoryLatency[] = "memory_latency";
 inline constexpr char kMemoryLatencyLoaded[] = "memory_latency_loaded";
+// the chase from each NUMA node's cores to each node's memory (local and remote: Intel MLC's matrix)
+inline constexpr char kMemoryLatencyNuma[] = "memory_latency_numa";
 inline constexpr char kLatencyLevels[] = "latency_levels";
 // memory_thp
 inline constexpr char kThpAlloc[] = "thp_alloc";
@@ -55,7 +57,7 @@ inline constexpr char kTorchPeer[] = "torch_peer";
 inline constexpr const char* kAllBenchmarks[] = {
     kFmaPeak, kGemmMatmul, kGemmSgemmOnednn, kGemmSgemmOpenblas, kFcInnerProduct, kIsaPrimitives,
     kFcWorkingSet, kResnetTrainStep, kResnetIsa, kMemoryBandwidth, kMemoryLatency,
-    kMemoryLatencyLoaded, kLatencyLevels, kThpAlloc, kThpGups, kHostMemoryTraining, kFio,
+    kMemoryLatencyLoaded, kMemoryLatencyNuma, kLatencyLevels, kThpAlloc, kThpGups, kHostMemoryTraining, kFio,
     kDataloaderIoWait, kDataloaderVsFio, kMpiAllreduce, kMpiRanks, kNcclAllreduce, kNcclRanks,
     kGpuGemm, kGpuGemmSustained, kGpuTransfer, kModelMemory, kTorchPeer,
 };
