@@ -108,6 +108,7 @@ std::vector<std::pair<std::string, std::string>> placement_params(const ThreadPl
           {"numa_nodes", nodes},
           {"memory_nodes", this_machine().host_nodes() > 1 ? list(where.memory_nodes) : "any"},
           {"l3_domains", l3},
+          {"sockets", list(where.packages)},
           {"placement", std::string(to_string(p)) + (where.smt ? "+smt" : "")}};
 }
 

@@ -20,7 +20,7 @@ std::string bind_case(const ThreadPlacement& where);
 // Every thread of the process on `cpus` (each OpenMP worker's own pin undone): for what is not timed,
 // a kernel's check against its reference, which may use every CPU the process was given.
 void confine_all_threads(const std::vector<int>& cpus);
-// The observed params of a placed case: cpus=0-3;numa_nodes=0;memory_nodes=0;l3_domains=0;placement=compact
+// The observed params of a placed case: cpus=0-3;numa_nodes=0;memory_nodes=0;l3_domains=0;sockets=0;placement=compact
 // (memory_nodes: those its memory was bound to, "any" on a machine of one host node, where no binding is made)
 std::vector<std::pair<std::string, std::string>> placement_params(const ThreadPlacement& where, Placement p);
 

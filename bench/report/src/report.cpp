@@ -272,6 +272,7 @@ std::vector<Verdict> make_report(const std::string& run_dir, const ReportOptions
   // What this machine can train (capacity.hpp): per zoo model the largest batch, its speed, its limit.
   md += "\n## What this machine can train\n\n" + capacity_md(capacity_of(run));
 
+  md += numa_md(run);
   md += "\n## Measurements\n" + measurements_md(run);
 
   if (!run.manifest.empty()) {

@@ -24,6 +24,9 @@ std::map<std::string, double> peaks(const RunData& run);
 // 6 GiB (cgroup memory.max)": the machine's shape and the limits the run lived under, from the
 // inventory; empty for a run whose inventory predates these facts.
 std::string shape_and_limits(const RunData& run);
+// "## Where threads and memory were": the placement of the rows behind CPU-1 and CPU-2, STREAM per NUMA
+// node and the latency matrix (numa_md.cpp); what was not measured, said; empty for a run with none of it.
+std::string numa_md(const RunData& run);
 // The text up to the first "; " or ". " outside parentheses, brackets and quotes: one clause.
 std::string first_clause(const std::string& s);
 // At most `max` bytes, cut at a space (never inside a UTF-8 character), with an ellipsis.
