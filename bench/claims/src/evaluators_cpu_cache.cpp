@@ -143,6 +143,8 @@ namespace {
 
 const bool cpu4 = register_evaluator("CPU-4", [](const Claim& c, const RunData& run) {
   Verdict v;
+  // cache_l3_bytes: one instance, as the inventory chose it among its sources (an implausible hwloc or
+  // cpuid figure left out: inventory cache_l3_candidates).
   double total = 0, one = 0;
   const bool have_total = parse_double(fact(run, "cache_l3_total_bytes"), total);
   const bool have_one = parse_double(fact(run, "cache_l3_bytes"), one);
@@ -165,17 +167,26 @@ const bool cpu4 = register_evaluator("CPU-4", [](const Claim& c, const RunData& 
     v.reason = "the inventory has no plausible L3 size from any source (" + fact(run, "cache_l3_candidates") + "); " + eff_text;
     return v;
   }
-  const bool server = fact(run, "cpu_server_class") == "yes";
+  // Server class: the part's (the inventory's cpu_server_class, from its name), or a machine of two
+  // or more sockets, which only servers are.
+  double sockets = 0;
+  const bool multi_socket = parse_double(fact(run, "sockets"), sockets) && sockets >= 2;
+  const bool server = fact(run, "cpu_server_class") == "yes" || multi_socket;
   const double need = server ? c.high : c.low;
-  const double nominal = have_total ? total : one;
+  // One instance: the L3 one core can use. A total over instances (two sockets' L3s added) is no
+  // cache any core has; it is taken only where the inventory knows no instance's size.
+  const double nominal = have_one ? one : total;
   v.measured.value = v.measured.low = v.measured.high = nominal / 1048576.0;
   v.measured.reps = 1;
   v.unit = "MiB";
   v.basis = Basis::inventory;
-  v.evidence = fmt::format("nominal L3 {} {} (source: {}; instances: {}), {} class CPU ({}); {}",
-                           mib_text(nominal), have_total ? "in total" : "in one instance (a lower bound on the part's total)",
-                           fact(run, "cache_l3_source"), fact(run, "cache_l3_instances"), server ? "server" : "consumer",
-                           fact(run, "cpu_model"), eff_text);
+  v.evidence = fmt::format("nominal L3 {} {} (source: {}; instances: {}{}), {} class CPU ({}{}); {}",
+                           mib_text(nominal), have_one ? "in one instance, the most one core can use" : "in total (no instance's size known)",
+                           fact(run, "cache_l3_source"), fact(run, "cache_l3_instances"),
+                           have_total && have_one && total > nominal ? ", " + mib_text(total) + " in all" : "",
+                           server ? "server" : "consumer", fact(run, "cpu_model"),
+                           multi_socket && fact(run, "cpu_server_class") != "yes" ? fmt::format(", {:.0f} sockets", sockets) : "",
+                           eff_text);
   v.verdict = v.measured.value >= need ? Outcome::confirmed : Outcome::refuted;
   v.reason = fmt::format("a recommendation about the part: it {} it ({} MiB {} {} MiB for a {} CPU)",
                          v.verdict == Outcome::confirmed ? "meets" : "falls short of", fmt_num(v.measured.value),

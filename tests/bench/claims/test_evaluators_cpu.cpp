@@ -429,3 +429,21 @@ TEST(ArmDatasheet, EveryArmCpuWithSourcedConsistentFigures) {
   EXPECT_EQ(v["AWS Graviton3 (Neoverse V1)"]["sve_bits"], "256");
   EXPECT_EQ(v["AWS Graviton4 (Neoverse V2)"]["memory_channels"], "12");
 }
+
+// CPU-4 on a 2-socket machine of 16 MiB per socket (the emulated guest's shape): judged on the 16 MiB
+// one core can use, not the 32 MiB of both sockets added, and as a server (two sockets) although the
+// part's name says nothing of its class.
+TEST(CpuL3Verdicts, OneInstanceAndTheSocketCountDecideNotTheSum) {
+  RunData run = l3_run(12, 8);
+  run.facts["cpu_server_class"] = "no";
+  run.facts["sockets"] = "2";
+  run.facts["cache_l3_bytes"] = "16777216";
+  run.facts["cache_l3_total_bytes"] = "33554432";
+  Verdict v4 = evaluate_claim(cpu_claim("CPU-4"), run);
+  EXPECT_EQ(v4.verdict, Outcome::refuted) << v4.evidence;  // 16 MiB < the server's 25
+  EXPECT_DOUBLE_EQ(v4.measured.value, 16);
+  EXPECT_TRUE(has_all(v4.evidence, {"16.00 MiB in one instance", "32.00 MiB in all", "server class", "2 sockets"})) << v4.evidence;
+  run.facts["sockets"] = "1";
+  v4 = evaluate_claim(cpu_claim("CPU-4"), run);
+  EXPECT_EQ(v4.verdict, Outcome::confirmed) << v4.evidence;  // one socket, a consumer part: 16 MiB >= 16
+}
