@@ -14,9 +14,14 @@
 # `source:`, a capture several tests share; `--sysroot-exclude FILE` with its `exclude:`) under its
 # `env:` lines and reads the key,value CSV written. A layout with no cache of that level is `0x0`.
 # One line per capture, then "N passed, M failed, K skipped"; exit 1 on any mismatch.
+#   topology_corpus.sh --live RIGCHECK
+# This machine instead: `lstopo-no-graphics --of xml` (Debian's hwloc) is the expected output, read by
+# the same derivation, against `RIGCHECK inventory` of the live machine; exit 77 without lstopo.
 # shellcheck source-path=SCRIPTDIR source=../../support/lib.sh
 source "$(dirname "$0")/../../support/lib.sh"
-rigcheck=${1:?usage: topology_corpus.sh RIGCHECK [CORPUS]}
+live=0
+[[ ${1:-} == --live ]] && { live=1; shift; }
+rigcheck=${1:?usage: topology_corpus.sh [--live] RIGCHECK [CORPUS]}
 fixtures=$(cd "$(dirname "$0")/../../fixtures/topology" && pwd)
 derive=$fixtures/derive-expected.sh
 corpus=${2:-${RIGCHECK_TOPOLOGY_CORPUS:-$fixtures}}
@@ -24,9 +29,18 @@ corpus=${2:-${RIGCHECK_TOPOLOGY_CORPUS:-$fixtures}}
 [[ -d $corpus ]] || fail "the corpus $corpus is not a folder"
 corpus=$(cd "$corpus" && pwd)
 
-"$derive" -o "$tmp/expected.csv" -x "$tmp/excluded.csv" "$corpus" || fail "derive-expected.sh failed on $corpus"
 failed=0 passed=0 skipped=0
+if ((live)); then
+  command -v lstopo-no-graphics >/dev/null || { echo "SKIP: no lstopo-no-graphics (Debian's hwloc package)"; exit 77; }
+  lstopo-no-graphics --of xml >"$tmp/live.xml" || fail "lstopo-no-graphics --of xml failed"
+  { head -n 1 "$corpus/expected.csv"; "$derive" --facts live "$tmp/live.xml" --of xml; } >"$tmp/expected.csv" ||
+    fail "derive-expected.sh could not read lstopo's output"
+  echo "capture,reason" >"$tmp/excluded.csv"
+else
+  "$derive" -o "$tmp/expected.csv" -x "$tmp/excluded.csv" "$corpus" || fail "derive-expected.sh failed on $corpus"
+fi
 for f in expected.csv excluded.csv; do
+  ((live)) && break
   if [[ -f $corpus/$f ]] && ! diff -u "$corpus/$f" "$tmp/$f" >"$tmp/$f.diff"; then
     echo "$f: the committed file differs from derive-expected.sh's derivation (rerun the command in the README):"
     cat "$tmp/$f.diff"
@@ -71,18 +85,22 @@ older_than_2_12() {
 IFS=, read -r -a columns <"$tmp/expected.csv"
 while IFS=, read -r -a expected; do
   capture=${expected[0]} view=${expected[1]} test=$corpus/${expected[0]}.test
-  source=$(sed -n 's/^source: *//p' "$test" | head -n 1)
-  exclude=$(sed -n 's/^exclude: *//p' "$test" | head -n 1)
-  sed -n 's/^env: *//p' "$test" >"$tmp/env"
   out=$tmp/$capture.csv
-  # The test's env lines set variables hwloc reads (HWLOC_KEEP_NVIDIA_GPU_NUMA_NODES, HWLOC_CPUKINDS,
-  # ...): the expected output was made under them.
-  if ! ( set +u; . "$tmp/env"
-         "$rigcheck" inventory --sysroot "$corpus/$source" --out "$out" \
-           ${exclude:+--sysroot-exclude "$corpus/$exclude"} ) >"$tmp/$capture.log" 2>&1; then
-    echo "$capture: rigcheck inventory failed: $(tail -n 3 "$tmp/$capture.log" | tr '\n' ' ')"
-    failed=$((failed + 1))
-    continue
+  if ((live)); then
+    "$rigcheck" inventory --out "$out" >"$tmp/live.log" 2>&1 || fail "rigcheck inventory failed: $(tail -n 3 "$tmp/live.log")"
+  else
+    source=$(sed -n 's/^source: *//p' "$test" | head -n 1)
+    exclude=$(sed -n 's/^exclude: *//p' "$test" | head -n 1)
+    sed -n 's/^env: *//p' "$test" >"$tmp/env"
+    # The test's env lines set variables hwloc reads (HWLOC_KEEP_NVIDIA_GPU_NUMA_NODES, HWLOC_CPUKINDS,
+    # ...): the expected output was made under them.
+    if ! ( set +u; . "$tmp/env"
+           "$rigcheck" inventory --sysroot "$corpus/$source" --out "$out" \
+             ${exclude:+--sysroot-exclude "$corpus/$exclude"} ) >"$tmp/$capture.log" 2>&1; then
+      echo "$capture: rigcheck inventory failed: $(tail -n 3 "$tmp/$capture.log" | tr '\n' ' ')"
+      failed=$((failed + 1))
+      continue
+    fi
   fi
   declare -A inv=()
   while IFS= read -r line; do
