@@ -255,11 +255,11 @@ int near_limit_batch(const std::string& model, int seq, double& predicted) {
   const int batch = within_budget(model, seq, l, l.probe_batch > 0 ? l.probe_batch : static_cast<int>(kNearFraction * l.limit),
                                   0, "a check");
   predicted = l.at(batch);
-  const int64_t avail = mem_available_bytes();
-  if (avail < 0 || static_cast<double>(avail) < predicted + kKeepFreeBytes)
-    throw Skip(fmt::format("near-limit check b{} is predicted to take {:.1f} GiB and {:.1f} GiB must stay free; MemAvailable "
-                           "is {:.1f} GiB: skipped rather than risk swap or the OOM killer",
-                           batch, predicted / kGiB, kKeepFreeBytes / kGiB, avail / kGiB));
+  const Headroom room = memory_headroom();
+  if (room.bytes < 0 || static_cast<double>(room.bytes) < predicted + kKeepFreeBytes)
+    throw Skip(fmt::format("near-limit check b{} is predicted to take {:.1f} GiB and {:.1f} GiB must stay free; {}: "
+                           "skipped rather than risk swap or the OOM killer",
+                           batch, predicted / kGiB, kKeepFreeBytes / kGiB, room.what));
   return batch;
 }
 
@@ -289,12 +289,12 @@ class HostStep final : public Kernel {
       params_.push_back({"child_processes", "1"});
       return;  // near_limit_batch checked MemAvailable against its own prediction
     }
-    const int64_t avail = mem_available_bytes();
-    if (avail < 0) throw Skip("MemAvailable not readable in /proc/meminfo: cannot tell whether the point fits");
-    if (static_cast<double>(avail) < need_bytes)
-      throw Skip(fmt::format("needs about {:.1f} GiB free (1.5 x the analytic estimate + 1.5 GiB; a capacity check point 1.1 x + 2 GiB), MemAvailable is "
-                             "{:.1f} GiB: skipped rather than risk swap or the OOM killer",
-                             need_bytes / 1073741824.0, static_cast<double>(avail) / 1073741824.0));
+    const Headroom room = memory_headroom();
+    if (room.bytes < 0) throw Skip("MemAvailable not readable in /proc/meminfo: cannot tell whether the point fits");
+    if (static_cast<double>(room.bytes) < need_bytes)
+      throw Skip(fmt::format("needs about {:.1f} GiB free (1.5 x the analytic estimate + 1.5 GiB; a capacity check point "
+                             "1.1 x + 2 GiB), {}: skipped rather than risk swap or the OOM killer",
+                             need_bytes / 1073741824.0, room.what));
   }
   void run() override { record(once()); }
   // The work runs in a child process, whose CPU time Google Benchmark's process clock does not

@@ -17,6 +17,8 @@
 
 #include <fmt/format.h>
 
+#include "rigcheck/harness/topology.hpp"
+
 namespace rigcheck::mem {
 
 const char* to_string(Pages p) {
@@ -150,6 +152,24 @@ int64_t mem_available_bytes() {
     if (key == "MemAvailable:") return static_cast<int64_t>(kb) * 1024;
   }
   return -1;
+}
+
+Headroom memory_headroom() {
+  Headroom h;
+  h.bytes = mem_available_bytes();
+  h.what = h.bytes >= 0 ? fmt::format("MemAvailable is {:.1f} GiB", static_cast<double>(h.bytes) / 1073741824.0)
+                        : "MemAvailable not readable";
+  const CgroupMemoryLimit lim = cgroup_memory_limit();
+  if (lim.bytes > 0) {
+    const int64_t left = lim.bytes > lim.used ? static_cast<int64_t>(lim.bytes - lim.used) : 0;
+    if (h.bytes < 0 || left < h.bytes) {
+      h.bytes = left;
+      h.what = fmt::format("the memory limit leaves {:.1f} GiB ({:.1f} GiB, {}{})", static_cast<double>(left) / 1073741824.0,
+                           static_cast<double>(lim.bytes) / 1073741824.0, lim.text,
+                           lim.used ? fmt::format(", {:.1f} GiB of it in use", static_cast<double>(lim.used) / 1073741824.0) : "");
+    }
+  }
+  return h;
 }
 
 std::vector<uint32_t> random_cycle(uint32_t n, uint64_t seed) {

@@ -61,6 +61,15 @@ uint64_t sysfs_l3_total_bytes();
 // Free memory the kernel says can be had without swapping (MemAvailable), bytes; -1 unknown.
 int64_t mem_available_bytes();
 
+// What this process may still take: MemAvailable, or less where a memory limit is nearer (a cgroup's
+// memory.max or memory.limit_in_bytes less what the cgroup uses now; Slurm's SLURM_MEM_PER_NODE);
+// `what` names the bound, for a skip's reason. bytes -1: unknown.
+struct Headroom {
+  int64_t bytes = -1;
+  std::string what;
+};
+Headroom memory_headroom();
+
 // The NUMA nodes this thread's memory policy binds new pages to (get_mempolicy: MPOL_BIND or
 // MPOL_PREFERRED's nodes), as "0" or "0,1"; "" under the default policy (first touch, the local node).
 // The harness sets it per case (placement): buffers kept across cases are kept per policy.

@@ -341,6 +341,16 @@ const bool mem1 = register_evaluator("MEM-1", [](const Claim&, const RunData& ru
       "peak RSS (within +-{:.0f}%) at {} of {} points and misses beyond the noise at {}{}",
       headline->name, headline->name.rfind("bert_large/b32/", 0) == 0 ? ", measured here" : ", not measured in this run",
       100 * kFormulaTolerance, agree, pts.size(), disagree, skipped);
+  // A job under a memory limit measured only the points that fit in it (memory_host skips the others
+  // against the limit, not the machine's memory): the verdict says which bound the points.
+  double limit = 0;
+  if (parse_double(fact(run, "memory_limit_bytes"), limit) && limit > 0) {
+    std::string from = fact(run, "memory_limit");  // "BYTES (where it comes from)"
+    if (auto p = from.find(" ("); p != std::string::npos) from = from.substr(p + 2, from.size() - p - 3);
+    v.reason += fmt::format("; this run could use at most {:.1f} GiB ({}): the points that would not fit in it were "
+                            "skipped, the others are measured as on the whole machine",
+                            limit / 1073741824.0, from);
+  }
   return v;
 });
 

@@ -181,6 +181,9 @@ CgroupMemoryLimit cgroup_memory_limit(const std::string& proc_self_cgroup, const
     if (bytes > 0 && bytes < (1ull << 60) && (best.bytes == 0 || bytes < best.bytes)) {
       best.bytes = bytes;
       best.text = fmt::format("cgroup {} in {}", file, dir);
+      std::string now;
+      best.used = read_line(dir + "/" + (v2 ? "memory.current" : "memory.usage_in_bytes"), now)
+                      ? static_cast<std::uint64_t>(std::atoll(now.c_str())) : 0;
     }
     return true;
   });
@@ -188,6 +191,7 @@ CgroupMemoryLimit cgroup_memory_limit(const std::string& proc_self_cgroup, const
     const std::uint64_t b = static_cast<std::uint64_t>(std::atoll(mb)) << 20;
     if (b > 0 && (best.bytes == 0 || b < best.bytes)) {
       best.bytes = b;
+      best.used = 0;
       best.text = fmt::format("Slurm SLURM_MEM_PER_NODE={} MB", mb);
     }
   }

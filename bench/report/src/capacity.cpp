@@ -331,14 +331,25 @@ CapacityAnswer capacity_of(const RunData& run, const CapacityOptions& opt) {
   CapacityAnswer a;
   a.total_bytes = fact_number(run.inventory, "memory_total_bytes");
   a.available_bytes = fact_number(run.inventory, "memory_available_bytes");
+  // The run's memory limit (cgroup memory.max, Slurm's allocation) where it is below the machine's:
+  // a job can train only what fits in it.
+  const double limit = fact_number(run.inventory, "memory_limit_bytes");
+  std::string bound = "the inventory's total";
+  if (limit > 0 && (std::isnan(a.total_bytes) || limit < a.total_bytes)) {
+    a.total_bytes = limit;
+    std::string from = fact_or(run.inventory, "memory_limit", "");
+    if (auto p = from.find(" ("); p != std::string::npos) from = from.substr(p + 2, from.size() - p - 3);
+    bound = "the run's memory limit (" + from + ", below the machine's " +
+            gib(fact_number(run.inventory, "memory_total_bytes")) + ")";
+  }
   if (std::isnan(a.total_bytes)) {
     a.memory_text = "the inventory has no memory_total_bytes: no limit can be drawn";
   } else {
     const double margin = std::max(opt.margin_fraction * a.total_bytes, opt.margin_min_bytes);
     a.usable_bytes = a.total_bytes - margin;
-    a.memory_text = fmt::format("usable host memory {} = the inventory's total {} less a safety margin of {} "
+    a.memory_text = fmt::format("usable host memory {} = {} {} less a safety margin of {} "
                                 "({:.0f}% of it, at least {}: the OS, the page cache, other processes)",
-                                gib(a.usable_bytes), gib(a.total_bytes), gib(margin), 100 * opt.margin_fraction,
+                                gib(a.usable_bytes), bound, gib(a.total_bytes), gib(margin), 100 * opt.margin_fraction,
                                 gib(opt.margin_min_bytes));
     if (!std::isnan(a.available_bytes) && a.available_bytes < a.usable_bytes)
       a.memory_text += fmt::format("; when the run started only {} was free (MemAvailable): others' use lowers "

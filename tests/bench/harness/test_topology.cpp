@@ -108,3 +108,24 @@ TEST(CpuBudget, OpenMpBindingDoesNotShrinkTheBudget) {
       EXPECT_NE(row.status, Status::skipped) << row.note;
     }
 }
+
+// The memory limit a job lives under, with what its cgroup uses now (memory_host's headroom is the
+// limit less that): v2 memory.max and memory.current, v1 memory.limit_in_bytes and usage_in_bytes.
+TEST(CpuBudget, CgroupMemoryLimitAndUseBothVersions) {
+  std::string d = fresh_dir("cgroup-mem");
+  write(d + "/self_v2", "0::/job\n");
+  write(d + "/root/job/memory.max", "3221225472\n");
+  write(d + "/root/job/memory.current", "1073741824\n");
+  CgroupMemoryLimit m = cgroup_memory_limit(d + "/self_v2", d + "/root");
+  EXPECT_EQ(m.bytes, 3221225472u);
+  EXPECT_EQ(m.used, 1073741824u);
+  EXPECT_NE(m.text.find("memory.max"), std::string::npos) << m.text;
+  write(d + "/self_v1", "4:memory:/job\n");
+  write(d + "/root1/memory/job/memory.limit_in_bytes", "2147483648\n");
+  write(d + "/root1/memory/job/memory.usage_in_bytes", "536870912\n");
+  m = cgroup_memory_limit(d + "/self_v1", d + "/root1");
+  EXPECT_EQ(m.bytes, 2147483648u);
+  EXPECT_EQ(m.used, 536870912u);
+  write(d + "/self_none", "0::/\n");
+  EXPECT_EQ(cgroup_memory_limit(d + "/self_none", d + "/empty").bytes, 0u);
+}

@@ -394,3 +394,15 @@ TEST(Capacity, ReportHasTheSection) {
   EXPECT_NE(html.find("<section id=\"capacity\"><h2>What this machine can train</h2>"), std::string::npos);
   EXPECT_NE(html.find("<tr><td>light_cnn</td><td>measured fit</td>"), std::string::npos);
 }
+
+// A job under a memory limit below the machine's memory can train only what fits in the limit: the
+// answer is drawn against it and says which bound it.
+TEST(Capacity, TheRunsMemoryLimitBoundsTheAnswer) {
+  SyntheticRun s = machine_run("gpu_count,0\ngpu_note,synthetic: no GPU\nmemory_limit_bytes,4294967296\n"
+                               "memory_limit,4294967296 (cgroup memory.max in /sys/fs/cgroup/job)\n");
+  CapacityAnswer a = capacity_of(read_run(s.write()));
+  EXPECT_NEAR(a.usable_bytes, 2 * kGiB, 1);  // 4 GiB less max(10%, 2 GiB), not the machine's 20
+  EXPECT_NE(a.memory_text.find("the run's memory limit (cgroup memory.max in /sys/fs/cgroup/job"), std::string::npos)
+      << a.memory_text;
+  EXPECT_LE(model_of(a, "light_cnn").predicted_at_limit, 2 * kGiB);
+}

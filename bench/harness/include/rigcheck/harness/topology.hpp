@@ -33,6 +33,7 @@ CgroupQuota cgroup_cpu_quota(const std::string& proc_self_cgroup = "/proc/self/c
 struct CgroupMemoryLimit {
   std::uint64_t bytes = 0;  // 0: none
   std::string text;         // where it comes from, or "none (...)"
+  std::uint64_t used = 0;   // what that cgroup uses now (memory.current, memory.usage_in_bytes); 0 unknown (Slurm's)
 };
 CgroupMemoryLimit cgroup_memory_limit(const std::string& proc_self_cgroup = "/proc/self/cgroup",
                                       const std::string& cgroup_root = "/sys/fs/cgroup");
