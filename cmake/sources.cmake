@@ -28,7 +28,7 @@ set(RIGCHECK_REPORT_SOURCES
   bench/report/src/export.cpp bench/report/src/export_gbench.cpp bench/report/src/export_openmetrics.cpp
   bench/report/src/export_junit.cpp
   bench/report/src/html/plot_specs.cpp bench/report/src/html/plot_script.cpp bench/report/src/html/gnuplot.cpp
-  bench/report/src/html/page.cpp)
+  bench/report/src/html/page.cpp bench/report/src/html/machine_svg.cpp)
 set(RIGCHECK_COMPARE_SOURCES
   bench/compare/src/statistics.cpp bench/compare/src/load.cpp bench/compare/src/findings.cpp
   bench/compare/src/noise.cpp bench/compare/src/cross_run.cpp bench/compare/src/output.cpp

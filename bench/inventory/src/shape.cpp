@@ -53,6 +53,18 @@ void add_topology(Collector& c, const Topology& t, const std::string& vendor) {
     nodes.push_back(fmt::format("{}:{}:{}{}", n.os_index, n.local_bytes, n.cpus.empty() ? "-" : format_cpu_list(n.cpus),
                                 n.subtype.empty() ? "" : ":" + n.subtype));
   c.add("numa_node_layout", nodes.empty() ? "none reported" : join(nodes, ";"));
+  // Every core in hwloc's logical order as PACKAGE.NODE.LLC:CPUS (NODE the os_index of its NUMA node,
+  // LLC the ordinal of its last-level cache, "-" where none): the report draws the machine from it.
+  std::map<int, int> llc_ordinal;
+  std::vector<std::string> cores;
+  for (const TopoCore& k : t.cores) {
+    if (k.l3 >= 0 && !llc_ordinal.count(k.l3)) llc_ordinal.emplace(k.l3, static_cast<int>(llc_ordinal.size()));
+    std::vector<std::string> pus;
+    for (int pu : k.pus) pus.push_back(std::to_string(pu));
+    cores.push_back(fmt::format("{}.{}.{}:{}", k.package, k.numa >= 0 ? std::to_string(t.nodes[static_cast<size_t>(k.numa)].os_index) : "-",
+                                k.l3 >= 0 ? std::to_string(llc_ordinal[k.l3]) : "-", join(pus, ",")));
+  }
+  c.add("core_layout", join(cores, ";"));
   c.add("cache_llc_level", std::to_string(t.last_level()));
   for (int level : {1, 2, 3}) c.add(fmt::format("cache_l{}_layout", level), t.cache_layout(level));
   // What this process may use of it: its cgroup's cpuset (a container, a Slurm job).

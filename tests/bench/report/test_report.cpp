@@ -154,3 +154,37 @@ TEST(Report, CasesThatHitTheRepetitionCapAreNamed) {
                     "isa_primitives/matmul_f32/m2048n2048k2048/t8"),
             std::string::npos) << md;
 }
+
+// report.html draws the machine from the inventory's core_layout: a package per socket, its NUMA nodes,
+// their last-level caches, the cores and their CPUs, the CPUs outside the run's cpuset grey.
+TEST(Report, HtmlDrawsTheMachinesShape) {
+  std::string dir = copy_fixture("good");
+  {
+    std::ofstream inv(dir + "/inventory.csv", std::ios::app);
+    inv << "core_layout,\"0.0.0:0,1;0.0.0:2,3;0.0.0:4,5;0.0.0:6,7;1.1.1:8,9;1.1.1:10,11;1.1.1:12,13;1.1.1:14,15\"\n";
+  }
+  std::string text;
+  {
+    std::ifstream in(dir + "/inventory.csv");
+    std::string line;
+    while (std::getline(in, line))
+      if (line.rfind("cpu_allowed,", 0) != 0) text += line + "\n";
+  }
+  std::ofstream(dir + "/inventory.csv") << text << "cpu_allowed,0-11\n";
+  make_report(dir, quiet());
+  std::ifstream in(dir + "/report.html");
+  const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (size_t p = html.find(what); p != std::string::npos; p = html.find(what, p + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("<svg class=\"machine\""), 1u);
+  EXPECT_EQ(count("class=\"package\""), 2u);
+  EXPECT_EQ(count("class=\"node\""), 2u);
+  EXPECT_EQ(count("class=\"llc\""), 2u);
+  EXPECT_EQ(count("class=\"core\""), 8u);
+  EXPECT_EQ(count("class=\"pu\""), 12u);            // CPUs 0-11, allowed
+  EXPECT_EQ(count("class=\"pu disallowed\""), 4u);  // 12-15
+  EXPECT_NE(html.find("NUMA node 1"), std::string::npos);
+}

@@ -56,6 +56,9 @@ details.evidence{border:1px solid #ddd;margin:.3em 0;padding:.2em .6em}details.e
 details.evidence summary{cursor:pointer}details.evidence dt{font-weight:bold;margin-top:.3em}details.evidence dd{margin-left:1.2em}
 figure.plot{margin:1em 0;border:1px solid #ddd;padding:.5em;max-width:780px}
 figure.plot svg{width:100%;height:auto;display:block}figcaption{font-size:.85em;color:#444}
+svg.machine{max-width:100%;height:auto;font-size:11px}svg.machine rect{stroke:#555;stroke-width:1}
+svg.machine .package{fill:#f2f2f2}svg.machine .node{fill:#e4f0e4}svg.machine .llc{fill:#fff8e0}svg.machine .core{fill:#fff}
+svg.machine .pu{fill:#fff;stroke:#999}svg.machine .pu.marked{fill:#4a7fd0}svg.machine .pu.disallowed{fill:#bbb}
 .warn{background:#fff4d6;padding:.4em .8em;border-left:4px solid #e0a800}.goodfor{background:#eef5ff;padding:.5em .8em;border-left:4px solid #4a7fd0}
 )";
   // Marks each plot rendered (its SVG has a laid-out box and drawn paths): read by the
@@ -105,6 +108,7 @@ void write_run_html(const std::string& run_dir, const RunData& run, const std::v
         inv("thp_enabled"), inv("cpufreq_governor"), inv("build_type"), inv("compiler"), inv("onednn_version"),
         inv("openblas_version"), inv("openblas_corename"), inv("gpu_count"), inv("method_version"),
         html_escape(run.integrity.summary()));
+    body += html_detail::machine_svg(run);
     auto ws = report_warnings(run);
     if (!ws.empty()) {
       body += "<div class=\"warn\" id=\"warnings\"><b>Warnings</b><ul>\n";
