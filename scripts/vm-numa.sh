@@ -26,8 +26,8 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 build=$here/build
 out=
 # shellcheck disable=SC2054  # commas inside arguments (a list for --select)
-run_args=(--profile tiny --select cpu_gemm,memory_bandwidth,memory_latency
-  --case-filter '^(gemm_sgemm_openblas/|memory_bandwidth[^/]*/(triad/plain/|.*node)|memory_latency_numa/)' --timeout-scale 20)
+run_args=(--profile tiny --select cpu_gemm,memory_bandwidth,memory_latency,io_fio_tmpfs
+  --case-filter '^(gemm_sgemm_openblas/|memory_bandwidth[^/]*/(triad/plain/|.*node)|memory_latency_numa/|fio/)' --timeout-scale 20)
 while (($# > 0)); do
   case "$1" in
     --build) build=$(realpath "${2:?--build DIR}"); shift ;;
@@ -110,7 +110,8 @@ for lib in "${libs[@]}"; do
 done
 # The kernel and its initramfs; `ip` (the loopback, which Open MPI's PMIx wants), numactl (the guest's
 # NUMA picture, kept beside the run).
-packages+=(linux-image-amd64 initramfs-tools iproute2 numactl)
+# fio: io_fio_tmpfs runs under the guest's Debian 12 kernel (6.1), whose tmpfs refuses O_DIRECT.
+packages+=(linux-image-amd64 initramfs-tools iproute2 numactl fio)
 mapfile -t packages < <(printf '%s\n' "${packages[@]}" | sort -u)
 
 # ------------------------------------------------------------------ 1. the root, cached and keyed

@@ -15,6 +15,8 @@
 #               (cpu0/mem0, cpu0/mem1, cpu1/mem0, cpu1/mem1), each bound as its name says;
 #   emulated    the inventory's `emulated` is `yes: ...`, every timing row (unit s or a rate, x/s) is
 #               not ok and its note says it was timed under emulation;
+#   kernel      io_fio_tmpfs (fio on tmpfs, whose O_DIRECT Linux refuses before 6.6: the guest boots
+#               Debian 12's 6.1) ended ok or skipped with a reason in manifest.csv, never failed;
 #   verdicts    no verdict of verdicts.csv rests on timings (basis measured, predicted or emulated)
 #               unless it is not_measurable or no_benchmark.
 # Prints ok/FAIL per assertion, the offending rows (at most 5 each); exit 1 when one fails, 2 on usage.
@@ -22,7 +24,7 @@
 set -euo pipefail
 run=${1:?usage: vm_numa_check.sh RUN_FOLDER}
 [[ -d $run ]] || { echo "vm_numa_check: $run is not a folder" >&2; exit 2; }
-for f in inventory.csv cpu_gemm.csv memory_bandwidth.csv memory_latency.csv verdicts.csv; do
+for f in inventory.csv cpu_gemm.csv memory_bandwidth.csv memory_latency.csv manifest.csv verdicts.csv; do
   [[ -f $run/$f ]] || { echo "vm_numa_check: no $f in $run" >&2; exit 2; }
 done
 failed=0
@@ -140,6 +142,14 @@ elif [[ -n $trusted ]]; then
   bad "$(grep -c . <<<"$trusted") of $n_timing timing rows are ok or not said to be emulated:"
   first5 <<<"$trusted"
 else ok "all $n_timing timing rows are mistrusted as emulated"; fi
+
+# ------------------------------------------------------------------ fio on tmpfs under the guest's kernel
+fio_line=$(grep '^io_fio_tmpfs,' "$run/manifest.csv" || true)
+fio_status=$(awk -F, '{ print $5 }' <<<"$fio_line")
+if [[ $fio_status == ok ]]; then ok "io_fio_tmpfs ran under kernel $(fact kernel)"
+elif [[ $fio_status == skipped && $fio_line == *needs* || $fio_status == skipped && $fio_line == *O_DIRECT* ]]; then
+  ok "io_fio_tmpfs skipped with its reason under kernel $(fact kernel)"
+else bad "io_fio_tmpfs under kernel $(fact kernel): status '${fio_status:-absent}' (expected ok, or skipped with a reason): ${fio_line:0:200}"; fi
 
 # ------------------------------------------------------------------ verdicts: none from a timing
 judged=$(sed 's/"[^"]*"/Q/g' "$run/verdicts.csv" | awk -F, 'NR > 1 && ($15 == "measured" || $15 == "predicted" || $15 == "emulated") && $4 != "not_measurable" && $4 != "no_benchmark" { print $1 " " $4 " (basis " $15 ")" }')
