@@ -397,6 +397,17 @@ int run(int argc, char** argv) {
   }
   if (auto rc = s.require_cases(plan.size())) return *rc;
 
+  if (o.transport == "tcp") {
+    // Before MPI_Init, which would fail on every rank without saying why: each rank checks its node.
+    const std::string missing = tcp_transport_missing(routable_interfaces(), std::getenv("OMPI_MCA_btl_tcp_if_include"));
+    if (!missing.empty()) {
+      const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");  // one line, not one per rank
+      if (!rank) rank = std::getenv("PMIX_RANK");
+      if (!rank) rank = std::getenv("SLURM_PROCID");
+      if (!rank || std::string(rank) == "0") std::fprintf(stderr, "SKIP: --transport tcp %s\n", missing.c_str());
+      return kExitSkipped;
+    }
+  }
   set_mca_environment(o);
   MPI_Init(&argc, &argv);
   int provided = 0;

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <ifaddrs.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <unistd.h>
 
@@ -216,6 +217,28 @@ std::string interfaces_in(const std::string& include) {
   }
   freeifaddrs(ifs);
   return out.empty() ? "none" : out;
+}
+
+std::vector<std::string> routable_interfaces() {
+  std::vector<std::string> out;
+  ifaddrs* ifs = nullptr;
+  if (getifaddrs(&ifs) != 0) return out;
+  for (ifaddrs* i = ifs; i; i = i->ifa_next) {
+    if (!i->ifa_addr || (i->ifa_addr->sa_family != AF_INET && i->ifa_addr->sa_family != AF_INET6)) continue;
+    if (!(i->ifa_flags & IFF_UP) || (i->ifa_flags & IFF_LOOPBACK)) continue;
+    if (std::find(out.begin(), out.end(), i->ifa_name) == out.end()) out.push_back(i->ifa_name);
+  }
+  freeifaddrs(ifs);
+  return out;
+}
+
+std::string tcp_transport_missing(const std::vector<std::string>& interfaces, const char* tcp_if_include) {
+  // The user's own btl_tcp_if_include (lo among them, say) is theirs to answer for: Open MPI is asked.
+  if (!interfaces.empty() || (tcp_if_include && *tcp_if_include)) return "";
+  return "needs a non-loopback network interface that is up with an IPv4 or IPv6 address, and this node has none "
+         "(only lo): Open MPI's tcp BTL does not use lo between ranks (its btl_tcp_if_exclude leaves out "
+         "127.0.0.1/8), so MPI_Init would fail with \"unable to reach each other\"; give the node a network "
+         "interface, or name one with --mca btl_tcp_if_include in --launcher";
 }
 
 }  // namespace rigcheck::comm

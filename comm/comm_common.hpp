@@ -34,6 +34,13 @@ std::string table_line(int64_t bytes, int64_t count, const std::string& type, co
 // This node's network interfaces from /sys/class/net (loopback left out):
 // "eth0(up,10000Mb/s) ib0(up,100000Mb/s)" (no ; or =: it goes in params); "none" when there is none.
 std::string network_interfaces(const std::string& sysfs_net = "/sys/class/net");
+// The interfaces of this node that are up and hold an IPv4 or IPv6 address, loopback left out
+// (getifaddrs): what Open MPI's tcp BTL can carry the ranks' traffic over.
+std::vector<std::string> routable_interfaces();
+// Why `--transport tcp` cannot run on this node, or "" when it can: no routable interface (Open MPI
+// 4.1's tcp BTL leaves lo out, and MPI_Init then fails with only "self" to reach the other ranks),
+// unless the user named interfaces (OMPI_MCA_btl_tcp_if_include, `tcp_if_include`).
+std::string tcp_transport_missing(const std::vector<std::string>& interfaces, const char* tcp_if_include);
 // Sum of transmitted bytes over every interface in /proc/net/dev (loopback included); -1 if unreadable.
 int64_t net_tx_bytes_total(const std::string& proc_net_dev = "/proc/net/dev");
 

@@ -51,13 +51,23 @@ grep '^comm_allreduce_mpi,' "$out"/runs-nopmi/*/manifest.csv | grep -qF "add --m
   fail "the reason does not say what to do"
 grep -h '^comm_allreduce_mpi,' "$out"/runs-*/*/manifest.csv | cut -d, -f5-
 
-# And the default launcher (mpirun -np 2, --allow-run-as-root as root) runs it: ok, 2 ranks.
+# And the default launcher (mpirun -np N, N = the usable cores within 2..8, --allow-run-as-root as
+# root) runs it: ok, N ranks, N the inventory's usable_cores clamped; and on one core (taskset) 2
+# ranks, oversubscribed, still ok.
 if command -v mpirun >/dev/null; then
   sed -i 's|^comm_allreduce_mpi,comm,comm_allreduce_mpi,@launcher,|comm_allreduce_mpi,comm,comm_allreduce_mpi,@launcher --sizes 8-4K*8 --reps 1,|' "$out/registry.csv"
   "$rigcheck" run --profile tiny --benchmarks "$out/registry.csv" --out "$out/runs-default" >"$out/log-default" 2>&1 ||
     { cat "$out/log-default"; fail "run with the default launcher failed"; }
   run=$(find "$out/runs-default" -mindepth 1 -maxdepth 1 -type d | head -1)
-  grep -q '^comm_allreduce_mpi,comm,mpirun -np 2 .*,0,ok,' "$run/manifest.csv" || fail "default launcher: $(cat "$run/manifest.csv")"
-  grep -q 'ranks=2;' "$run/comm_allreduce_mpi.csv" || fail "default launcher did not start 2 ranks"
+  usable=$(grep '^usable_cores,' "$run/inventory.csv" | cut -d, -f2)
+  n=$((usable < 2 ? 2 : usable > 8 ? 8 : usable))
+  grep -q "^comm_allreduce_mpi,comm,mpirun -np $n .*,0,ok," "$run/manifest.csv" ||
+    fail "default launcher on $usable usable cores, not -np $n: $(cat "$run/manifest.csv")"
+  grep -q "ranks=$n;" "$run/comm_allreduce_mpi.csv" || fail "default launcher did not start $n ranks"
+  taskset -c 0 "$rigcheck" run --profile tiny --benchmarks "$out/registry.csv" --out "$out/runs-one" >"$out/log-one" 2>&1 ||
+    { cat "$out/log-one"; fail "run with the default launcher on one core failed"; }
+  run=$(find "$out/runs-one" -mindepth 1 -maxdepth 1 -type d | head -1)
+  grep -q '^comm_allreduce_mpi,comm,mpirun -np 2 .*--oversubscribe.*,0,ok,' "$run/manifest.csv" ||
+    fail "default launcher on one core: $(cat "$run/manifest.csv")"
 fi
 echo "launcher failures reported with the launcher's own message; run and report completed"

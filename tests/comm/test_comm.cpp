@@ -122,3 +122,15 @@ TEST(CommNet, InterfacesInASubnetAndParamSafeText) {
   EXPECT_EQ(param_safe(""), "unknown");
   EXPECT_FALSE(boot_id().empty());
 }
+
+// --transport tcp on a node with only lo: the reason names what is missing and why lo does not
+// do (Open MPI's tcp BTL leaves it out); an interface, or interfaces the user named, let it run.
+TEST(CommNet, TcpTransportSaysItNeedsANonLoopbackInterface) {
+  const std::string why = tcp_transport_missing({}, nullptr);
+  EXPECT_NE(why.find("needs a non-loopback network interface"), std::string::npos) << why;
+  EXPECT_NE(why.find("tcp BTL does not use lo between ranks"), std::string::npos) << why;
+  EXPECT_EQ(tcp_transport_missing({}, ""), why);
+  EXPECT_EQ(tcp_transport_missing({"eth0"}, nullptr), "");
+  EXPECT_EQ(tcp_transport_missing({}, "lo"), "");
+  for (const std::string& i : routable_interfaces()) EXPECT_NE(i, "lo");
+}

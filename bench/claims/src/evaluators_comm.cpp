@@ -202,12 +202,14 @@ const bool net1 = register_evaluator("NET-1", [](const Claim& c, const RunData& 
                manifest_status(run, "comm_allreduce_mpi_tcp") + ")";
     return v;
   }
-  if (n == 0) n = int_param(tx.front(), "ranks");
+  std::string evidence = net1_time_evidence(run, size, tr, budget, algs, time_rows, n);
+  // The traffic is judged at the ranks its own rows ran on: the TCP run may have had other ranks
+  // than the timed one (another launcher, a machine's core count).
+  if (!tx.empty()) n = int_param(tx.front(), "ranks");
   const double ring = 2.0 * (n - 1) / n * kNet1Bytes;          // bytes per rank, ring all-reduce
   const double guide_total = 100e6 * 2 * n * 4;                 // the guide's formula at n, in bytes
   const double ring4 = 2.0 * (kGuideNodes - 1) / kGuideNodes * kNet1Bytes;
   const double need_gbps = ring4 * 8 / budget / 1e9;
-  std::string evidence = net1_time_evidence(run, size, tr, budget, algs, time_rows, n);
   const std::string formula = fmt::format(
       "a ring all-reduce sends 2(n-1)/n x buffer per rank: {} GB per rank on {} ranks, {} GB per rank on the guide's {} "
       "nodes ({} GB in all), where the guide's parameters x 2 x nodes x 4 B gives {} GB; bandwidth needed to finish "

@@ -179,16 +179,25 @@ prediction::AmdahlPrediction predict_scaling(const RunData& run, const Scaling& 
                                                                   s.case_of.at(tmax), "e2_resnet50_train_step"));
 }
 
-// ResNet-50 training-step scaling (cpu_resnet), images/s per thread count.
+// ResNet-50 training-step scaling (cpu_resnet), images/s per thread count, named by the shape its
+// rows ran at.
 Scaling resnet_scaling(const RunData& run) {
+  const std::vector<const ResultRow*> rows = flatten(run.select(names::kResnetTrainStep, names::kItemsPerS));
   Scaling s = scaling_by_threads(run, names::kResnetTrainStep, names::kItemsPerS,
-                                 "ResNet-50 training step, batch 16, 224x224, SGD momentum (resnet50_train_step)");
-  // Only the claim's shape counts (the tiny profile runs a smaller image).
-  auto any = run.select(names::kResnetTrainStep, names::kItemsPerS);
-  for (auto& [c, rows] : any)
-    if (param_value(rows.front()->params, "image") != "224" || param_value(rows.front()->params, "batch") != "16")
-      return Scaling{};
+                                 "ResNet-50 training step, " + shape_of(rows) + ", SGD momentum (resnet50_train_step)");
+  // Only the claim's shape counts (the tiny profile runs a smaller batch and image).
+  for (const ResultRow* r : rows)
+    if (param_value(r->params, "image") != "224" || param_value(r->params, "batch") != "16") return Scaling{};
   return s;
+}
+
+// Why no ResNet-50 figure was judged: the claim's shape, and the shape this run's rows had instead.
+std::string no_resnet_text(const RunData& run, const char* at) {
+  const std::string ran = shape_of(flatten(run.select(names::kResnetTrainStep, names::kItemsPerS)));
+  return fmt::format("no usable ResNet-50 training-step results at {}batch 16, 224x224 images ({}; mistrusted rows are "
+                     "left out) ({})",
+                     at, ran.empty() ? "none ok in this run" : "this run's ran at " + ran + ", never judged",
+                     manifest_status(run, "cpu_resnet"));
 }
 
 // A verdict judged on a predicted interval [lo, hi] (never on the point): sets v's verdict and basis;
@@ -220,14 +229,14 @@ const bool cpu1 = register_evaluator("CPU-1", [](const Claim& c, const RunData& 
   const Scaling& lead = have_resnet ? resnet : gemm;
   if (lead.rate.empty()) {
     v.verdict = Outcome::not_measurable;
-    v.reason = "no usable ResNet-50 training-step results at batch 16, 224x224 (tiny-profile rows are smaller and never judged; mistrusted rows are left out) (" + manifest_status(run, "cpu_resnet") +
-               ") and no gemm_matmul_f32 results at 1 thread (" + manifest_status(run, "cpu_gemm") + ")";
+    v.reason = no_resnet_text(run, "") + " and no gemm_matmul_f32 results at 1 thread (" +
+               manifest_status(run, "cpu_gemm") + ")";
     return v;
   }
   v.evidence = have_resnet ? describe_items(resnet, "images/s") + (gemm_ev.empty() ? "" : ". " + gemm_ev)
                            : describe(gemm) + (fc.rate.empty() ? "" : "; " + describe(fc)) +
-                                 ". The guide speaks of a ResNet-50 training step, which gave no usable result at batch 16, 224x224 here (tiny-profile rows are smaller and never judged; mistrusted rows are left out) (" +
-                                 manifest_status(run, "cpu_resnet") + "), so this is GEMM alone";
+                                 ". The guide speaks of a ResNet-50 training step: " + no_resnet_text(run, "") +
+                                 ", so this is GEMM alone";
   const std::string lead_name = have_resnet ? "ResNet-50 training step" : "GEMM (oneDNN matmul)";
   const int tmax = lead.rate.rbegin()->first;
   if (!implausible(lead).empty()) {
@@ -292,7 +301,7 @@ const bool cpu2 = register_evaluator("CPU-2", [](const Claim& c, const RunData& 
   Scaling resnet = resnet_scaling(run);
   if (resnet.rate.empty()) {
     v.verdict = Outcome::not_measurable;
-    v.reason = "no usable ResNet-50 training-step results at 1 thread, batch 16, 224x224 (tiny-profile rows are smaller and never judged; mistrusted rows are left out) (" + manifest_status(run, "cpu_resnet") + ")";
+    v.reason = no_resnet_text(run, "1 thread, ");
     return v;
   }
   v.evidence = describe_items(resnet, "images/s");

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "rigcheck/harness/names.hpp"
 #include "rigcheck/harness/csv.hpp"
@@ -218,6 +220,14 @@ double skipped_max(const RunData& run, const std::string& model, const std::stri
   return best;
 }
 
+// The batch one model's model_memory rows ran at (any status: a skipped case names it too).
+std::string batch_of(const RunData& run, const std::string& model) {
+  std::vector<const ResultRow*> rows;
+  for (const ResultRow& r : run.results)
+    if (r.benchmark == names::kModelMemory && param_value(r.params, "model") == model) rows.push_back(&r);
+  return param_of(rows, "batch");
+}
+
 const bool gpu1 = register_evaluator("GPU-1", [](const Claim& c, const RunData& run) {
   Verdict v;
   if (unmet_needs(c, run, v)) return v;
@@ -230,6 +240,7 @@ const bool gpu1 = register_evaluator("GPU-1", [](const Claim& c, const RunData& 
   }
   int confirmed = 0, refuted_measured = 0, refuted_predicted = 0, open = 0, judged = 0;
   std::string missing;
+  std::set<std::string> batches;  // the batches the rows ran at (the guide's figures are for batch 16)
   for (auto& [model, guide_gb] : kGuideTrainingGb) {
     const double hi = (1 + kGpu1Tolerance) * guide_gb, lo = (1 - kGpu1Tolerance) * guide_gb;
     auto rows = group_by_param(run.select(names::kModelMemory, names::kPeakReservedBytes, {{"model", model}}), "precision");
@@ -253,11 +264,13 @@ const bool gpu1 = register_evaluator("GPU-1", [](const Claim& c, const RunData& 
     const double oom_gb = skipped_max(run, model, "oom_lower_bound_bytes", &oom_prec) / 1e9;
     const double est_gb = skipped_max(run, model, "estimate_bytes", &est_prec) / 1e9;
     const double dev_gb = skipped_max(run, model, "device_memory_bytes") / 1e9;
-    std::string line = fmt::format("{}: guide {} GB", model, fmt_num(guide_gb));
+    const std::string batch = batch_of(run, model);
+    if (!batch.empty()) batches.insert(batch);
+    std::string line = fmt::format("{}{}: guide {} GB", model, batch.empty() ? "" : " (batch " + batch + ")", fmt_num(guide_gb));
     if (!parts.empty()) line += ", peak reserved " + parts;
     if (std::isfinite(oom_gb))
-      line += fmt::format(", out of memory at batch 16 ({}) after {} GB allocated{}: needs more (measured lower bound)",
-                          oom_prec, fmt_num(oom_gb), std::isfinite(dev_gb) ? fmt::format(" of the device's {} GB", fmt_num(dev_gb)) : "");
+      line += fmt::format(", out of memory at batch {} ({}) after {} GB allocated{}: needs more (measured lower bound)",
+                          batch, oom_prec, fmt_num(oom_gb), std::isfinite(dev_gb) ? fmt::format(" of the device's {} GB", fmt_num(dev_gb)) : "");
     else if (std::isfinite(est_gb))
       line += fmt::format(", not tried ({}): the zoo's estimate {} GB is over 1.5x the device's {} GB (predicted)", est_prec,
                           fmt_num(est_gb), std::isfinite(dev_gb) ? fmt_num(dev_gb) : "?");
@@ -286,11 +299,12 @@ const bool gpu1 = register_evaluator("GPU-1", [](const Claim& c, const RunData& 
   // Measured unless the verdict rests on the estimate alone.
   v.basis = refuted && refuted_measured == 0 ? Basis::predicted : Basis::measured;
   v.reason = fmt::format(
-      "batch 16, one full training step (forward, backward, optimizer step); LibTorch's CUDA caching allocator "
+      "batch {}, one full training step (forward, backward, optimizer step); LibTorch's CUDA caching allocator "
       "peaks; the guide's figure counts as right when the fp32 peak reserved lies within {:.0f}% of it, and as wrong when "
       "the peak, or a lower bound from running out of memory, lies beyond: {} of {} model(s) within, {} beyond by "
       "measurement, {} beyond by the estimate alone (predicted), {} undecided{}",
-      100 * kGpu1Tolerance, confirmed, judged, refuted_measured, refuted_predicted, open,
+      batches.empty() ? std::string("not recorded") : fmt::format("{}", fmt::join(batches, " and ")), 100 * kGpu1Tolerance,
+      confirmed, judged, refuted_measured, refuted_predicted, open,
       missing.empty() ? "" : "; not judged: " + missing);
   return v;
 });

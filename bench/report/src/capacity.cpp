@@ -94,8 +94,9 @@ Machine machine_of(const RunData& run, int threads) {
                                     {{"threads", std::to_string(threads)}, {"batch", "16"}, {"image", "224"}})) {
     const Measured f = measure(rows);
     m.resnet_faults = f.value;
-    m.resnet_faults_text = fmt::format("cpu_resnet's ResNet-50 step {}, batch 16, {} threads: {} faults per step", c,
-                                       threads, fmt_num(f.value));
+    m.resnet_faults_text = fmt::format("cpu_resnet's ResNet-50 step {}, {}, {} threads: {} faults per step", c,
+                                       shape_of(rows), param_of(rows, "threads"), fmt_num(f.value));
+    m.resnet_faults_batch = param_of(rows, "batch");
   }
   m.first_touch = first_touch_cost(run);
   return m;
@@ -183,8 +184,8 @@ void fill_limits(ModelCapacity& mc, const Machine& m, double flops, double bytes
       f.text = std::isnan(m.resnet_faults) ? fmt::format("no cpu_resnet fault count at {} threads", mc.threads) : m.first_touch.text;
     else
       f.seconds = m.resnet_faults * m.first_touch.us_per_page * 1e-6,
-      f.text = fmt::format("{}, at {}; counted at batch 16, this step's batch is {}", m.resnet_faults_text,
-                           m.first_touch.text, batch);
+      f.text = fmt::format("{}, at {}; counted at batch {}, this step's batch is {}", m.resnet_faults_text,
+                           m.first_touch.text, m.resnet_faults_batch, batch);
     parts.push_back(f);
   }
   mc.bottleneck = bottleneck_of(mc.limits, step_s, parts);

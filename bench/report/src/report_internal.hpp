@@ -15,6 +15,7 @@ inline std::string inv(const RunData& r, const std::string& key) { return fact_o
 struct GemmHeadline {
   double value = 0, peak = 0;
   std::string threads, what;
+  std::string shape;  // "m=n=k=2048", from the rows' params
   bool ok() const { return value > 0 && peak > 0; }
 };
 GemmHeadline best_f32_gemm(const RunData& run);

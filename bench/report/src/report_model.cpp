@@ -53,6 +53,7 @@ GemmHeadline best_f32_gemm(const RunData& run) {
     if (m.value > h.value) {
       h.value = m.value;
       h.what = fmt::format("{}, {}", key.second, param_value(rows.front()->params, "impl", "-"));
+      h.shape = shape_of(rows);
     }
   }
   h.peak = peak[threads];
@@ -207,18 +208,22 @@ std::string good_for_text(const RunData& run, const std::vector<Claim>& claims, 
   std::vector<std::string> did;
   GemmHeadline g = best_f32_gemm(run);
   if (g.ok())
-    did.push_back(fmt::format("f32 matrix multiplication at {} GFLOP/s on {} thread{} ({:.0f}% of the suite's FMA "
+    did.push_back(fmt::format("f32 matrix multiplication{} at {} GFLOP/s on {} thread{} ({:.0f}% of the suite's FMA "
                               "peak kernel)",
-                              fmt_num(g.value), g.threads, g.threads == "1" ? "" : "s", 100 * g.value / g.peak));
-  {  // the ResNet-50 training step at the most threads measured
-    auto by_t = group_by_param(run.select(names::kResnetTrainStep, names::kItemsPerS), "threads");
-    int best_t = 0;
-    for (auto& [t, rows] : by_t) best_t = std::max(best_t, std::atoi(t.c_str()));
-    if (best_t > 0) {
-      Measured m = measure(by_t[std::to_string(best_t)]);
+                              g.shape.empty() ? "" : " (" + g.shape + ")", fmt_num(g.value), g.threads, g.threads == "1" ? "" : "s", 100 * g.value / g.peak));
+  {  // the ResNet-50 training step at the most threads measured, one case: its rows name its shape
+    std::map<int, std::vector<const ResultRow*>> best;  // threads -> the rows of the first case at that count
+    for (auto& [c, rows] : run.select(names::kResnetTrainStep, names::kItemsPerS)) {
+      const int t = std::atoi(param_value(rows.front()->params, "threads").c_str());
+      if (t > 0 && !best.count(t)) best[t] = rows;
+    }
+    if (!best.empty()) {
+      const auto& [t, rows] = *best.rbegin();
+      Measured m = measure(rows);
       if (m.ok())
-        did.push_back(fmt::format("a ResNet-50 training step (batch 16) at {} images/s on {} thread{}", fmt_num(m.value),
-                                  best_t, best_t == 1 ? "" : "s"));
+        did.push_back(fmt::format("a ResNet-50 training step{} at {} images/s on {} thread{}",
+                                  shape_of(rows).empty() ? "" : " (" + shape_of(rows) + ")",
+                                  fmt_num(m.value), t, t == 1 ? "" : "s"));
     }
   }
   {  // memory bandwidth: the best STREAM triad

@@ -1,4 +1,5 @@
 // What starts the comm benchmarks' ranks (the launcher: mpirun, srun) and what its failures say.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -86,13 +87,22 @@ std::string slurm_node_failure(const std::string& tail) {
 
 }  // namespace run_detail
 
+int local_rank_count(int usable_cores) { return std::clamp(usable_cores, 2, kMaxLocalRanks); }
+
+std::string local_launcher(int usable_cores, bool as_root) {
+  const int n = local_rank_count(usable_cores);
+  std::string l = fmt::format("mpirun -np {}", n);
+  if (as_root) l += " --allow-run-as-root";  // Open MPI refuses to start as root without it
+  // Open MPI counts a slot per core it sees and refuses more ranks than slots without it; the
+  // ranks then share cores (busy-polling), which the rows' CPU use shows.
+  if (n > usable_cores) l += " --oversubscribe";
+  return l;
+}
+
 std::string default_launcher() {
   // Inside a Slurm allocation (sbatch, salloc): Slurm's own srun, one rank per task it allocated.
   if (std::getenv("SLURM_JOB_ID") && !find_on_path("srun").empty()) return "srun";
-  std::string l = "mpirun -np 2";
-  if (::geteuid() == 0) l += " --allow-run-as-root";  // Open MPI refuses to start as root without it
-  if (hardware_thread_count() < 2) l += " --oversubscribe";
-  return l;
+  return local_launcher(cpu_budget().usable_cores, ::geteuid() == 0);
 }
 
 }  // namespace rigcheck

@@ -52,6 +52,31 @@ std::map<std::string, std::vector<const ResultRow*>> group_by_param(
   return out;
 }
 
+std::string param_of(const std::vector<const ResultRow*>& rows, const std::string& key) {
+  std::vector<std::string> seen;
+  for (const ResultRow* r : rows) {
+    const std::string v = param_value(r->params, key);
+    if (!v.empty() && std::find(seen.begin(), seen.end(), v) == seen.end()) seen.push_back(v);
+  }
+  std::string out;
+  for (size_t i = 0; i < seen.size(); ++i) out += (i == 0 ? "" : i + 1 == seen.size() ? " and " : ", ") + seen[i];
+  return out;
+}
+
+std::string shape_of(const std::vector<const ResultRow*>& rows) {
+  std::vector<std::string> parts;
+  if (const std::string b = param_of(rows, "batch"); !b.empty()) parts.push_back("batch " + b);
+  if (const std::string i = param_of(rows, "image"); !i.empty())
+    parts.push_back(i.find(' ') == std::string::npos ? i + "x" + i + " images" : "images of " + i + " pixels square");
+  if (const std::string s = param_of(rows, "seq"); !s.empty() && s != "0") parts.push_back("sequence " + s);
+  const std::string m = param_of(rows, "m"), n = param_of(rows, "n"), k = param_of(rows, "k");
+  if (!m.empty() && m == n && n == k) parts.push_back("m=n=k=" + m);
+  else if (!m.empty() || !n.empty() || !k.empty()) parts.push_back("m=" + m + " n=" + n + " k=" + k);
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : ", ") + p;
+  return out;
+}
+
 std::string fmt_num(double v) {
   if (std::isnan(v)) return "-";
   double a = std::fabs(v);

@@ -131,7 +131,7 @@ TEST(GpuVerdicts, SyntheticH200Run) {
   EXPECT_TRUE(has(t1.evidence, "thermal slowdown in 0% of samples"));
   const Verdict& g1 = verdict_of(vs, "GPU-1");
   EXPECT_EQ(g1.verdict, Outcome::refuted) << g1.reason;  // light CNN 1.2 GB is not within 25% of 2 GB
-  EXPECT_TRUE(has(g1.evidence, "resnet50: guide 8 GB, peak reserved amp 5.1 GB"));
+  EXPECT_TRUE(has(g1.evidence, "resnet50 (batch 16): guide 8 GB, peak reserved amp 5.1 GB"));
   EXPECT_TRUE(has(g1.reason, "gpt2_xl (not measured"));
   EXPECT_EQ(verdict_of(vs, "GPU-2").verdict, Outcome::refuted);
 }
@@ -176,7 +176,7 @@ TEST(GpuVerdicts, Gpu1ModelThatDoesNotFitIsAMeasuredLowerBound) {
   const Verdict& g1 = verdict_of(vs, "GPU-1");
   EXPECT_EQ(g1.verdict, Outcome::refuted) << g1.reason;
   EXPECT_EQ(g1.basis, Basis::measured);
-  EXPECT_TRUE(has(g1.evidence, "gpt2_xl: guide 24.00 GB, out of memory at batch 16 (amp) after 139.0 GB allocated of the device's 143.8 GB")) << g1.evidence;
+  EXPECT_TRUE(has(g1.evidence, "gpt2_xl (batch 16): guide 24.00 GB, out of memory at batch 16 (amp) after 139.0 GB allocated of the device's 143.8 GB")) << g1.evidence;
   EXPECT_TRUE(has(g1.reason, "3 of 4 model(s) within, 1 beyond by measurement, 0 beyond by the estimate alone")) << g1.reason;
 }
 

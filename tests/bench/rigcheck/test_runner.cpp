@@ -1,6 +1,8 @@
 // bench/rigcheck/src/runner.cpp: fresh run folders, salvaging a cut-short CSV, and finishing the manifest
-// of a runner that died (pieces under tests/bench/rigcheck/faults.sh).
+// of a runner that died (pieces under tests/bench/rigcheck/faults.sh); the local launcher's rank count.
 #include <gtest/gtest.h>
+
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -8,6 +10,7 @@
 
 #include "rigcheck/harness/csv.hpp"
 #include "rigcheck/harness/schema.hpp"
+#include "rigcheck/harness/topology.hpp"
 #include "rigcheck/report/report.hpp"
 #include "rigcheck/runfolder/runlock.hpp"
 #include "rigcheck/run/runner.hpp"
@@ -100,4 +103,16 @@ TEST(Runner, ListShowsEveryRegistryEntryAndItsProfiles) {
   EXPECT_NE(line.find("x_full_only  cpu         -     -   600  only in full"), std::string::npos) << line;
   EXPECT_EQ(only_full.timeout_s(Profile::quick), 0);
   EXPECT_EQ(only_full.timeout_s(Profile::full), 600);
+}
+
+// The local default launcher's ranks follow the cores this process may use, within 2..8; more ranks
+// than cores (one usable core) only with --oversubscribe, which Open MPI needs to start them.
+TEST(Launcher, LocalRanksFollowTheUsableCores) {
+  EXPECT_EQ(local_launcher(1, false), "mpirun -np 2 --oversubscribe");
+  EXPECT_EQ(local_launcher(2, false), "mpirun -np 2");
+  EXPECT_EQ(local_launcher(6, true), "mpirun -np 6 --allow-run-as-root");
+  EXPECT_EQ(local_launcher(16, false), "mpirun -np 8");
+  EXPECT_EQ(local_rank_count(64), kMaxLocalRanks);
+  if (!std::getenv("SLURM_JOB_ID"))
+    EXPECT_EQ(default_launcher(), local_launcher(cpu_budget().usable_cores, ::geteuid() == 0));
 }

@@ -33,9 +33,17 @@ struct RunOptions {
   double budget_s = -1;  // --budget: the run's seconds, shared among the benchmarks; -1: the profile's (quick 240, full 1620), 0: none
 };
 
-// "mpirun -np 2", with --allow-run-as-root when run as root (Open MPI refuses root otherwise) and
-// --oversubscribe on a machine with fewer than 2 hardware threads.
+// The ranks the local default launcher starts: one per core this process may use (CpuBudget's
+// usable_cores: affinity, cpuset, CPU quota), at least 2 (an all-reduce needs a peer) and at most
+// kMaxLocalRanks: past a handful of ranks one machine's all-reduce measures its shared memory, not
+// more of the claims, and every rank holds NET-1's 400 MB twice (in and out), 6.4 GB at 8.
+inline constexpr int kMaxLocalRanks = 8;
+int local_rank_count(int usable_cores);
+// `launch_args` of the machine: "mpirun -np N" (N = local_rank_count of this process's usable
+// cores), with --allow-run-as-root when run as root (Open MPI refuses root otherwise) and
+// --oversubscribe where N exceeds those cores; "srun" inside a Slurm allocation.
 std::string default_launcher();
+std::string local_launcher(int usable_cores, bool as_root);
 
 // Returns the process exit status: 0 all ran (or were skipped for a reason), 1 a benchmark
 // failed or timed out, 2 bad options, 130 interrupted. `run_dir` receives the run folder.

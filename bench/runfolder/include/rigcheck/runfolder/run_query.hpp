@@ -16,6 +16,13 @@ std::map<std::string, std::vector<const ResultRow*>> group_by_param(
     const std::map<std::string, std::vector<const ResultRow*>>& by_case, const std::string& key);
 // Every row of select()'s groups in one list (the cases' order).
 std::vector<const ResultRow*> flatten(const std::map<std::string, std::vector<const ResultRow*>>& by_case);
+// The values one parameter takes in a group of rows: "16", "2 and 16" where the rows differ, "" where
+// none has it. A sentence that quotes rows names their shape from here, never from what a profile or
+// the guide meant to run (a tiny profile runs smaller batches and images than the claim's).
+std::string param_of(const std::vector<const ResultRow*>& rows, const std::string& key);
+// The workload's shape of a group of rows, from their params: "batch 2, 64x64 images", "sequence 128",
+// "m=n=k=2048" (the keys batch, image, seq, m/n/k that the rows have, in that order); "" for none.
+std::string shape_of(const std::vector<const ResultRow*>& rows);
 // "97.1 [95.2-98.0] %, n=5"
 std::string format_measured(const Measured& m, const std::string& unit);
 std::string fmt_num(double v);
