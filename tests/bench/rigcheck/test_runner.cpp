@@ -113,6 +113,7 @@ TEST(Launcher, LocalRanksFollowTheUsableCores) {
   EXPECT_EQ(local_launcher(6, true), "mpirun -np 6 --allow-run-as-root");
   EXPECT_EQ(local_launcher(16, false), "mpirun -np 8");
   EXPECT_EQ(local_rank_count(64), kMaxLocalRanks);
-  if (!std::getenv("SLURM_JOB_ID"))
+  if (!std::getenv("SLURM_JOB_ID")) {
     EXPECT_EQ(default_launcher(), local_launcher(cpu_budget().usable_cores, ::geteuid() == 0));
+  }
 }
