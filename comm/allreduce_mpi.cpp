@@ -279,8 +279,8 @@ void run_case(Session& s, const Options& o, const Job& job, const Plan& p, MPI_C
   MPI_Allreduce(MPI_IN_PLACE, &one, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   for (int w = 1; w < o.warmup && one < 0.1; ++w) call();
   const long iters = std::clamp<long>(static_cast<long>(std::ceil(opt.min_time / std::max(one, 1e-7))), 1, 1000000);
-  // A case whose one call takes over half a second runs 3 repetitions at most (5 in full before
-  // issue 33's 30-minute full profile).
+  // A case whose one call takes over half a second runs 3 repetitions at most, in the full profile
+  // too (its 30 minutes).
   const int reps = one > 0.5 ? std::min(opt.reps, 3) : opt.reps;
   std::vector<double> times;
   const bool count_bytes = o.transport == "tcp";

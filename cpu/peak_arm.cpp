@@ -1,7 +1,7 @@
 // cpu_peak's kernels on aarch64 (peak_isa.hpp): NEON (Advanced SIMD, every aarch64 CPU) and SVE,
 // compiled for SVE with a target attribute and run only where the kernel's HWCAP says the CPU has
 // it; SVE's vector length is read at run time (svcntw), so one binary fits 128- to 2048-bit SVE.
-// Chains: Neoverse V1/V2 issue 4 vector FMAs a cycle at 4 cycles latency, so 16 independent
+// Chains: Neoverse V1/V2 dispatch 4 vector FMAs a cycle at 4 cycles latency, so 16 independent
 // chains keep every pipe busy (Neoverse N1: 2 x 4 needs 8); 16 + a, b fit the 32 vector registers.
 #include <arm_neon.h>
 #include <arm_sve.h>

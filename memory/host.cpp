@@ -91,7 +91,7 @@ constexpr double kLowestFraction = 0.2;    // the least a check may be lowered t
 // A check's child is predicted from the largest regular point in proportion to the training flops
 // and ran 65-119 s against this 75 (light_cnn, resnet50; the two full runs of 2026-12-06). The full
 // profile's memory_host took 633-687 s there: the regular points one child each (229-238 s), the six
-// depth probes 232-243 s, the checks 163-215 s (issue 33's 30-minute full profile). A depth probe's
+// depth probes 232-243 s, the checks 163-215 s (of the full profile's 30 minutes). A depth probe's
 // child gets the same.
 constexpr double kChildBudgetS = 75;
 constexpr double kKeepFreeBytes = 4 * kGiB;  // left free beside the check's predicted peak
@@ -404,7 +404,7 @@ const bool host = register_benchmark(
        for (const char* var : {"RIGCHECK_CAPACITY_PROBE", "RIGCHECK_CAPACITY_CHECK"})
          for (const Point& p : env_points(var)) pts.push_back(p);
        for (Point& pt : pts) {
-         pt.one_child = o.profile != Profile::tiny;  // full too since issue 33's 30 minutes
+         pt.one_child = o.profile != Profile::tiny;  // full too, to fit its 30 minutes
          if (pt.width > 0) {
            cs.push_back(mlp_case(pt, threads));
            continue;

@@ -47,13 +47,13 @@ const Point kReferenceMlp{"mlp", 1536, 0, false, 1536, 4};
 std::vector<Point> points(Profile p) {
   switch (p) {
     case Profile::tiny: return {{"light_cnn", 2, 0}};
-    // Quick (issue 33): ONE batch of every zoo model that fits, one child process each (its check's:
+    // Quick: ONE batch of every zoo model that fits, one child process each (its check's:
     // HostStep::run_timed). rigcheck capacity draws its line through the largest measured batch at
     // the zoo's analytic activations per sample whether one batch or two were measured. light_cnn at
-    // b16 since issue 33's last pass (b32 before: its child 16.4 s, now 8.9; the largest batch that
-    // fits moved 665 -> 662). The transformers stay at b16: at b8 their children saved only 2-4 s
-    // each (most of a child is the first touch of its weights and optimizer state) and capacity's
-    // samples/s at the limit, taken from the measured step, fell by a third (docs/performance.md).
+    // b16, not b32 (its child 8.9 s against 16.4; the largest batch that fits: 662 against 665). The
+    // transformers stay at b16: at b8 their children saved only 2-4 s each (most of a child is the
+    // first touch of its weights and optimizer state) and capacity's samples/s at the limit, taken
+    // from the measured step, fell by a third (docs/performance.md).
     // BERT-large and GPT-2 XL only in full (GPT-2 XL never fits in 24 GiB: skipped by the free-memory
     // check). Then the reference MLP (kReferenceMlp): the GFLOP/s LibTorch's training step reaches here.
     case Profile::quick:
@@ -61,10 +61,10 @@ std::vector<Point> points(Profile p) {
     case Profile::full: break;
   }
   // Full: two batches per model, a factor 4 apart, at seq 128 for the transformers, then a near-limit
-  // check per model (one child, kChildBudgetS). Budgeted for issue 18's 60-minute full profile on 2
+  // check per model (one child, kChildBudgetS). Budgeted for a 60-minute full profile on 2
   // vCPUs: the old 16/32/64, 8/16/32 (BERT-large to b32: 723 s of its 1312 s), 2/4/8 sets took
   // 1312 s; these took about 460 s of children there with two each, 229 s with one each (the check's
-  // child is the measurement, as in quick, since issue 33's 30-minute full profile).
+  // child is the measurement, as in quick, to fit the 30-minute full profile).
   std::vector<Point> v;
   for (int b : {8, 32}) v.push_back({"light_cnn", b, 0});
   for (int b : {4, 16}) v.push_back({"resnet50", b, 0});

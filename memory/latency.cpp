@@ -114,7 +114,7 @@ class Chase final : public Kernel {
   // Every node's pointer is the permutation's successor (a sequential scan of the whole
   // buffer), and a walk of the first min(nodes, 2^16) loads visits exactly the permutation's
   // sequence, with no early return to the start (Sattolo's permutation is one cycle: unit test).
-  // 2^16, not 2^20 (issue 33): beyond the caches each load of the walk waits for memory; with 2^20
+  // 2^16, not 2^20: beyond the caches each load of the walk waits for memory; with 2^20
   // the check was 26% of this binary's samples in the quick profile (perf, 25 s in all).
   CheckResult check() override {
     CheckResult r;

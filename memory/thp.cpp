@@ -113,7 +113,7 @@ class Gups final : public Kernel {
  private:
   // Not instrumented by AddressSanitizer: every index is masked into the table, and under ASan each
   // random update's shadow check missed the TLB on its own (3.4 us an update in the VM: memory_thp's
-  // tiny run took 19 s of the sanitizer stage, 2 s without; issue 33).
+  // tiny run took 19 s of the sanitizer stage, 2 s without).
   __attribute__((no_sanitize_address)) uint64_t update(uint64_t seed, int64_t n) {
     SplitMix r(seed);
     for (int64_t i = 0; i < n; ++i) {
@@ -130,7 +130,7 @@ class Gups final : public Kernel {
   int64_t huge_ = -1;
 };
 
-// Quick: 256 MiB (issue 33; 512 MiB before its second pass, 1 GiB before its first). A 4 KiB-page
+// Quick: 256 MiB, not 512 MiB or 1 GiB. A 4 KiB-page
 // first touch costs about 11-15 us per page on these VMs, and the alloc case pays it four times (its
 // check's cycle and 3 repetitions): 12 s at 1 GiB, 6.8 s at 512 MiB. Both sizes
 // are far beyond the 4 KiB pages' TLB reach, so the two advices differ by the same mechanisms.
@@ -175,7 +175,7 @@ const bool gups = register_benchmark(
        return cs;
      }});
 
-// The first-touch cost per page (MEM-4's cause, issue 18): one allocation cycle's time (mmap, madvise,
+// The first-touch cost per page (MEM-4's cause): one allocation cycle's time (mmap, madvise,
 // first touch of every page, munmap) divided by the pages the buffer was made of, 4 KiB pages under
 // MADV_NOHUGEPAGE and 2 MiB pages under MADV_HUGEPAGE; per repetition, so the evaluator has the
 // spread. It includes mmap and munmap, which are a small part of the cycle (the page faults and the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Acceptance of the run-level comparisons on this machine (issue 17; docs/methodology.md,
+# Acceptance of the run-level comparisons on this machine (docs/methodology.md,
 # "Comparing runs: the statistics"). Too slow for ctest: about an hour on 2 cores.
 #   A/A      five back-to-back quick runs of one commit (`rigcheck run --repeat 5`): the noise
 #            profile of the first three; runs 4 and 5 compared with each other and with the first
@@ -7,7 +7,7 @@
 #            exits 0, the flags expected by chance printed; runs 4 and 5 without a profile: exit
 #            0, and the output says why it cannot judge.
 #   splits   every split of the five into 2 or 3 baseline runs against 1 other (50 comparisons):
-#            --fail-on-regression 10 exits 0 on each (issue 32); the table in splits.txt.
+#            --fail-on-regression 10 exits 0 on each; the table in splits.txt.
 #   change   three quick runs with oneDNN capped at AVX2 (ONEDNN_MAX_CPU_ISA=AVX2 exported, recorded
 #            in the inventory) against the five, with their noise profile: the oneDNN cases
 #            flagged, the ISA cap named, no memory, io or comm case flagged.
@@ -102,7 +102,7 @@ if step aa; then
   say "  aa_bare (runs 4, 5, no profile): exit $rc; $(grep -m1 -o 'Cannot judge significance[^.]*' "$out/aa_bare.log")"
 fi
 
-# ---------------------------------------------------------------- the gate on every split (issue 32)
+# ---------------------------------------------------------------- the gate on every split
 # Every split of the five runs into 2 or 3 baseline runs against 1 other (50 comparisons, no noise
 # profile): --fail-on-regression 10 must exit 0 on each; the table of splits and exit codes is
 # $out/splits.txt.

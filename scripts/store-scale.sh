@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The results store at scale (issue 34; docs/store.md): N copies of one run folder, each under its
+# The results store at scale (docs/store.md): N copies of one run folder, each under its
 # own name (so each is another run: docs/store.md, "Identity of a run"), added to a new store by W
 # `rigcheck store add` processes at once (each its share of the folders); prints the seconds it took
 # and checks the store then holds N runs, none lost and none twice; then, with --history R, times R

@@ -22,7 +22,7 @@ export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 cd build-asan
 # Left out here, run by the default build (scripts/test.sh): the browser test renders HTML that the
 # default build's run already checks; the statistics' simulations (thousands of simulated
-# comparisons: 206, 94 and 14 s of the asan stage's 739 s at -O0, issue 33) run the same code as
+# comparisons: 206, 94 and 14 s of the asan stage's 739 s at -O0) run the same code as
 # the statistics' unit tests, which stay here, on more seeds: what they find is a wrong rate, which
 # the default build finds, not a memory error. store_cli_postgresql (116 s here under the sanitizers,
 # the longest test of the stage) runs the SQLite modes' steps again against a throw-away PostgreSQL:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Verdict stability (issue 18): do N back-to-back runs of this machine give every claim the same
+# Verdict stability: do N back-to-back runs of this machine give every claim the same
 # verdict, and the headline figures the same value?
 #   scripts/verdict-stability.sh [-n N]          N quick runs now (default 3; about 6-10 minutes each on 2 cores)
 #   scripts/verdict-stability.sh RUN RUN [RUN...]  run folders already made (2 or more)

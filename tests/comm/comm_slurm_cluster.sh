@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The suite submitted to a Slurm cluster (issue 36): scripts/slurm-cluster.sh brings up slurmctld
+# The suite submitted to a Slurm cluster: scripts/slurm-cluster.sh brings up slurmctld
 # and two slurmd on namespaced nodes, `sbatch -N 2 --wait scripts/slurm/rigcheck-comm.sbatch` runs
 # the comm area's quick profile with srun (PMIx) starting one rank per node, and the test checks
 # the run folder: every case's element check (0 wrong), ranks on n1 and n2, the inventory's Slurm

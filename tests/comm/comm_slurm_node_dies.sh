@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A Slurm node dies mid-job (issue 36): on the cluster of scripts/slurm-cluster.sh, the suite's batch
+# A Slurm node dies mid-job: on the cluster of scripts/slurm-cluster.sh, the suite's batch
 # script runs the comm area's quick profile; 3 s into its first benchmark, every process of node n2 (its slurmd, its
 # slurmstepd, its rank) is SIGKILLed, as a machine that goes away. slurmctld marks n2 down after
 # SlurmdTimeout (10 s here; pinged every third of it) and cancels the job; the batch script's

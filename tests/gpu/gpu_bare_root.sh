@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU pack on a bare root (issue 35): this machine's /usr/lib holds Debian's fmt, Google
+# The GPU pack on a bare root: this machine's /usr/lib holds Debian's fmt, Google
 # Benchmark, hwloc, OpenMP..., which hide any library the pack forgot. So a minimal Debian root
 # (debootstrap --variant=minbase, from the mirror apt already uses; built once per machine and
 # cached in $RIGCHECK_BARE_ROOT, default ~/.cache/rigcheck/bare-root-SUITE) receives only the pack,

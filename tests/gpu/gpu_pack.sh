@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU pack and the GPU check without a GPU (issue 19). A pack is made from this build tree's
+# The GPU pack and the GPU check without a GPU. A pack is made from this build tree's
 # binaries (scripts/gpu-pack.sh --from BUILD: rebuilding the pack's own preset is too slow for CI;
 # the default build carries more libraries, oneDNN and OpenBLAS, so its size limit here is larger),
 # in a temporary folder outside the source tree, then one of:

@@ -2,7 +2,7 @@
 # Every GPU benchmark binary, on a machine without a usable GPU, exits 77 and says why on a
 # "SKIP: " line; with a GPU it must not fail (0, or 77 where its library lacks CUDA). On a machine
 # of 2 cores or more, each also runs on one core (taskset -c 0): no case may skip for want of cores
-# (the host threads of a GPU case are the usable cores, not the physical ones: issue 19 item 5).
+# (the host threads of a GPU case are the usable cores, not the physical ones).
 # usage: gpu_skip.sh BIN_DIR [BINARY...]   (default: gpu_gemm gpu_transfer gpu_model_memory gpu_torch_peer)
 set -u
 bin=$1

@@ -181,7 +181,7 @@ TEST(GpuPower, RaplCounterText) {
   EXPECT_DOUBLE_EQ(rapl_delta_j(95, 3, 100), 8);  // the counter wrapped
 }
 
-// cuBLASLt's split-K (item 11 of issue 19): partial sums kept in f32 (the only schemes gpu_gemm
+// cuBLASLt's split-K: partial sums kept in f32 (the only schemes gpu_gemm
 // allows) stay within gemm_error_bound whatever the split; partial sums rounded to a 16-bit output
 // type can leave it, and stay within gemm_error_bound_output_partials (the torch peer's bound).
 TEST(GpuNumerics, SplitKReductionAndItsBound) {

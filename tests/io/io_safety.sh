@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The storage area's safety rules (issue 7), end to end through the real binaries:
+# The storage area's safety rules, end to end through the real binaries:
 # refusals (block/char device, existing file, symlink out of the scratch directory, '..',
 # absolute path outside), nothing written on a refusal, no scratch file left after SIGINT and
 # SIGTERM mid-run, a missing fio and a fio printing broken JSON give a clear error.

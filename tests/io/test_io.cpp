@@ -111,7 +111,7 @@ TEST(FioJob, NeverCreatesOrDeletes) {
     EXPECT_NE(t.find(line), std::string::npos) << line;
 }
 
-// The fio peer at 8 workers over the full profile's 4096 samples (issue 18): 32768 descriptors.
+// The fio peer at 8 workers over the full profile's 4096 samples: 32768 descriptors.
 TEST(FioJob, OpenFilesFitTheLimit) {
   EXPECT_EQ(fio_open_files_per_job(4096, 8, 1048576), 4096);  // fits: every file open (fio's default)
   EXPECT_EQ(fio_open_files_per_job(4096, 8, 20000), (20000 - 64) / 8);

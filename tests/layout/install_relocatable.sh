@@ -5,7 +5,7 @@
 # `rigcheck run --profile tiny` runs one benchmark of each area, those that find something from where
 # they are installed (the cache datasheet, memory_host's child, the MPI launcher's binary), and writes
 # its report. The smoke runs (smoke_run_*_tiny) run every benchmark from the build tree; here a whole
-# tiny run again cost about 60 s of CI and found nothing more (issue 33). Skips where no mount
+# tiny run again cost about 60 s of CI and found nothing more. Skips where no mount
 # namespace can be made (not root).
 tmp_template=/tmp/rigcheck-install.XXXXXX
 source "$(dirname "$0")/../support/lib.sh"

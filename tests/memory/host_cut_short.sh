@@ -26,7 +26,7 @@ done
 grep -q ',light_cnn/b2,.*,time_per_iter,' "$partial" 2>/dev/null || { cat "$out/log"; echo "FAIL: b2 never finished in 240 s"; exit 1; }
 sleep 1
 if ! kill -0 "$pid" 2>/dev/null; then
-  cat "$out/log"; echo "FAIL: memory_host ended before it could be cut short (was the b48 point skipped?)"; exit 1
+  cat "$out/log"; echo "FAIL: memory_host ended before it could be cut short (did it skip the b48 point?)"; exit 1
 fi
 kill -9 "$pid"
 wait "$pid" 2>/dev/null

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every parameter a run's rows hold is declared in data/params.csv (requested, observed or a
-# description of the method), so that runs of later suite versions pair with it (issue 32):
+# description of the method), so that runs of later suite versions pair with it:
 # `rigcheck compare RUN RUN` prints an UNDECLARED PARAM line for each one that is not.
 #   params_declared.sh RIGCHECK RUN_DIR    (exit 1 naming them)
 set -uo pipefail

@@ -40,7 +40,7 @@ struct Scaling {
 // repetition is the least disturbed one (the rule of Python's timeit: "the lowest value gives a
 // lower bound for how fast your machine can run"). The interval moves one side to its second
 // fastest repetition: [X2(n) / (n X1(1)), X1(n) / (n X2(1))], how far the figure leans on a single
-// step. Eleven runs on the 2-vCPU VM of issue 18 (docs/performance.md "CPU-1 from the fastest steps") gave the
+// step. Eleven runs on the 2-vCPU VM (docs/performance.md "CPU-1 from the fastest steps") gave the
 // median of pair ratios 79.2-95.6% and these fastest-step ratios 81.3-93.8%: a disturbance rarely
 // hits both steps of a pair alike (a neighbour on one vCPU slows 2-thread steps only), so pairing
 // did not cancel it. Otherwise: the ratio of the medians, the interval from the rates' min and max

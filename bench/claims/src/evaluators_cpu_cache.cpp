@@ -47,7 +47,7 @@ std::vector<CurvePoint> fc_curve(const RunData& run, const std::string& batch, c
   return curve;
 }
 
-// No cache level is larger than the chip's (issue 18): a knee or a latency plateau end above this
+// No cache level is larger than the chip's: a knee or a latency plateau end above this
 // multiple of the chip's L3 (the inventory's total, else one instance times the instances) is not
 // an L3 and is mistrusted with the reason. The margin leaves room for the L2s beside the L3 and for
 // a nominal size that undercounts.
@@ -130,7 +130,7 @@ std::string latency_l3_text(const RunData& run) {
 }
 
 // The FC knee and the latency curve's L3 end disagree when the knee's crossing point lies more than
-// 2x outside the interval where the latency plateau ends (issue 18: a knee near 40 MiB against a
+// 2x outside the interval where the latency plateau ends (the 2-core VM's run: a knee near 40 MiB against a
 // plateau ending at 5.7-8 MiB). The crossing point, not the bracketing sizes, so that a knee moving
 // by one grid step between runs does not flip the comparison.
 bool l3_disagree(const Knee& eff, const LatencyL3& l) {

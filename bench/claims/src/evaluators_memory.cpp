@@ -63,7 +63,7 @@ std::string dimms(const RunData& run) {
                      fact(run, "memory_dimm_count"));
 }
 
-// A triad figure this machine cannot give (issue 18: physically implausible results are not trusted
+// A triad figure this machine cannot give (physically implausible results are not trusted
 // silently): above its DIMMs' peak (configured MT/s x 8 bytes x DIMMs, an upper bound whatever the
 // channels), or measured on arrays that fit in the chip's L3 (STREAM's rule: each array at least
 // 4x the last-level cache), so a cache figure labelled DRAM. Empty, or the reason it is mistrusted.

@@ -1,4 +1,4 @@
-// Runs of different processor architectures side by side (issue 37): see pair_across_archs in
+// Runs of different processor architectures side by side: see pair_across_archs in
 // compare.hpp, data/cross_arch.csv and data/kernel_isas.csv.
 #include <map>
 #include <set>

@@ -1,4 +1,4 @@
-// What this machine can train (issue 23): capacity.hpp says the method.
+// What this machine can train: capacity.hpp says the method.
 #include "rigcheck/report/capacity.hpp"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// The capacity answer's bottleneck (issue 31 item 3): a measured ceiling is named as what limits a
+// The capacity answer's bottleneck: a measured ceiling is named as what limits a
 // step only when the step uses at least kLimitingShare of it; otherwise none is, and the answer
 // says what the step time is made of as far as this run measured (capacity.hpp: StepPart).
 #include <cmath>

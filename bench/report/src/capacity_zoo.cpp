@@ -124,7 +124,7 @@ double draw_line(const RunData& run, const zoo::ModelConfig& cfg, ModelCapacity&
     // The line through the two LARGEST measured batches: below a few samples the peak sits under
     // the line the larger batches follow (light_cnn b2 was 0.1 GiB under the b8-b326 line, so a
     // b2-b8 line overstated the per-sample cost by 45%; docs/performance.md "capacity").
-    // One measured batch (the quick profile, issue 33): the line through it at the analytic slope,
+    // One measured batch (the quick profile): the line through it at the analytic slope,
     // which is what two batches give too (below); the measured slope is then unknown.
     const MemoryPoint& hi = pts.regular.back();
     const MemoryPoint* lo = pts.regular.size() >= 2 ? &pts.regular[pts.regular.size() - 2] : nullptr;

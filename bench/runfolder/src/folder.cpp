@@ -45,7 +45,7 @@ std::string format_manifest(const std::vector<ManifestRow>& rows) {
 std::vector<ManifestRow> read_manifest(const std::string& path, const std::string* text) {
   std::vector<ManifestRow> out;
   with_csv_errors(path, [&] {
-    // rows and sha256 came with the checksums (issue 21): a manifest written before has neither.
+    // rows and sha256 are the checksums: a manifest written before the suite kept them has neither.
     std::optional<CsvReader<10>> slot;
     CsvReader<10>& in = open_csv(slot, path, text);
     in.read_header(io::ignore_missing_column, "benchmark", "area", "command", "exit_code", "status", "duration_s",

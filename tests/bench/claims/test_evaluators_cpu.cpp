@@ -47,8 +47,8 @@ TEST(CpuResnetReport, Cpu1LeadsWithResNetAndPredictsE8) {
   const Verdict& v = verdict_of(vs, "CPU-1");
   // E(2) in [83.9 to 88.9]%. Issue 31: each end moved out by the run-to-run part (no noise profile
   // beside this folder: the prior of data/run_to_run_prior.csv, 18 runs, sd 4.35%, t(0.995, 17) =
-  // 2.90, the 99% level), [72.5 to 100]%, whose fits predict E(8) from 29 to 100%: straddling 85 - 5. Within
-  // the run alone (before issue 31) the interval lay wholly under 80: refuted.
+  // 2.90, the 99% level), [72.5 to 100]%, whose fits predict E(8) from 29 to 100%: straddling 85 - 5. From
+  // the run's own spread alone the interval would lie wholly under 80: refuted.
   EXPECT_EQ(v.verdict, Outcome::inconclusive) << v.reason;
   EXPECT_EQ(v.basis, Basis::predicted);
   EXPECT_EQ(verdict_label(v), "inconclusive (predicted)");
@@ -121,7 +121,7 @@ TEST(CpuResnetReport, Cpu1TakesEfficiencyFromTheFastestInterleavedSteps) {
   line = line.substr(0, line.find("\nCPU-2,"));
   EXPECT_EQ(line.find("the measured interval lies"), std::string::npos) << line;
   EXPECT_NE(line.find(",\"E(8) = "), std::string::npos) << line;
-  // CPU-2 from the same steps: 32 cores from 2 is beyond the reach (issue 31), whatever the gain.
+  // CPU-2 from the same steps: 32 cores from 2 is beyond the reach, whatever the gain.
   const Verdict v2 = verdict_of(make_report(dir, quiet()), "CPU-2");
   EXPECT_EQ(verdict_label(v2), "not_measurable") << v2.reason;
 
@@ -140,7 +140,7 @@ TEST(CpuResnetReport, Cpu1TakesEfficiencyFromTheFastestInterleavedSteps) {
   EXPECT_EQ(uline.find("the measured interval lies"), std::string::npos) << uline;
 }
 
-// Quick run 2 of issue 18's stability check (2026-12-04 13:38 UTC, the 2-vCPU VM), its images/s
+// Quick run 2 of a verdict-stability check (2026-12-04 13:38 UTC, the 2-vCPU VM), its images/s
 // per interleaved step: one 1-thread step slowed (4.53 against 5.02-5.35) made that pair's E(2)
 // 102.3%; the median over pairs with its interval [87.3 to 102.3] turned CPU-1 inconclusive where
 // runs 1 and 3 were refuted. From the fastest steps: 9.37 / (2 x 5.35) = 87.6% [87.5 to 89.7], and
@@ -193,7 +193,7 @@ TEST(CpuResnetReport, SuperlinearEfficiencyIsNeverTrustedSilently) {
   EXPECT_FALSE(std::isnan(e.predicted));
 }
 
-// ---- CPU-3 and CPU-4: the effective L3 (issue 18 item 4)
+// ---- CPU-3 and CPU-4: the effective L3
 namespace {
 
 Claim cpu_claim(const std::string& id) {
@@ -279,7 +279,7 @@ TEST(CpuL3Verdicts, NoKneeFallsBackOnTheLatencyCurveNotNotMeasurable) {
   EXPECT_EQ(evaluate_claim(cpu_claim("CPU-3"), none).verdict, Outcome::not_measurable);
 }
 
-// The recorded quick run of the 2-core VM (both cores, before issue 18): FC knee 32-48 MiB, the
+// The recorded quick run of the 2-core VM (both cores, an older suite's run): FC knee 32-48 MiB, the
 // latency curve's L3 end 5.66-8 MiB (2 MiB pages).
 TEST(CpuL3Verdicts, RecordedVmRunShowsTheDisagreement) {
   auto vs = make_report(copy_fixture("quick_vm"), quiet());
@@ -288,7 +288,7 @@ TEST(CpuL3Verdicts, RecordedVmRunShowsTheDisagreement) {
   EXPECT_EQ(verdict_of(vs, "CPU-3").verdict, Outcome::inconclusive);
 }
 
-// No cache level is larger than the chip's (issue 18 item 2): an FC knee or a latency plateau end
+// No cache level is larger than the chip's: an FC knee or a latency plateau end
 // above 1.5x the inventory's L3 (16 or 32 MiB here) is mistrusted with the reason, and not taken; CPU-4's
 // verdict says it stands on the nominal size, CPU-3 scales by the figure that is left.
 TEST(CpuL3Verdicts, CacheLargerThanTheChipIsMistrusted) {

@@ -1,5 +1,5 @@
 // bench/claims/src/evaluators_memory.cpp: MEM-4's evidence names what drives its figure, the
-// first-touch cost per 4 KiB and per 2 MiB page (issue 18): from thp_alloc's derived
+// first-touch cost per 4 KiB and per 2 MiB page: from thp_alloc's derived
 // first_touch_us_per_page rows, and from time_per_iter in the recorded quick run of the 2-core VM
 // (tests/fixtures/runs/quick_vm, made before those rows existed).
 #include <gtest/gtest.h>

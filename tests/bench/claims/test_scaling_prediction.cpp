@@ -1,4 +1,4 @@
-// bench/claims/src/scaling_prediction.cpp (issue 31): a predicted scaling figure's interval carries
+// bench/claims/src/scaling_prediction.cpp: a predicted scaling figure's interval carries
 // the run-to-run noise of its inputs (a noise profile of the machine, else the project's prior), a
 // fit with spare points reports its residual and widens when the model misses, and a prediction
 // beyond the reach is not judged.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# compare_cross_arch (issue 37, docs/arm.md): the fixture pair quick_vm (an x86-64 quick run) and
+# compare_cross_arch (docs/arm.md): the fixture pair quick_vm (an x86-64 quick run) and
 # arm64_qemu_tiny (the aarch64 build's tiny run under qemu-user) through `rigcheck compare`: no crash;
 # the runs' architectures named; STREAM paired at each run's widest kernel (AVX-512 against NEON), the
 # ISAs in the note; the FMA peak and oneDNN's ISA-capped cases (cpu_isa on x86-64, cpu_isa_sve on

@@ -1,4 +1,4 @@
-// Runs of two processor architectures side by side (issue 37: the vendor comparison, x86-64 against
+// Runs of two processor architectures side by side (the vendor comparison, x86-64 against
 // aarch64; pair_across_archs, data/cross_arch.csv, data/kernel_isas.csv): the same experiment pairs,
 // STREAM at each run's widest kernel ISA, and the ISA-specific cases are one-sided with the reason.
 #include <gtest/gtest.h>
@@ -60,7 +60,7 @@ const CaseFinding* finding(const std::vector<CaseFinding>& fs, const std::string
 TEST(CrossArch, StreamPairsAtTheWidestKernelAndIsaCasesAreOneSided) {
   const CaseRules rules = read_case_rules();
   std::vector<LoadedRun> runs = {x86_run(rules), arm_run(rules)};
-  ASSERT_EQ(run_arch(runs[0]), "x86_64");  // quick_vm has no cpu_arch: a run from before issue 37
+  ASSERT_EQ(run_arch(runs[0]), "x86_64");  // quick_vm has no cpu_arch: its suite did not record it
   ASSERT_EQ(run_arch(runs[1]), "aarch64");
   pair_across_archs(runs);
   const std::vector<CaseFinding> fs = compare_sides(Side{"x86", {&runs[0]}}, Side{"arm", {&runs[1]}}, nullptr, rules, StatOptions{});

@@ -1,4 +1,4 @@
-// What the gate leaves to the machine (issue 32's splits): a slow spell of one sweep read as the
+// What the gate leaves to the machine (scripts/noise-check.sh's splits): a slow spell of one sweep read as the
 // machine's state for that part of the run (machine_state.cpp, segments), and the cases of a
 // virtual machine whose working set lies in the L3 it shares with other guests, judged but not
 // gated (shared_cache.cpp).

@@ -14,8 +14,8 @@ namespace {
 // The simulated machine. Each round both sides share the machine's level of the moment (a drift
 // of 8%, which pairing cancels); each side is its own process of 5 repetitions, each repetition
 // lognormal with `noise` (6%: the spread of one repetition of cpu_gemm's SGEMM rounds on the 2-vCPU
-// VM, issue 32); with `slow_round`, one round per seed has one side (drawn) in a slow spell,
-// 15-50% slower (the VM's slow spells: 20-40%, issue 32's B rounds 147 and 154 against ~185);
+// VM); with `slow_round`, one round per seed has one side (drawn) in a slow spell,
+// 15-50% slower (the VM's slow spells: 20-40%, recorded B rounds 147 and 154 against ~185);
 // `slow` 2: a second such round (another round, its side drawn too).
 struct Sim {
   int rounds = 10;

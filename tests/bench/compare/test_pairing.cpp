@@ -36,7 +36,7 @@ TEST(Cases, EveryParamOfTheFixtureRunsIsDeclared) {
 }
 
 namespace {
-// quick_vm as a newer suite writes it (issue 32): the MPI all-reduce rows with the observed facts
+// quick_vm as a newer suite writes it: the MPI all-reduce rows with the observed facts
 // machines, oversubscribed, tcp_if_include and link; ResNet-50's step with a description of its
 // warm-up; the DataLoader's fio peer with fio_openfiles and open_file_limit.
 LoadedRun upgraded(const CaseRules& rules) {

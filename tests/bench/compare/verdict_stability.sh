@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/verdict-stability.sh on run folders (issue 18): three copies of the recorded quick run
+# scripts/verdict-stability.sh on run folders: three copies of the recorded quick run
 # (tests/fixtures/runs/quick_vm, no verdicts.csv: the script runs `rigcheck report`) keep every
 # verdict and figure -> exit 0, CPU-4's effective L3 read from its evidence; synthetic verdicts.csv
 # files with quoted evidence (commas inside): one verdict changed -> VERDICT CHANGED and exit 1;

@@ -1,4 +1,4 @@
-// bench/report/src/capacity.cpp (rigcheck capacity, issue 23) on SYNTHETIC run folders written by
+// bench/report/src/capacity.cpp (rigcheck capacity) on SYNTHETIC run folders written by
 // these tests (capacity_runs.hpp): every row below is invented by the tests' author (note
 // "synthetic"), chosen so the expected answer can be worked out by hand; none describes a machine.
 // The user models' answers: test_capacity_user.cpp.
@@ -113,7 +113,7 @@ TEST(Capacity, SmallBatchSlopeUnderTheAnalyticOneIsNotKept) {
   EXPECT_NE(g.text.find("under what large batches cost"), std::string::npos) << g.text;
 }
 
-// The quick profile measures ONE batch per model (issue 33): the line goes through it at the zoo's
+// The quick profile measures ONE batch per model: the line goes through it at the zoo's
 // analytic slope, the same line (and largest batch) as two batches whose larger one it is, and the
 // answer says no slope was measured; a model outside the zoo's analytic estimate cannot do this.
 TEST(Capacity, OneMeasuredBatchDrawsTheAnalyticLineThroughIt) {

@@ -1,4 +1,4 @@
-// bench/report/src/capacity_user.cpp (rigcheck capacity --models, issue 23): the answer for a model
+// bench/report/src/capacity_user.cpp (rigcheck capacity --models): the answer for a model
 // the user describes by its shape, its step at the rate of its kind measured in the run, its page
 // faults, and the errors of a bad model CSV. SYNTHETIC run folders (capacity_runs.hpp): every figure
 // is invented by the tests' author, chosen so the expected answer can be worked out by hand.

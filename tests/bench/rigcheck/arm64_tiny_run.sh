@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ctest arm64_tiny_run (label arm64; issue 37, docs/arm.md): `rigcheck run --profile tiny` of the
+# ctest arm64_tiny_run (label arm64; docs/arm.md): `rigcheck run --profile tiny` of the
 # aarch64 build (preset arm64-cross) under qemu-user, every benchmark started through the same
 # emulator (--exec-prefix, which also reaches the processes a benchmark starts itself), and its run
 # folder read:

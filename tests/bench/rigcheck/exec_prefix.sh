@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# rigcheck run --exec-prefix (issue 37; docs/arm.md): every benchmark binary is started through
+# rigcheck run --exec-prefix (docs/arm.md): every benchmark binary is started through
 # the given command (an emulator such as qemu-aarch64 in real use; here a wrapper script that logs
 # its arguments and runs them). Checks: the wrapper started the benchmark with the benchmark's own
 # arguments after it, the run is ok and the manifest's command shows the prefix; a benchmark started

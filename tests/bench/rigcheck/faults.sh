@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Faults a run must survive (issue 11; docs/threat-model.md), each against the real `rigcheck run`
+# Faults a run must survive (docs/threat-model.md), each against the real `rigcheck run`
 # with the test benchmark (tests/fake_bench.cpp, RIGCHECK_TEST_FAULT) standing in for a real one:
 #   kill9       SIGKILL of `rigcheck run` mid-benchmark: no process of the run is left (not even a
 #               grandchild that left its session), and `rigcheck report` on the folder keeps every

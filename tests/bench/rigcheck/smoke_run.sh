@@ -8,7 +8,7 @@ out="$tmp"
 
 "$rigcheck" run --profile tiny --only cpu --out "$out" >"$out/run1.log" 2>&1 || { cat "$out/run1.log"; fail "first run exited $?"; }
 # The second run checks the time budget's share and last line: two of the benchmarks that take a
-# share are enough (the whole area again cost 25-30 s of CI for nothing more; issue 33).
+# share are enough (the whole area again cost 25-30 s of CI for nothing more).
 "$rigcheck" run --profile tiny --select cpu_peak,cpu_gemm --out "$out" --budget 40 >"$out/run2.log" 2>&1 ||
   { cat "$out/run2.log"; fail "second run exited $?"; }
 # The last line says how long the run took, against its budget where it had one (--budget: the

@@ -1,5 +1,5 @@
 // manifest.csv of a run folder (each benchmark's command, exit code, status, duration, reason, and
-// since issue 21 the output file's rows and SHA-256; older manifests have neither column):
+// in newer manifests the output file's rows and SHA-256; older manifests have neither column):
 // read_manifest, then the runner's writer (format_manifest) and the reader again.
 #include <cmath>
 
@@ -14,7 +14,7 @@ RIGCHECK_FUZZ_TARGET(manifest) {
   if (!accepted(data, size, "manifest.csv", rows, [](const std::string& p) { return read_manifest(p); })) return 0;
   for (const ManifestRow& r : rows) {
     check(std::isfinite(r.duration_s), "accepted a duration that is not finite");
-    // The checksums (issue 21): both or neither, a count, 64 lowercase hex digits, an output file.
+    // The checksums: both or neither, a count, 64 lowercase hex digits, an output file.
     check((r.rows >= 0) == !r.sha256.empty(), "accepted rows without sha256 or sha256 without rows");
     check(r.sha256.empty() || (r.sha256.size() == 64 && !r.output.empty()), "accepted a malformed checksum");
   }

@@ -1,5 +1,5 @@
 // Predicting a scaling figure beyond the measured thread counts (CPU-1's E(8), CPU-2's gain from
-// 16 to 32 cores) with an interval that holds from run to run (issue 31; docs/methodology.md
+// 16 to 32 cores) with an interval that holds from run to run (docs/methodology.md
 // "Predicted scaling: interval and reach"), for the evaluators (bench/claims/src/evaluators_cpu.cpp).
 //
 //  - Run-to-run part: a run's E(n) moves between runs far more than its repetitions move within

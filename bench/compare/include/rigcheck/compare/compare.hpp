@@ -103,7 +103,7 @@ LoadedRun load_run(const std::string& dir);  // with the default registries
 // The cases of r.data's rows (load_run calls it; for runs made in memory).
 void build_cases(LoadedRun& r, const CaseRules& rules);
 // The processor architecture the run's binaries ran (inventory cpu_arch: x86_64, aarch64); "x86_64"
-// for a run without the key (every run before issue 37 was of an x86-64 build).
+// for a run without the key (the suite versions that did not record it built for x86-64 only).
 std::string run_arch(const LoadedRun& r);
 // Comparing runs of several architectures (an x86-64 run against an aarch64 one: the vendor
 // comparison). Cases pair where the experiment is the same (GEMM, STREAM, the ResNet-50 step, fio,

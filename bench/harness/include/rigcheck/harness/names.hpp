@@ -23,7 +23,7 @@ inline constexpr char kFcWorkingSet[] = "fc_working_set_f32";
 // cpu_resnet
 inline constexpr char kResnetTrainStep[] = "resnet50_train_step";
 inline constexpr char kResnetIsa[] = "resnet50_isa";
-// memory_bandwidth (was stream_bandwidth)
+// memory_bandwidth; old run folders name it stream_bandwidth (data/renames.csv)
 inline constexpr char kMemoryBandwidth[] = "memory_bandwidth";
 // memory_latency: the curve, the curve with the other cores streaming, the levels found on it
 inline constexpr char kMemoryLatency[] = "memory_latency";
@@ -45,7 +45,7 @@ inline constexpr char kMpiAllreduce[] = "mpi_allreduce_f32";
 inline constexpr char kMpiRanks[] = "mpi_ranks";
 inline constexpr char kNcclAllreduce[] = "nccl_allreduce_f32";
 inline constexpr char kNcclRanks[] = "nccl_ranks";
-// gpu_gemm (was gemm_tc and gemm_sustained)
+// gpu_gemm and gpu_gemm_sustained; old run folders name them gemm_tc and gemm_sustained (data/renames.csv)
 inline constexpr char kGpuGemm[] = "gpu_gemm";
 inline constexpr char kGpuGemmSustained[] = "gpu_gemm_sustained";
 // gpu_transfer, gpu_model_memory, gpu_torch_peer

@@ -12,7 +12,7 @@ namespace rigcheck {
 // cannot move (cpu/cache_fc.cpp). The command line still overrides them. Throws
 // std::invalid_argument for reps < 1 or min_time <= 0.
 bool register_repetition_defaults(const std::array<int, 3>& reps, const std::array<double, 3>& min_time_s);
-// The harness's defaults but repetitions of at least 0.1 s in quick, not 0.2 (issue 33: under the
+// The harness's defaults but repetitions of at least 0.1 s in quick, not 0.2 (under the
 // quick profile's time budget each case keeps its floor of 3 repetitions; cpu_peak, cpu_gemm,
 // cpu_isa; docs/methodology.md, "Timing and noise").
 inline constexpr std::array<double, 3> kShortQuickMinTimeS{0.01, 0.1, 0.5};

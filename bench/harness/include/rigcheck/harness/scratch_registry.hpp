@@ -1,6 +1,6 @@
 // Scratch entries a benchmark creates outside the run folder (io's files in /var/tmp or
 // /dev/shm), registered so that the runner can remove them when the benchmark dies without
-// cleaning up (SIGKILL by the OOM killer, the runner's timeout escalation): issue 21.
+// cleaning up (SIGKILL by the OOM killer, the runner's timeout escalation).
 // The runner names a file in the run folder (logs/<stem>.scratch) in $RIGCHECK_SCRATCH_REGISTRY;
 // register_scratch_path appends one absolute path per line to it, before the entry is created.
 // What the runner then removes, and what it never touches: bench/rigcheck/src/scratch_cleanup.cpp.

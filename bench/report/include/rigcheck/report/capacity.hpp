@@ -1,4 +1,4 @@
-// `rigcheck capacity RUN_DIR` (issue 23) and the "What this machine can train" section of
+// `rigcheck capacity RUN_DIR` and the "What this machine can train" section of
 // report.md: for each model of the zoo (and a user's own models, by shape, from --model-csv), the
 // largest batch whose training step fits in this machine's memory, the step time and samples/s at
 // that batch, and what limits the step (compute, memory bandwidth, input pipeline, all-reduce),
@@ -67,7 +67,7 @@ struct LimitFigure {
 };
 
 // A measured ceiling limits a step only when the step uses at least this share of it; under it the
-// answer names none (issue 31: light_cnn's step at 5% of the compute ceiling was said to be
+// answer names none (else light_cnn's step, at 5% of the compute ceiling, would be called
 // compute-bound). Half: a step at half a ceiling's rate spends at least half its time elsewhere.
 inline constexpr double kLimitingShare = 0.5;
 // One part of a step's time as this run measured it: what the step's work alone takes at a

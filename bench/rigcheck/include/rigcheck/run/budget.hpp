@@ -1,4 +1,4 @@
-// `rigcheck run --budget SECONDS`: the run's wall time shared among its benchmarks (issue 33). Each
+// `rigcheck run --budget SECONDS`: the run's wall time shared among its benchmarks. Each
 // registry entry says how long it took in the profile on the reference machine (`ref_s`,
 // data/benchmarks.csv's quick_ref_s or full_ref_s) and whether its binary keeps a --time-budget (`takes`). Before
 // a benchmark that takes one starts, it is given what is left of the budget, less the reference
@@ -29,9 +29,9 @@ inline constexpr double kReportReserveS = 4;
 // of 2026-12-06 (+5% over its quick_ref_s of 67.1 at most, +14% over their mean); 687, 633 and
 // 693 s in three full runs of 2026-12-06 (full_ref_s 687): 1.15 covers those with headroom.
 inline constexpr double kTailMargin = 1.15;
-// The quick profile's budget when --budget is not given: 4 minutes (issue 33, on 2 cores).
+// The quick profile's budget when --budget is not given: 4 minutes (on 2 cores).
 inline constexpr double kQuickBudgetS = 240;
-// The full profile's: 27 minutes, under issue 33's 30 with room for the benchmarks that keep no
+// The full profile's: 27 minutes, under the profile's 30 with room for the benchmarks that keep no
 // budget to run over their reference times (full_ref_s) on a slow spell of the machine.
 inline constexpr double kFullBudgetS = 1620;
 

@@ -3,7 +3,7 @@
 // benchmark has ended; recover_dead_run for a salvaged one). verify_run_folder checks every
 // result file against them; read_run (report.hpp) calls it, so report, compare and history all
 // refuse, or with --exclude-broken leave out with the reason, a file that was cut, edited after
-// the run, deleted, or added to the folder. Folders written before checksums (issue 21) are
+// the run, deleted, or added to the folder. Folders written before checksums are
 // "not verifiable", never refused for that. The checksums catch damage and casual edits, not a
 // forger who rewrites the manifest too (docs/threat-model.md).
 #pragma once

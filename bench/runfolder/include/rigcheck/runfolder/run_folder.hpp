@@ -23,7 +23,7 @@ struct ManifestRow {
   std::string status;
   double duration_s = 0;
   std::string output, reason;
-  // Of the output file once the benchmark has ended (issue 21: integrity.hpp): its data rows (the
+  // Of the output file once the benchmark has ended (integrity.hpp): its data rows (the
   // header not counted) and its SHA-256, 64 lowercase hex digits. -1 and empty: no output, or a
   // manifest written before checksums.
   long rows = -1;
