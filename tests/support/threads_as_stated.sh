@@ -8,22 +8,11 @@ set -euo pipefail
 run="$1"
 [[ -d $run ]] || { echo "threads_as_stated: $run is not a folder" >&2; exit 2; }
 bad=0 checked=0
+split_csv=$(cat "$(dirname "$0")/split_csv.awk")
 for csv in "$run"/*.csv; do
   head -1 "$csv" | grep -q '^schema_version,run_id,benchmark,case,params,metric,value,unit,repetition,status' || continue
-  # CSV fields by a small parser (quoted fields may hold commas: params and notes do; mawk has no FPAT).
-  out=$(awk -v file="$(basename "$csv")" '
-    function split_csv(line, f,   n, i, c, q, cur) {
-      n = 0; q = 0; cur = ""
-      for (i = 1; i <= length(line); i++) {
-        c = substr(line, i, 1)
-        if (q) { if (c == "\"") { if (substr(line, i + 1, 1) == "\"") { cur = cur c; i++ } else q = 0 } else cur = cur c }
-        else if (c == "\"") q = 1
-        else if (c == ",") { f[++n] = cur; cur = "" }
-        else cur = cur c
-      }
-      f[++n] = cur
-      return n
-    }
+  # CSV fields by a small parser (tests/support/split_csv.awk).
+  out=$(awk -v file="$(basename "$csv")" "$split_csv"'
     NR > 1 {
       split_csv($0, f)
       if (f[10] != "ok" || (f[6] != "cpu_utilization" && f[6] != "threads_working")) next

@@ -36,21 +36,10 @@ bad() {
 # One result file's rows, one a line, tab-separated: file, benchmark, case, metric, unit, status,
 # threads, cpus (expanded, comma-separated), numa_nodes, placement, note, memory_nodes, memory_node
 # (a per-node case's requested memory node). Quoted CSV fields may hold
-# commas (params and notes do; mawk has no FPAT): a small parser, as tests/support/threads_as_stated.sh.
+# commas (params and notes do; mawk has no FPAT): tests/support/split_csv.awk.
+split_csv=$(cat "$(dirname "$0")/../support/split_csv.awk")
 rows_of() {
-  awk -v file="$(basename "$1")" '
-    function split_csv(line, f,   n, i, c, q, cur) {
-      n = 0; q = 0; cur = ""
-      for (i = 1; i <= length(line); i++) {
-        c = substr(line, i, 1)
-        if (q) { if (c == "\"") { if (substr(line, i + 1, 1) == "\"") { cur = cur c; i++ } else q = 0 } else cur = cur c }
-        else if (c == "\"") q = 1
-        else if (c == ",") { f[++n] = cur; cur = "" }
-        else cur = cur c
-      }
-      f[++n] = cur
-      return n
-    }
+  awk -v file="$(basename "$1")" "$split_csv"'
     function expand(list,   parts, n, i, ab, j, out) {
       out = ""
       n = split(list, parts, ",")
