@@ -17,7 +17,7 @@ set(RIGCHECK_INVENTORY_SOURCES
 set(RIGCHECK_RUNFOLDER_SOURCES
   bench/runfolder/src/folder.cpp bench/runfolder/src/run_data.cpp bench/runfolder/src/integrity.cpp
   bench/runfolder/src/renames.cpp bench/runfolder/src/runlock.cpp bench/runfolder/src/needs.cpp
-  bench/runfolder/src/registries.cpp bench/runfolder/src/registry.cpp)
+  bench/runfolder/src/registries.cpp bench/runfolder/src/registry.cpp bench/runfolder/src/machine_identity.cpp)
 set(RIGCHECK_CLAIMS_SOURCES
   bench/claims/src/claims.cpp bench/claims/src/cache_model.cpp bench/claims/src/verdict.cpp
   bench/claims/src/vocabulary.cpp bench/claims/src/scaling_prediction.cpp)
@@ -45,7 +45,7 @@ set(RIGCHECK_CLI_SOURCES
 # RIGCHECK_TOOL_SOURCES: the fuzz build reads that list and has no database library.
 set(RIGCHECK_STORE_SOURCES
   bench/store/src/sqlite_backend.cpp bench/store/src/schema.cpp bench/store/src/records.cpp
-  bench/store/src/import.cpp bench/store/src/query.cpp bench/store/src/select.cpp)
+  bench/store/src/import.cpp bench/store/src/machines.cpp bench/store/src/query.cpp bench/store/src/select.cpp)
 set(RIGCHECK_STORE_PG_SOURCES bench/store/src/pg_backend.cpp)  # with libpq (RIGCHECK_WITH_POSTGRESQL)
 # The tool less its evaluators and main(): the evaluators register themselves at start-up, so they
 # are compiled as objects (a static library would drop them).

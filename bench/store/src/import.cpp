@@ -17,6 +17,7 @@
 #include "rigcheck/harness/sha256.hpp"
 #include "rigcheck/harness/topology.hpp"
 #include "rigcheck/runfolder/integrity.hpp"
+#include "rigcheck/store/machines.hpp"
 #include "rigcheck/store/records.hpp"
 #include "rigcheck/store/store.hpp"
 
@@ -274,15 +275,6 @@ std::string changed_since_verified(const std::vector<FolderFile>& files, const s
   return "";
 }
 
-long long machine_id(StoreBackend& db, const MachineFacts& m) {
-  auto found = db.query("SELECT id FROM machines WHERE fingerprint = ?", {m.fingerprint});
-  if (!found.empty()) return std::stoll(found[0][0].text);
-  return std::stoll(db.query("INSERT INTO machines (fingerprint, facts, cpu_model, physical_cores, memory_gib, gpus) "
-                             "VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
-                             {m.fingerprint, m.canonical, m.cpu_model, m.physical_cores, m.memory_gib, m.gpus})[0][0]
-                        .text);
-}
-
 // The noise profile of the set the run was made in: PARENT/noise.csv where PARENT is named noise-*
 // (rigcheck run --repeat; scaling_prediction.cpp reads it from there). Empty name when none.
 struct SetProfile {
@@ -376,7 +368,7 @@ StoreAddOutcome add_one(StoreBackend& db, const std::string& dir, const RunDiges
         db.query("INSERT INTO runs (identity, machine_id, folder_name, hostname, started_utc, suite_commit, profile, "
                  "method_version, content_sha256, source_path, imported_utc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
                  "RETURNING id",
-                 {identity, machine_id(db, m), folder, host, started, value_or(inv, "suite_commit", "unknown"),
+                 {identity, store_machine_id(db, m), folder, host, started, value_or(inv, "suite_commit", "unknown"),
                   profile_of(split_csv_records(manifest_text)), value_or(inv, "method_version", "unknown"),
                   sha256_hex(content), source, utc_timestamp_compact()})[0][0]
             .text);

@@ -82,13 +82,18 @@ bool inside_folder(const std::string& name) {
 }
 
 std::string machines_table(StoreBackend& db) {
-  std::string s = "## Machines\n\n| fingerprint | CPU | cores | memory GiB | GPUs | hosts | runs |\n|---|---|---|---|---|---|---|\n";
+  std::string s =
+      "## Machines\n\n| fingerprint | CPU | CPU id | shape | memory GiB | GPUs | part of the machine | hosts | runs |\n"
+      "|---|---|---|---|---|---|---|---|---|\n";
   for (const StoreRow& r : db.query(
-           "SELECT m.fingerprint, m.cpu_model, m.physical_cores, m.memory_gib, m.gpus, "
+           "SELECT m.fingerprint, m.cpu_model, m.cpu_id, m.shape, m.memory_gib, m.gpus, m.share, "
            "(SELECT COUNT(DISTINCT hostname) FROM runs WHERE machine_id = m.id), "
-           "(SELECT COUNT(*) FROM runs WHERE machine_id = m.id) FROM machines m ORDER BY m.id"))
-    s += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", r[0].text, r[1].text, r[2].text, r[3].text, r[4].text,
-                     r[5].text, r[6].text);
+           "(SELECT COUNT(*) FROM runs WHERE machine_id = m.id) FROM machines m ORDER BY m.id")) {
+    std::string share = r[6].text;  // the limits' lines, "key=value\n" each
+    for (size_t at; (at = share.find('\n')) != std::string::npos;) share.replace(at, 1, at + 1 < share.size() ? "; " : "");
+    s += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", r[0].text, r[1].text, r[2].text, r[3].text,
+                     r[4].text, r[5].text, share.empty() ? "whole" : share, r[7].text, r[8].text);
+  }
   return s;
 }
 

@@ -1,10 +1,5 @@
-// CSV records kept verbatim, the machine fingerprint and the run identity (records.hpp).
+// CSV records kept verbatim and the run identity (records.hpp).
 #include "rigcheck/store/records.hpp"
-
-#include <cmath>
-#include <cstdlib>
-
-#include <fmt/format.h>
 
 #include "rigcheck/harness/sha256.hpp"
 
@@ -46,44 +41,6 @@ std::vector<std::string> csv_record_fields(const std::string& record) {
     }
   }
   return fields;
-}
-
-namespace {
-std::string fact(const std::map<std::string, std::string>& inv, const std::string& key) {
-  auto it = inv.find(key);
-  return it == inv.end() || it->second.empty() ? "unknown" : it->second;
-}
-// Bytes as whole GiB, rounded: the kernel's MemTotal moves by megabytes between kernel versions.
-std::string gib(const std::string& bytes) {
-  char* end = nullptr;
-  const double b = std::strtod(bytes.c_str(), &end);
-  if (end == bytes.c_str() || *end != '\0' || !(b > 0)) return "unknown";
-  return fmt::format("{}", static_cast<long long>(std::llround(b / 1073741824.0)));
-}
-}  // namespace
-
-MachineFacts machine_facts(const std::map<std::string, std::string>& inv) {
-  MachineFacts m;
-  m.cpu_model = fact(inv, "cpu_model");
-  m.physical_cores = fact(inv, "physical_cores");
-  m.memory_gib = gib(fact(inv, "memory_total_bytes"));
-  const std::string count = fact(inv, "gpu_count");
-  const int n = std::atoi(count.c_str());
-  m.canonical = fmt::format("cpu_model={}\nphysical_cores={}\nmemory_gib={}\ngpu_count={}\n", m.cpu_model,
-                            m.physical_cores, m.memory_gib, count);
-  std::map<std::string, int> kinds;  // "NVIDIA H200 (141 GiB)" -> how many
-  for (int i = 0; i < n; ++i) {
-    const std::string name = fact(inv, fmt::format("gpu{}_name", i));
-    const std::string mem = gib(fact(inv, fmt::format("gpu{}_memory_bytes", i)));
-    m.canonical += fmt::format("gpu{}={} ({} GiB)\n", i, name, mem);
-    ++kinds[fmt::format("{} ({} GiB)", name, mem)];
-  }
-  for (auto& [k, c] : kinds) m.gpus += (m.gpus.empty() ? "" : ", ") + fmt::format("{} x {}", c, k);
-  if (m.gpus.empty()) m.gpus = n > 0 ? count + " x unknown" : "none";
-  Sha256 h;
-  h.update(m.canonical);
-  m.fingerprint = h.hex_digest();
-  return m;
 }
 
 std::string run_identity(const std::string& folder_name, const std::string& hostname, const std::string& started_utc) {

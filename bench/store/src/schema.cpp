@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "rigcheck/harness/topology.hpp"
+#include "rigcheck/store/machines.hpp"
 
 namespace rigcheck {
 namespace {
@@ -77,10 +78,26 @@ const std::vector<std::string> kVersion3 = {
     "bytes BIGINT NOT NULL, sha256 TEXT NOT NULL, body TEXT NOT NULL)",
 };
 
+// Version 4: the machine fingerprint tells CPUs apart by vendor, family, model, stepping and
+// microarchitecture, takes the topology, and a run given part of the machine (a cpuset, a CPU quota, a
+// memory limit) is filed apart from the whole (records.hpp). The machines get those facts as columns,
+// and every stored run is filed anew from its stored inventory: a Zen 3 and a Zen 5 VM filed as one
+// "AMD EPYC, 2 cores, 24 GiB" machine become two.
+const std::vector<std::string> kVersion4 = {
+    "ALTER TABLE machines ADD COLUMN cpu_id TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE machines ADD COLUMN shape TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE machines ADD COLUMN share TEXT NOT NULL DEFAULT ''",
+};
+
 }  // namespace
 
 const std::vector<StoreMigration>& store_migrations() {
-  static const std::vector<StoreMigration> m = {{1, kVersion1}, {2, kVersion2}, {3, kVersion3}};
+  static const std::vector<StoreMigration> m = {
+      {1, kVersion1, {}},
+      {2, kVersion2, {}},
+      {3, kVersion3, {}},
+      {4, kVersion4, [](StoreBackend& db) { refile_runs_by_machine(db); }},
+  };
   return m;
 }
 
@@ -102,6 +119,7 @@ void migrate_store(StoreBackend& db, int target) {
     for (const StoreMigration& m : store_migrations()) {
       if (m.to <= version || m.to > target) continue;
       for (const std::string& s : m.statements) db.exec(with_id_column(s, db.id_column()));
+      if (m.then) m.then(db);
       db.query("INSERT INTO schema_version (version, applied_utc) VALUES (?, ?)",
                {static_cast<long long>(m.to), utc_timestamp_compact()});
     }

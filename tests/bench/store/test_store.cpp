@@ -43,23 +43,82 @@ TEST(StoreRecords, ConcatenatedTheyAreTheFile) {
   EXPECT_EQ(csv_record_fields(r[3]), (std::vector<std::string>{"last", "no-newline"}));
 }
 
-TEST(StoreFingerprint, HardwareFactsOnly) {
-  std::map<std::string, std::string> a = {{"cpu_model", "AMD EPYC"}, {"physical_cores", "2"},
-                                          {"memory_total_bytes", "25275990016"}, {"gpu_count", "0"},
-                                          {"hostname", "vm"}, {"kernel", "6.1"}};
-  MachineFacts fa = machine_facts(a);
-  EXPECT_EQ(fa.canonical, "cpu_model=AMD EPYC\nphysical_cores=2\nmemory_gib=24\ngpu_count=0\n");
+TEST(StoreFingerprint, TheCpusIdentityTheShapeAndThePartOfTheMachineGiven) {
+  const std::map<std::string, std::string> a = {
+      {"cpu_vendor", "AuthenticAMD"}, {"cpu_family", "25"},       {"cpu_model_number", "1"}, {"cpu_stepping", "1"},
+      {"cpu_microarch", "zen3"},      {"cpu_model", "AMD EPYC"},  {"sockets", "1"},          {"physical_cores", "2"},
+      {"hardware_threads", "2"},      {"numa_nodes", "1"},        {"gpu_count", "0"},        {"hostname", "vm"},
+      {"memory_total_bytes", "25275990016"}, {"kernel", "6.1"}};
+  const MachineFacts fa = machine_facts(a);
+  EXPECT_EQ(fa.canonical,
+            "cpu_vendor=AuthenticAMD\ncpu_family=25\ncpu_model_number=1\ncpu_stepping=1\ncpu_microarch=zen3\n"
+            "cpu_model=AMD EPYC\nsockets=1\nphysical_cores=2\nhardware_threads=2\nnuma_nodes=1\nmemory_gib=24\n"
+            "gpu_count=0\n");
+  EXPECT_EQ(fa.cpu_id, "AuthenticAMD family 25 model 1 stepping 1 (zen3)");
   EXPECT_EQ(fa.fingerprint.size(), 64u);
-  std::map<std::string, std::string> b = a;
-  b["hostname"] = "other", b["kernel"] = "6.18", b["memory_total_bytes"] = "25275000000";  // same GiB
-  EXPECT_EQ(machine_facts(b).fingerprint, fa.fingerprint);
-  b["physical_cores"] = "4";
-  EXPECT_NE(machine_facts(b).fingerprint, fa.fingerprint);
-  std::map<std::string, std::string> g = a;
-  g["gpu_count"] = "1", g["gpu0_name"] = "NVIDIA H200", g["gpu0_memory_bytes"] = "150754820096";
-  MachineFacts fg = machine_facts(g);
+  EXPECT_EQ(fa.share, "");
+  const auto with = [&](std::map<std::string, std::string> changes) {
+    std::map<std::string, std::string> m = a;
+    for (auto& [k, v] : changes) m[k] = v;
+    return machine_facts(m);
+  };
+  // Not the machine: the host's name, the kernel, MemTotal within its GiB, libraries, the whole machine allowed.
+  EXPECT_EQ(with({{"hostname", "other"}, {"kernel", "6.18"}, {"memory_total_bytes", "25275000000"},
+                  {"onednn_version", "3.7.2"}, {"allowed_hardware_threads", "2"}, {"usable_cores", "2"},
+                  {"memory_limit_bytes", "none"}})
+                .fingerprint,
+            fa.fingerprint);
+  // A Zen 5 VM whose hypervisor shows the same model text is another CPU.
+  EXPECT_NE(with({{"cpu_family", "26"}, {"cpu_model_number", "2"}, {"cpu_microarch", "zen5"}}).fingerprint,
+            fa.fingerprint);
+  EXPECT_NE(with({{"cpu_stepping", "2"}}).fingerprint, fa.fingerprint);
+  EXPECT_NE(with({{"sockets", "2"}}).fingerprint, fa.fingerprint);
+  EXPECT_NE(with({{"numa_nodes", "2"}}).fingerprint, fa.fingerprint);
+  EXPECT_NE(with({{"physical_cores", "4"}}).fingerprint, fa.fingerprint);
+  // A run given part of the machine is not filed as the whole of it.
+  const MachineFacts cpuset = with({{"hardware_threads", "4"}, {"allowed_hardware_threads", "2"}});
+  EXPECT_EQ(cpuset.share, "allowed_hardware_threads=2\n");
+  EXPECT_NE(cpuset.fingerprint, with({{"hardware_threads", "4"}}).fingerprint);
+  EXPECT_EQ(with({{"usable_cores", "1"}}).share, "usable_cores=1\n");
+  EXPECT_EQ(with({{"memory_limit_bytes", "6442450944"}}).share, "memory_limit_gib=6\n");
+  EXPECT_NE(with({{"memory_limit_bytes", "6442450944"}}).fingerprint, fa.fingerprint);
+  const MachineFacts fg = with({{"gpu_count", "1"}, {"gpu0_name", "NVIDIA H200"}, {"gpu0_memory_bytes", "150754820096"}});
   EXPECT_EQ(fg.gpus, "1 x NVIDIA H200 (140 GiB)");
   EXPECT_NE(fg.fingerprint, fa.fingerprint);
+}
+
+// A store of version 3 filed the Zen 3 and the Zen 5 VM's runs (both "AMD EPYC", 2 cores, 24 GiB) as one
+// machine; opened by this rigcheck it files them apart, from the inventories it keeps.
+TEST(StoreSchema, Version3StoresAreFiledAnewByTheNewFingerprint) {
+  const std::string path = fresh_dir("store-refile") + "/s.db";
+  std::map<std::string, long long> run;  // fixture -> run id
+  {
+    std::unique_ptr<StoreBackend> db = open_store(path);
+    for (const std::string r : {"good", "compare_a", "quick_vm"}) {
+      const StoreAddOutcome o = store_add(*db, {kRuns + "/" + r})[0];
+      ASSERT_EQ(o.what, StoreAddOutcome::What::added) << o.message;
+      run[r] = o.run_id;
+    }
+    ASSERT_EQ(count(*db, "machines"), 2);
+    // Version 3 as it was: one machine row for all three, without the new columns.
+    db->exec("UPDATE runs SET machine_id = (SELECT MIN(id) FROM machines)");
+    db->exec("DELETE FROM machines WHERE id <> (SELECT MIN(id) FROM machines)");
+    db->exec("UPDATE machines SET fingerprint = 'the fingerprint of version 3', facts = 'cpu_model=AMD EPYC\n'");
+    for (const char* c : {"cpu_id", "shape", "share"}) db->exec(std::string("ALTER TABLE machines DROP COLUMN ") + c);
+    db->exec("DELETE FROM schema_version WHERE version = 4");
+    ASSERT_EQ(store_version(*db), 3);
+  }
+  std::unique_ptr<StoreBackend> db = open_store(path);
+  EXPECT_EQ(store_version(*db), kStoreSchemaVersion);
+  EXPECT_EQ(count(*db, "machines"), 2);
+  const auto machine_of = [&](const std::string& r) {
+    return db->query("SELECT m.cpu_id FROM runs r JOIN machines m ON m.id = r.machine_id WHERE r.id = ?",
+                     {run[r]})[0][0].text;
+  };
+  EXPECT_EQ(machine_of("good"), machine_of("compare_a"));
+  EXPECT_EQ(machine_of("good"), "AuthenticAMD family 25 model 1 stepping 1 (zen3)");
+  EXPECT_EQ(machine_of("quick_vm"), "AuthenticAMD family 26 model 2 stepping 1 (zen5)");
+  EXPECT_TRUE(store_verify(*db).problems.empty());
 }
 
 TEST(StoreSchema, EachEarlierVersionMigratesAndANewerOneIsRefused) {
@@ -103,7 +162,7 @@ TEST(StoreRuns, ExportGivesTheFolderBackAndASecondAddAddsNothing) {
   ASSERT_EQ(first.size(), runs.size());
   for (const StoreAddOutcome& o : first) ASSERT_EQ(o.what, StoreAddOutcome::What::added) << o.dir << ": " << o.message;
   const std::vector<long long> before = counts(*db);
-  EXPECT_EQ(before[0], 2);  // good, quick_vm and compare_a ran on one VM; avx512_synthetic is another CPU
+  EXPECT_EQ(before[0], 3);  // good and compare_a ran on a Zen 3 VM, quick_vm on a Zen 5; avx512_synthetic is a Zen 4
   EXPECT_EQ(before[1], 4);
   for (const StoreAddOutcome& o : store_add(*db, dirs)) EXPECT_EQ(o.what, StoreAddOutcome::What::already_stored) << o.message;
   EXPECT_EQ(counts(*db), before);

@@ -3,6 +3,7 @@
 // list of steps from version N to N+1. A store of a newer version than this rigcheck knows is
 // refused, naming the store and both versions; an older one is migrated step by step when opened.
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -11,13 +12,14 @@
 
 namespace rigcheck {
 
-inline constexpr int kStoreSchemaVersion = 3;
+inline constexpr int kStoreSchemaVersion = 4;
 
 // One migration: the statements that take a store from version `to - 1` to `to`. `{id}` in a
 // statement stands for the back end's id column type (StoreBackend::id_column).
 struct StoreMigration {
   int to = 0;
   std::vector<std::string> statements;
+  std::function<void(StoreBackend&)> then;  // a step in code after the statements, in the same transaction
 };
 const std::vector<StoreMigration>& store_migrations();
 
