@@ -13,6 +13,7 @@
 
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "rigcheck/harness/harness.hpp"
 #include "rigcheck/harness/names.hpp"
@@ -195,8 +196,9 @@ class Harness {
     row(e, names::kCpuUtilization, util, "fraction", rep, st, note);
     if (use.valid())
       row(e, names::kThreadsWorking, use.working, "count", rep, st,
-          fmt::format("threads of the process that each worked over {:.0f}% of the repetition; {:.2f} CPUs' worth in all",
-                      100 * kWorkingThreadShare, use.cpus));
+          fmt::format("threads of the process that each worked over {:.0f}% of the repetition; {:.2f} CPUs' worth in all; "
+                      "their names: {}",
+                      100 * kWorkingThreadShare, use.cpus, fmt::join(use.working_names, ", ")));
     row(e, names::kIterations, iters, "count", rep, st, "");
   }
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <thread>
@@ -30,6 +31,19 @@ double seconds_of(const timespec& t) { return static_cast<double>(t.tv_sec) + 1e
 // The CPU-time clock of another thread of this process, as glibc's pthread_getcpuclockid makes it
 // from a kernel thread id (linux/posix-timers.h: CPUCLOCK_SCHED | CPUCLOCK_PERTHREAD_MASK).
 clockid_t thread_clock(pid_t tid) { return static_cast<clockid_t>((~static_cast<unsigned>(tid) << 3) | 6); }
+
+// A thread's name as the kernel keeps it: pools that name their threads say whose they are (an
+// unnamed thread has the process's name).
+std::string thread_name(pid_t tid) {
+  std::string name;
+  if (FILE* f = std::fopen(fmt::format("/proc/self/task/{}/comm", tid).c_str(), "r")) {
+    char buf[64] = {};
+    if (std::fgets(buf, sizeof buf, f)) name = buf;
+    std::fclose(f);
+  }
+  while (!name.empty() && name.back() == '\n') name.pop_back();
+  return name.empty() ? "?" : name;
+}
 
 }  // namespace
 
@@ -76,7 +90,9 @@ ThreadUse thread_use_between(const ThreadCpuSnapshot& a, const ThreadCpuSnapshot
     auto it = a.thread_s.find(tid);
     if (it == a.thread_s.end()) continue;
     ++u.live;
-    if (end - it->second >= kWorkingThreadShare * u.wall_s) ++u.working;
+    if (end - it->second < kWorkingThreadShare * u.wall_s) continue;
+    ++u.working;
+    u.working_names.push_back(thread_name(tid));
   }
   return u;
 }

@@ -101,6 +101,24 @@ TEST(Harness, KernelIgnoringItsThreadCountIsMistrustedEachWay) {
   }
 }
 
+// An honest kernel of 2 threads of its own (not OpenMP's) is not seen with a third: binding its
+// case again before each repetition runs no OpenMP region whose workers would spin beside it.
+TEST(Harness, BindingAddsNoWorkingThread) {
+  if (!emulation().empty()) GTEST_SKIP() << "timed under emulation: " << emulation();
+  if (cpu_budget().usable_cores < 2) GTEST_SKIP() << "needs a 2-thread case: this process may use 1 core";
+  const std::string dir = fresh_dir("fake-honest-two");
+  const ChildResult r = run_fake(dir, {"RIGCHECK_TEST_THREADS=2", "RIGCHECK_TEST_WORKERS=2"});
+  ASSERT_EQ(r.exit_code, 0) << r.output_tail;
+  int rows = 0;
+  for (const ResultRow& row : read_results(dir + "/fake_bench.csv")) {
+    if (row.case_name != "n4096" || row.metric != "threads_working") continue;
+    ++rows;
+    EXPECT_LE(row.value, 2) << row.note;
+    EXPECT_EQ(row.note.find("more threads ran"), std::string::npos) << row.note;
+  }
+  EXPECT_EQ(rows, 3);
+}
+
 // Case::interleave: both kernels made and checked once, before any timing; then repetitions
 // alternate a0 b0 a1 b1 a2 b2, the rows say `interleaved=pair`; a case outside the group runs its
 // repetitions together as before.

@@ -7,6 +7,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 namespace rigcheck {
 
@@ -31,6 +32,7 @@ struct ThreadUse {
   double cpus = 0;   // process CPU seconds / wall seconds: how many CPUs' worth it used
   int working = 0;   // threads that ran at least kWorkingThreadShare of the wall time
   int live = 0;      // threads alive at both snapshots
+  std::vector<std::string> working_names;  // the working threads' names (/proc: comm), the process's own first
   bool valid() const { return wall_s > 0; }
 };
 // A thread counts as working above this share of the interval: a pool thread that took part in the
