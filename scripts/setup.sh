@@ -11,6 +11,7 @@
 #                              consumers (export_gbench, export_openmetrics, export_junit); sqlite3
 #                              and postgresql, for the results store's tests (docs/store.md); QEMU
 #                              (qemu-system-x86) for the emulated NUMA machine (scripts/vm-numa.sh)
+#   scripts/setup.sh --list    the packages it would install (with --tests, --arch: theirs too), one a line
 #   scripts/setup.sh --arch arm64
 #                              and the aarch64 cross build (docs/arm.md): Debian's cross compiler
 #                              and qemu-user to run its binaries here; the arm64 architecture is
@@ -20,15 +21,17 @@
 # names what the suite needs.
 set -euo pipefail
 for_tests=0
+list=0
 arch=
 while (($# > 0)); do
   case "$1" in
     --tests) for_tests=1 ;;
+    --list) list=1 ;;
     --arch)
       arch="${2:-}"
       [[ $arch == arm64 ]] || { echo "rigcheck setup: --arch takes arm64 (got '$arch')" >&2; exit 2; }
       shift ;;
-    *) echo "rigcheck setup: unknown option $1 (known: --tests, --arch arm64)" >&2; exit 2 ;;
+    *) echo "rigcheck setup: unknown option $1 (known: --tests, --arch arm64, --list)" >&2; exit 2 ;;
   esac
   shift
 done
@@ -125,6 +128,13 @@ missing_of() {
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then echo "$p"; fi
   done
 }
+
+# --list: the packages named above, one a line, and nothing installed (clang's runtimes, whose names
+# follow the installed clang, are not among them). scripts/test-debian13.sh keys its root by this list.
+if ((list)); then
+  printf '%s\n' "${PACKAGES[@]}"
+  exit 0
+fi
 
 major=$(clang_major)
 if [[ -n $major ]]; then mapfile -t runtimes < <(clang_runtimes "$major"); PACKAGES+=("${runtimes[@]}"); fi

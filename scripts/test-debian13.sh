@@ -5,8 +5,10 @@
 #  1. the root: `debootstrap --variant=minbase trixie` from the mirror this machine's apt uses, kept
 #     in $RIGCHECK_DEBIAN13_CACHE (default /var/cache/rigcheck/debian13): root/ (the chroot), debs/
 #     (the downloaded packages, kept across a refresh of the root), ccache/ (the compiler cache of
-#     the build inside). The root is keyed by scripts/setup.sh (where the package lists live): when
-#     it changes, the root is made anew, so that it holds what a fresh machine would install;
+#     the build inside). The root is keyed by the package list (`scripts/setup.sh --tests --list`): when
+#     it changes, the root is made anew, so that it holds what a fresh machine would install and no
+#     package the list dropped; setup.sh inside installs what is missing on every run, so a change of
+#     the script alone keeps the root;
 #  2. inside it, under chroot with /proc, /sys and /dev mounted (in a mount namespace of its own,
 #     unmounted on exit): scripts/setup.sh --tests, then scripts/build.sh (every target, in the
 #     copy's build/, kept in the root), then `ctest -L unit`;
@@ -35,7 +37,7 @@ die() {
 mirror=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -1)
 [[ -n $mirror ]] || mirror=$(awk '$1 == "deb" { print $2; exit }' /etc/apt/sources.list 2>/dev/null)
 mirror=${mirror:-http://deb.debian.org/debian}
-key="$suite $mirror $(sha256sum "$here/scripts/setup.sh" | cut -d' ' -f1)"
+key="$suite $mirror packages $("$here/scripts/setup.sh" --tests --list | sha256sum | cut -d' ' -f1)"
 mkdir -p "$cache/debs" "$cache/ccache"
 if [[ ! -f $root/.rigcheck-key || $(cat "$root/.rigcheck-key") != "$key" ]]; then
   t=$SECONDS

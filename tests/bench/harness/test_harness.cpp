@@ -80,16 +80,30 @@ std::vector<ResultRow> timed_rows(const std::string& name, const std::vector<std
   EXPECT_EQ(rows.size(), 3u);
   return rows;
 }
+// The rows of the first of 3 tries in which no other process took the CPUs the planted kernel spins
+// on: on a machine loaded by other work its threads each get too little to count as working, and the
+// rows say "something else competed", which is right for them but not what this test plants.
+std::vector<ResultRow> quiet_timed_rows(const std::string& name, const std::vector<std::string>& env) {
+  std::vector<ResultRow> rows;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    rows = timed_rows(name + std::to_string(attempt), env);
+    bool competed = false;
+    for (const ResultRow& row : rows)
+      competed = competed || row.note.find("something else competed") != std::string::npos;
+    if (!competed) break;
+  }
+  return rows;
+}
 }  // namespace
 
 TEST(Harness, KernelIgnoringItsThreadCountIsMistrustedEachWay) {
   // Under an emulator every timing is mistrusted as emulated first (trust()): the rule is not reached.
   if (!emulation().empty()) GTEST_SKIP() << "timed under emulation: " << emulation();
-  for (const ResultRow& row : timed_rows("fake-too-many", {"RIGCHECK_TEST_THREADS=1", "RIGCHECK_TEST_WORKERS=2"})) {
+  for (const ResultRow& row : quiet_timed_rows("fake-too-many", {"RIGCHECK_TEST_THREADS=1", "RIGCHECK_TEST_WORKERS=2"})) {
     EXPECT_EQ(row.status, Status::mistrusted) << row.note;
     EXPECT_NE(row.note.find("more threads ran than it says"), std::string::npos) << row.note;
   }
-  for (const ResultRow& row : timed_rows("fake-too-many-pinned",
+  for (const ResultRow& row : quiet_timed_rows("fake-too-many-pinned",
                                          {"RIGCHECK_TEST_THREADS=1", "RIGCHECK_TEST_WORKERS=2", "RIGCHECK_TEST_PIN=1"})) {
     EXPECT_EQ(row.status, Status::mistrusted) << row.note;
     EXPECT_NE(row.note.find("threads of the process each worked"), std::string::npos) << row.note;
