@@ -120,17 +120,28 @@ TEST(Harness, KernelIgnoringItsThreadCountIsMistrustedEachWay) {
 TEST(Harness, BindingAddsNoWorkingThread) {
   if (!emulation().empty()) GTEST_SKIP() << "timed under emulation: " << emulation();
   if (cpu_budget().usable_cores < 2) GTEST_SKIP() << "needs a 2-thread case: this process may use 1 core";
-  const std::string dir = fresh_dir("fake-honest-two");
-  const ChildResult r = run_fake(dir, {"RIGCHECK_TEST_THREADS=2", "RIGCHECK_TEST_WORKERS=2"});
-  ASSERT_EQ(r.exit_code, 0) << r.output_tail;
-  int rows = 0;
-  for (const ResultRow& row : read_results(dir + "/fake_bench.csv")) {
-    if (row.case_name != "n4096" || row.metric != "threads_working") continue;
-    ++rows;
-    EXPECT_LE(row.value, 2) << row.note;
-    EXPECT_EQ(row.note.find("more threads ran"), std::string::npos) << row.note;
+  // Judged on a try where the kernel had its 2 CPUs (over 70% of their time in every repetition):
+  // where other work took them, every thread is stretched and a spinning-down pool may pass 20%.
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    const std::string dir = fresh_dir("fake-honest-two" + std::to_string(attempt));
+    const ChildResult r = run_fake(dir, {"RIGCHECK_TEST_THREADS=2", "RIGCHECK_TEST_WORKERS=2"});
+    ASSERT_EQ(r.exit_code, 0) << r.output_tail;
+    std::vector<ResultRow> working;
+    bool competed = false;
+    for (const ResultRow& row : read_results(dir + "/fake_bench.csv")) {
+      if (row.case_name != "n4096") continue;
+      if (row.metric == "cpu_utilization" && !(row.value >= 0.7)) competed = true;
+      if (row.metric == "threads_working") working.push_back(row);
+    }
+    ASSERT_EQ(working.size(), 3u);
+    if (competed) continue;
+    for (const ResultRow& row : working) {
+      EXPECT_LE(row.value, 2) << row.note;
+      EXPECT_EQ(row.note.find("more threads ran"), std::string::npos) << row.note;
+    }
+    return;
   }
-  EXPECT_EQ(rows, 3);
+  GTEST_SKIP() << "other work took this process's CPUs in each of 3 tries: nothing to judge";
 }
 
 // Case::interleave: both kernels made and checked once, before any timing; then repetitions
