@@ -24,15 +24,31 @@ inline std::string cuda_error_text(cudaError_t e) {
                                            ::rigcheck::gpu::cuda_error_text(rc_)));                     \
   } while (0)
 
-// Number of usable CUDA devices, or throws Skip with why there is none. Without a driver
-// cudaGetDeviceCount returns cudaErrorInsufficientDriver (35) and leaves the count untouched
-// (docs/machines.md): any non-zero status means no GPU.
+// Why cudaGetDeviceCount failed, in words a user can act on. Without a driver it returns
+// cudaErrorInsufficientDriver (35) and leaves the count untouched (docs/machines.md), the same
+// status as a driver too old for this runtime: cudaDriverGetVersion tells them apart (0 when
+// libcuda.so.1 cannot be loaded), and the inventory words the first case alike.
+inline std::string no_gpu_reason(cudaError_t rc) {
+  int driver = 0, runtime = 0;
+  cudaDriverGetVersion(&driver);
+  cudaRuntimeGetVersion(&runtime);
+  cudaGetLastError();
+  auto ver = [](int v) { return fmt::format("{}.{}", v / 1000, v % 1000 / 10); };
+  if (driver == 0) return "libcuda.so.1 not found: no NVIDIA driver";
+  if (rc == cudaErrorInsufficientDriver)
+    return fmt::format("the NVIDIA driver supports CUDA {}, this binary's CUDA runtime needs {} (a newer driver)",
+                       ver(driver), ver(runtime));
+  return fmt::format("no usable CUDA GPU: cudaGetDeviceCount returned {}", cuda_error_text(rc));
+}
+
+// Number of usable CUDA devices, or throws Skip with why there is none: any non-zero status
+// means no GPU.
 inline int require_gpus(int at_least = 1) {
   int n = 0;
   cudaError_t rc = cudaGetDeviceCount(&n);
   if (rc != cudaSuccess) {
     cudaGetLastError();
-    throw Skip(fmt::format("no usable CUDA GPU: cudaGetDeviceCount returned {}", cuda_error_text(rc)));
+    throw Skip(no_gpu_reason(rc));
   }
   if (n < at_least) throw Skip(fmt::format("needs {} CUDA GPU(s), this machine has {}", at_least, n));
   return n;

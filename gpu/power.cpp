@@ -217,7 +217,7 @@ std::vector<Kernel::Observed> observed_rows(const PowerSummary& p) {
     if (!std::isnan(v)) out.push_back({m, unit, v, n});
   };
   add(names::kPowerMaxW, p.power_max_w, "W", p.power_max_method);
-  add("power_mean_w", p.power_mean_w, "W", p.power_mean_method);
+  add(names::kPowerMeanW, p.power_mean_w, "W", p.power_mean_method);
   add("gpu_energy_j", p.energy_j, "J", p.power_mean_method);
   add(names::kGpuTempMaxC, p.temp_max_c, "C", note);
   add("gpu_temp_first_c", p.temp_first_c, "C", note);
@@ -228,7 +228,7 @@ std::vector<Kernel::Observed> observed_rows(const PowerSummary& p) {
   add("power_cap_fraction", p.power_cap_fraction, "fraction", note);
   add("throttle_reasons_bits", p.samples ? static_cast<double>(p.reasons_seen) : NAN, "bitmask", note);
   add(names::kCpuPackagePowerMaxW, p.cpu_power_max_w, "W", note);
-  add("cpu_package_power_mean_w", p.cpu_power_mean_w, "W", note);
+  add(names::kCpuPackagePowerMeanW, p.cpu_power_mean_w, "W", note);
   return out;
 }
 

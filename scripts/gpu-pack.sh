@@ -131,12 +131,27 @@ cp -a /usr/$ml/libfmt.so* /usr/$ml/libbenchmark.so* /usr/$ml/libbenchmark_main.a
 cp -a /usr/include/fmt "$out/deps/fmt-first/fmt"
 
 # ------------------------------------------------------------------ manifest, size
-glibc=$(for f in "$out"/bin/* "$out"/lib/*; do [[ -f $f && ! $f == *.not-built ]] && objdump -T "$f" 2>/dev/null; done |
-        grep -o 'GLIBC_[0-9][0-9.]*' | sort -uV | tail -1)
+# The floors gpu-check.sh compares with the GPU machine first: the newest GLIBC_ symbol version any
+# packed file asks for (and which file), and the CUDA runtime linked in (a driver older than its
+# CUDA major version refuses it).
+glibc_file=
+glibc=
+for f in "$out"/bin/* "$out"/lib/*; do
+  [[ -f $f && ! $f == *.not-built ]] || continue
+  v=$(objdump -T "$f" 2>/dev/null | grep -o 'GLIBC_[0-9][0-9.]*' | sort -uV | tail -1)
+  [[ -n $v ]] || continue
+  if [[ $v == "$glibc" ]]; then
+    glibc_file+=", ${f#"$out"/}"
+  elif [[ -z $glibc || $(printf '%s\n%s\n' "$glibc" "$v" | sort -V | tail -1) != "$glibc" ]]; then
+    glibc=$v glibc_file=${f#"$out"/}
+  fi
+done
 glibcxx=$(for f in "$out"/bin/* "$out"/lib/*; do [[ -f $f && ! $f == *.not-built ]] && objdump -T "$f" 2>/dev/null; done |
           grep -o 'GLIBCXX_[0-9][0-9.]*' | sort -uV | tail -1)
 cuda_arch=$(sed -n 's/^CMAKE_CUDA_ARCHITECTURES:[A-Z]*=//p' "$from/CMakeCache.txt" 2>/dev/null)
 nvcc_version=$( (command -v nvcc >/dev/null && nvcc --version || /usr/local/cuda/bin/nvcc --version) 2>/dev/null | tail -1)
+cuda_release=$( (command -v nvcc >/dev/null && nvcc --version || /usr/local/cuda/bin/nvcc --version) 2>/dev/null |
+               sed -n 's/.*release \([0-9][0-9]*\.[0-9][0-9]*\).*/\1/p' | head -1)
 {
   echo "rigcheck GPU pack"
   echo "commit: $(git -C "$here" rev-parse HEAD 2>/dev/null || echo unknown)$(git -C "$here" diff --quiet 2>/dev/null || echo ' (with uncommitted changes)')"
@@ -147,6 +162,9 @@ nvcc_version=$( (command -v nvcc >/dev/null && nvcc --version || /usr/local/cuda
   echo "needed from the GPU machine: the NVIDIA driver (libcuda.so.1, libnvidia-ml.so.1), $(printf '%s\n' "${needs_there[@]}" | sort -u | tr '\n' ' ')"
   echo "  (looked for in its run path: /usr/local/cuda/lib64, then LD_LIBRARY_PATH: gpu-check.sh adds pip's nvidia/*/lib)"
   echo "needs at least: ${glibc:-?} (the image's glibc); libstdc++ (${glibcxx:-?}) and libgcc_s are carried in lib/"
+  echo "needs glibc: ${glibc#GLIBC_} ($glibc, by $glibc_file)"
+  echo "needs driver CUDA: ${cuda_release:-unknown} (the CUDA runtime ${cuda_release:-?}, linked statically;" \
+    "a driver of the same major version or newer)"
 } >"$out/MANIFEST.txt"
 size=$(du -sb "$out" | cut -f1)
 mib=$(( (size + 1048575) / 1048576 ))

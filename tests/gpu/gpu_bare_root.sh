@@ -1,15 +1,22 @@
 #!/usr/bin/env bash
-# The GPU pack on a bare root: this machine's /usr/lib holds Debian's fmt, Google
-# Benchmark, hwloc, OpenMP..., which hide any library the pack forgot. So a minimal Debian root
-# (debootstrap --variant=minbase, from the mirror apt already uses; built once per machine and
-# cached in $RIGCHECK_BARE_ROOT, default ~/.cache/rigcheck/bare-root-SUITE) receives only the pack,
-# and under chroot, in a private mount namespace:
+# The GPU pack on bare roots, at its glibc floor and below it. This machine's /usr/lib holds
+# Debian's fmt, Google Benchmark, hwloc, OpenMP..., which hide any library the pack forgot. So a
+# minimal Debian root (debootstrap --variant=minbase, from the mirror apt already uses; built once
+# per machine and cached in ~/.cache/rigcheck/bare-root-SUITE, $RIGCHECK_BARE_ROOT for the first)
+# of the release whose glibc is the pack's floor (MANIFEST.txt's `needs glibc`: Debian 11 2.31,
+# 12 2.36, 13 2.41) receives only the pack, and under chroot, in a private mount namespace:
 #   1 ldd of every pack binary resolves everything but the driver's and CUDA's own libraries
 #     (libcuda, libnvidia-*, libcublas*, libcudart, libnccl, libcudnn, libnvrtc, libnvJitLink);
 #   2 with the CUDA toolkit's folder mounted where a CUDA image has it (/usr/local/cuda, read-only)
 #     and no driver, every GPU binary exits 77 naming the missing GPU, and the pack's rigcheck runs
 #     (`rigcheck list`);
-#   3 the same pack with one carried library left out (libfmt) fails, naming that library.
+#   3 the same pack with one carried library left out (libfmt) fails, naming that library;
+#   4 below the floor, on a root of the release before (its glibc older): the pack's rigcheck does
+#     not load (a GLIBC_ version not found), and scripts/gpu-check.sh, with a stand-in nvidia-smi,
+#     stops in seconds (exit 5) naming both glibc versions. Where that root cannot be built, part 4
+#     says so and the test still passes on 1-3.
+# Where the floor is no Debian release's glibc, the root is this machine's release and the test
+# says which glibc it proves.
 # Skips (77) with the reason: no CUDA binaries in the build, not root (chroot, mount), no
 # debootstrap (scripts/setup.sh --tests), the mirror out of reach.
 # usage: gpu_bare_root.sh BUILD_DIR SOURCE_DIR
@@ -24,31 +31,42 @@ unshare -m true 2>/dev/null || skip "cannot make a mount namespace here (unshare
 [[ -e /dev/nvidia0 || -e /dev/nvidiactl ]] && skip "a GPU is here: the no-GPU runs do not apply"
 cuda=$(realpath /usr/local/cuda 2>/dev/null) || skip "no /usr/local/cuda"
 
-# ------------------------------------------------------------------ the root, cached
-suite=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-bookworm}")
-suite=${suite:-bookworm}
-root=${RIGCHECK_BARE_ROOT:-${XDG_CACHE_HOME:-$HOME/.cache}/rigcheck/bare-root-$suite}
-if [[ ! -x $root/usr/bin/ldd ]]; then
-  command -v debootstrap >/dev/null || skip "no debootstrap (scripts/setup.sh --tests installs it)"
-  mirror=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -1)
-  [[ -n $mirror ]] || mirror=$(awk '$1 == "deb" { print $2; exit }' /etc/apt/sources.list 2>/dev/null)
-  mirror=${mirror:-http://deb.debian.org/debian}
-  if command -v curl >/dev/null; then
-    timeout 20 curl -fsI "$mirror/dists/$suite/Release" >/dev/null 2>&1 || skip "the mirror $mirror cannot be reached"
+# ------------------------------------------------------------------ the roots, cached
+# make_root SUITE [DIR]: sets made (the root's path) or made_why (why not); built once, cached.
+make_root() {
+  local suite=$1 dir=${2:-${XDG_CACHE_HOME:-$HOME/.cache}/rigcheck/bare-root-$1}
+  made= made_why=
+  if [[ ! -x $dir/usr/bin/ldd ]]; then
+    command -v debootstrap >/dev/null || { made_why="no debootstrap (scripts/setup.sh --tests installs it)"; return 1; }
+    local mirror
+    mirror=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -1)
+    [[ -n $mirror ]] || mirror=$(awk '$1 == "deb" { print $2; exit }' /etc/apt/sources.list 2>/dev/null)
+    mirror=${mirror:-http://deb.debian.org/debian}
+    if command -v curl >/dev/null && ! timeout 20 curl -fsI "$mirror/dists/$suite/Release" >/dev/null 2>&1; then
+      made_why="the mirror $mirror cannot be reached for $suite"
+      return 1
+    fi
+    echo "building the bare root once: debootstrap --variant=minbase $suite $dir $mirror"
+    rm -rf "$dir.partial"
+    mkdir -p "$(dirname "$dir")"
+    if ! debootstrap --variant=minbase "$suite" "$dir.partial" "$mirror" >"$dir.log" 2>&1; then
+      tail -5 "$dir.log"
+      rm -rf "$dir.partial"
+      made_why="debootstrap of $suite failed (mirror $mirror; log $dir.log)"
+      return 1
+    fi
+    rm -rf "$dir" && mv "$dir.partial" "$dir"
   fi
-  echo "building the bare root once: debootstrap --variant=minbase $suite $root $mirror"
-  rm -rf "$root.partial"
-  mkdir -p "$(dirname "$root")"
-  debootstrap --variant=minbase "$suite" "$root.partial" "$mirror" >"$root.log" 2>&1 ||
-    { tail -5 "$root.log"; rm -rf "$root.partial"; skip "debootstrap failed (mirror $mirror; log $root.log)"; }
-  rm -rf "$root" && mv "$root.partial" "$root"
-fi
-echo "ok: the bare root $root ($(du -sh "$root" | cut -f1), $(chroot "$root" dpkg-query -W | wc -l) packages)"
+  made=$dir
+}
 
 tmp=$(mktemp -d /tmp/rigcheck-bare-root.XXXXXX)
 inside=/opt/rigcheck-pack-$$
-cleanup() { rm -rf "$tmp" "${root:?}$inside"; }
+root=
+old=
+cleanup() { rm -rf "$tmp"; [[ -n $root ]] && rm -rf "${root:?}$inside"; [[ -n $old ]] && rm -rf "${old:?}$inside"; }
 trap cleanup EXIT
+
 # The pack is built the way scripts/gpu-pack.sh builds it (preset gpu-pack: no MPI, oneDNN, OpenBLAS
 # or LibTorch; DT_RPATH, so the carried libraries' own dependencies are found in lib/ too). A build
 # that is not such a build (the default preset links DT_RUNPATH, which only the binary's own direct
@@ -66,6 +84,27 @@ if ! readelf -d "$build/bin/rigcheck" 2>/dev/null | grep -q '(RPATH)'; then
 fi
 bash "$src/scripts/gpu-pack.sh" --from "$pack_build" --out "$tmp/pack" --max-mib 200 >"$tmp/pack.log" 2>&1 ||
   { cat "$tmp/pack.log"; fail "gpu-pack.sh --from $pack_build"; }
+
+# The root at the pack's floor: the Debian release with that glibc, else this machine's release.
+floor=$(sed -n 's/^needs glibc: \([0-9.]*\).*/\1/p' "$tmp/pack/MANIFEST.txt")
+[[ -n $floor ]] || fail "the pack's MANIFEST.txt has no 'needs glibc:' line"
+releases=(bullseye:2.31 bookworm:2.36 trixie:2.41)
+suite= below=
+for i in "${!releases[@]}"; do
+  if [[ ${releases[$i]#*:} == "$floor" ]]; then
+    suite=${releases[$i]%:*}
+    ((i > 0)) && below=${releases[$((i - 1))]%:*}
+  fi
+done
+if [[ -z $suite ]]; then
+  suite=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-bookworm}")
+  echo "note: the floor glibc $floor is no Debian release's: the root is this machine's ($suite)"
+fi
+make_root "$suite" "${RIGCHECK_BARE_ROOT:-}" || skip "$made_why"
+root=$made
+root_glibc=$(chroot "$root" getconf GNU_LIBC_VERSION | awk '{ print $2 }')
+echo "ok: the bare root $root ($(du -sh "$root" | cut -f1), $(chroot "$root" dpkg-query -W | wc -l) packages," \
+  "glibc $root_glibc; the pack's floor $floor)"
 
 # check_pack PACK: copies PACK into the root and checks 1 and 2; prints what failed (exit 1) or ok.
 check_pack() {
@@ -136,3 +175,48 @@ res=$(check_pack "$tmp/short")
 [[ $(tail -1 <<<"$res") != ok ]] || fail "the pack without $gone passed the bare-root check"
 grep -q "$gone" <<<"$res" || { echo "$res"; fail "the failure does not name $gone"; }
 echo "ok: with $gone left out the check fails naming it: $(grep -m1 'unresolved' <<<"$res")"
+
+# 4: below the floor, the release before: the pack does not load, and the check says so in seconds.
+if [[ -z $below ]]; then
+  echo "note: part 4 not run: no Debian release below the floor glibc $floor is known here"
+  exit 0
+fi
+if ! make_root "$below"; then
+  echo "note: part 4 not run: $made_why (parts 1-3 hold)"
+  exit 0
+fi
+old=$made
+old_glibc=$(chroot "$old" getconf GNU_LIBC_VERSION | awk '{ print $2 }')
+rm -rf "${old:?}$inside"
+mkdir -p "$old$inside" "$old/opt/fake" "$old/opt/rigcheck-src" && cp -a "$tmp/pack"/. "$old$inside/"
+printf '#!/bin/sh\ncase "$1" in -L) echo "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-stand-in)" ;;\n%s\n' \
+  '  -q) echo "CUDA Version : 13.0" ;; *) echo "stand-in" ;; esac' >"$old/opt/fake/nvidia-smi"
+chmod +x "$old/opt/fake/nvidia-smi"
+cat >"$tmp/below.sh" <<EOF2
+set -u
+mount -t proc proc '$old/proc' || exit 90
+mount --rbind /dev '$old/dev' && mount --make-rslave '$old/dev' || exit 91
+mount --bind -o ro '$src' '$old/opt/rigcheck-src' || exit 92
+chroot '$old' '$inside/bin/rigcheck' list >'$tmp/old-rigcheck.log' 2>&1
+echo "rigcheck \$?"
+start=\$SECONDS
+chroot '$old' env -i PATH=/opt/fake:/usr/bin:/bin HOME=/root bash /opt/rigcheck-src/scripts/gpu-check.sh \
+  --pack '$inside' --out /tmp/out-floor >'$tmp/old-check.log' 2>&1
+echo "check \$? \$((SECONDS - start))"
+cp '$old/tmp/out-floor/summary.txt' '$tmp/old-summary.txt'
+rm -rf '$old/tmp/out-floor'
+EOF2
+unshare -m bash "$tmp/below.sh" >"$tmp/below.out" 2>&1
+rc=$?
+((rc == 0)) || { cat "$tmp/below.out"; fail "the namespace script below the floor exited $rc (90-92: a mount failed)"; }
+grep -q '^rigcheck 0$' "$tmp/below.out" && fail "the pack's rigcheck runs on glibc $old_glibc, below the floor $floor"
+grep -q "GLIBC_" "$tmp/old-rigcheck.log" ||
+  { cat "$tmp/old-rigcheck.log"; fail "the pack's rigcheck below the floor fails without naming a GLIBC_ version"; }
+read -r _ crc secs < <(grep '^check ' "$tmp/below.out")
+[[ $crc == 5 ]] || { cat "$tmp/old-check.log"; fail "gpu-check.sh on glibc $old_glibc exited $crc, not 5"; }
+((secs <= 15)) || fail "gpu-check.sh took $secs s to stop at the glibc floor"
+grep -q "glibc $old_glibc is older than the pack's floor $floor" "$tmp/old-summary.txt" ||
+  { cat "$tmp/old-summary.txt"; fail "the headline does not name glibc $old_glibc and the floor $floor"; }
+echo "ok: below the floor ($below, glibc $old_glibc): the pack's rigcheck does not load" \
+  "($(grep -o "GLIBC_[0-9.]*' not found" "$tmp/old-rigcheck.log" | head -1)); gpu-check.sh stops in $secs s, exit 5:" \
+  "$(head -1 "$tmp/old-summary.txt" | sed 's/.*: nothing/nothing/')"

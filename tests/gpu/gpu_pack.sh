@@ -69,55 +69,7 @@ done
 bins=()
 for b in "$pack"/bin/*; do [[ -x $b && ! $b == *.not-built ]] && bins+=("$b"); done
 
-# strip_tool NAME: sets $stripped, a PATH of one folder holding links to every command on PATH but NAME.
-# One `ln` for all of them (one per command took about 10 s of each mode that strips a tool).
-strip_tool() {
-  local d f n
-  local -A seen=()
-  local -a links=()
-  mkdir -p "$tmp/path-$1"
-  IFS=: read -ra dirs <<<"$PATH"
-  for d in "${dirs[@]}"; do
-    [[ -n $d && -d $d ]] || continue
-    for f in "$d"/*; do
-      n=${f##*/}
-      [[ -x $f && ! -d $f && $n != "$1" && -z ${seen[$n]:-} ]] || continue
-      seen[$n]=1
-      links+=("$f")
-    done
-  done
-  ((${#links[@]} == 0)) || ln -s -t "$tmp/path-$1" -- "${links[@]}"
-  stripped=$tmp/path-$1
-  PATH=$stripped command -v "$1" >/dev/null && fail "$1 still on the test's PATH"
-  return 0
-}
-# comes_back OUT DEST: what a GPU machine gives back of OUT (at most 8 files, at most two folders
-# down, the rest dropped) copied to DEST; fails unless that is everything the check promises: OUT
-# holds only preflight.txt, summary.txt and one archive (no result folder), and the archive holds
-# the result folder with its logs and summary. The archive is unpacked into DEST/res.
-comes_back() {
-  local o=$1 d=$2 f
-  mkdir -p "$d"
-  local all
-  all=$(cd "$o" && find . -mindepth 1 | sort)
-  local files
-  files=$(cd "$o" && find . -mindepth 1 -maxdepth 3 -type f | sort | head -8)
-  while read -r f; do [[ -n $f ]] && mkdir -p "$d/$(dirname "$f")" && cp "$o/$f" "$d/$f"; done <<<"$files"
-  [[ $(cd "$d" && find . -mindepth 1 | sort) == "$all" ]] ||
-    fail "not everything in the output folder comes back (8 files, two folders down): it holds $(echo $all)"
-  [[ $(echo $all) =~ ^\./gpu-check-[^/]*\.tar\.gz\ \./preflight\.txt\ \./summary\.txt$ ]] ||
-    fail "the output folder holds more or less than one archive, preflight.txt and summary.txt: $(echo $all)"
-  mkdir -p "$d/res"
-  tar -C "$d/res" --strip-components=1 -xzf "$d"/gpu-check-*.tar.gz || fail "the archive does not unpack"
-  for f in logs/precheck.log logs/gpu-check.log summary.txt preflight.txt; do
-    [[ -s $d/res/$f ]] || fail "no $f in the archive"
-  done
-  cmp -s "$d/res/summary.txt" "$d/summary.txt" || fail "the summary beside the archive differs from the one inside"
-  grep -q '^rigcheck GPU check, ' "$d/summary.txt" || fail "the summary has no headline"
-  grep -q '^GPU: ' "$d/summary.txt" && grep -q '^torch side: ' "$d/summary.txt" && grep -q '^steps: precheck ' "$d/summary.txt" ||
-    fail "the summary lacks the GPU/driver/torch line, the torch side or the steps"
-  echo "ok: the output folder gives back all it holds: $(echo $all)"
-}
+source "$(dirname "$0")/gpu_check_lib.sh"
 
 case $mode in
 relocatable)
@@ -240,7 +192,7 @@ missing_tool)
   [[ -n $m ]] || fail "no run folder in the archive"
   grep -q '^gpu_gemm,.*not_built.*libcublasLt' "$m" || fail "the run's manifest does not record gpu_gemm not_built with the reason: $(grep gpu_gemm "$m")"
   grep -q '^gpu_transfer,' "$m" || fail "gpu_transfer was not run"
-  grep -q '^benchmarks: gpu_gemm not_built; gpu_transfer skipped' "$s" || fail "the benchmarks line: $(grep '^benchmarks' "$s")"
+  grep -q '^benchmarks: gpu_gemm not_built; gpu_model_memory not_built; gpu_transfer skipped' "$s" || fail "the benchmarks line: $(grep '^benchmarks' "$s")"
   echo "ok: no nvcc, no cuBLASLt: exit 3 after $secs s; $(head -1 "$s")"
   ;;
 peers)
@@ -255,6 +207,7 @@ peers)
 case "$*" in
   -L) echo "GPU 0: NVIDIA H200 (UUID: GPU-stand-in)" ;;
   *name*) echo "NVIDIA H200" ;; *driver_version*) echo "580.65" ;; *compute_cap*) echo "9.0" ;;
+  -q) echo "    CUDA Version                          : 13.0" ;;
   *) echo "stand-in" ;;
 esac
 EOS
@@ -297,7 +250,7 @@ EOS
   s=$tmp/back/summary.txt
   [[ $rc -eq 0 ]] || fail "gpu-check.sh exited $rc, not 0 (complete)"
   grep -q '^rigcheck GPU check, .*: complete$' "$s" || fail "the headline does not say complete"
-  grep -q '^GPU: NVIDIA H200; driver 580.65; torch 2.11.0+cu130' "$s" || fail "no GPU/driver/torch versions"
+  grep -q '^GPU: NVIDIA H200; driver 580.65 (CUDA 13.0); torch 2.11.0+cu130' "$s" || fail "no GPU/driver/torch versions"
   grep -q '^torch side: available$' "$s" || fail "the torch side is not available"
   grep -q '^suite vs torch: median over 5 of 5 alternation' "$s" || fail "not 5 of 5 rounds"
   grep -q 'bf16 GEMM 8192^3 *suite 700 TFLOP/s, torch 720 TFLOP/s: suite/torch 0.972 (wanted >= 0.97: yes) \[ 0.972 0.972 0.972 0.972 0.972 \]' "$s" ||
@@ -306,7 +259,7 @@ EOS
     fail "the copy ratio is not read right: $(grep 'D2D' "$s")"
   grep -q 'one call alone: suite 690 TFLOP/s, torch 650 TFLOP/s: suite/torch 1.062' "$s" || fail "no single-call GEMM line"
   grep -q 'methods: suite GEMM cuBLASLt, TN layout' "$s" || fail "no methods line"
-  grep -q '^steps: precheck .*configure [0-9]*s ok; build [0-9]*s ok; peers [0-9]*s 5 of 5 rounds; run [0-9]*s exit 0' "$s" ||
+  grep -q '^steps: precheck .*configure [0-9]*s ok; build [0-9]*s ok; run [0-9]*s exit 0; peers [0-9]*s 5 of 5 rounds' "$s" ||
     fail "the steps are not all there: $(grep '^steps' "$s")"
   ls "$tmp"/back/res/peers/suite_gemm_5.csv "$tmp"/back/res/peers/torch_5.csv >/dev/null || fail "the peers' CSVs are not in the archive"
   echo "ok: the torch side on stand-ins: exit 0 after $secs s; $(grep 'GEMM' "$s" | head -1)"

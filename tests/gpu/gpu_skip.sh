@@ -13,6 +13,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 gpu=no
 if [[ -e /dev/nvidia0 || -e /dev/nvidiactl ]]; then gpu=yes; fi
+driver=no  # libcuda.so.1 where the loader finds it
+ldconfig -p 2>/dev/null | grep -q "libcuda\.so\.1 " && driver=yes
 one_core=()
 if [[ $(nproc --all 2>/dev/null || echo 1) -ge 2 ]] && command -v taskset >/dev/null && taskset -c 0 true 2>/dev/null; then
   one_core=(taskset -c 0)
@@ -46,6 +48,11 @@ for b in "${binaries[@]}"; do
       fi
       if [[ ! -s $out/$b.csv ]] || ! grep -q ',skipped,' "$out/$b.csv"; then
         echo "  FAIL: no skipped rows in $out/$b.csv"; status=1
+      fi
+      # The CUDA-runtime binaries name the missing driver as the inventory does, not the runtime's
+      # "driver version is insufficient" (cudaGetDeviceCount's status without any driver).
+      if [[ $b == gpu_gemm || $b == gpu_transfer ]] && [[ $driver == no && $why != *"libcuda.so.1 not found: no NVIDIA driver"* ]]; then
+        echo "  FAIL: the SKIP reason does not name the missing driver (libcuda.so.1 not found: no NVIDIA driver): $why"; status=1
       fi
     elif [[ $rc -ne 0 && $rc -ne 77 ]]; then
       echo "  FAIL: exit $rc on a machine with a GPU"; cat "$out.log"; status=1

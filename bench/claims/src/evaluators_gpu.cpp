@@ -144,6 +144,7 @@ using namespace gpu_facts;
 struct GemmFigure {
   Measured tflops;
   std::string size;
+  std::string fast_accum;  // the row's fast_accum fact (fp8: off, with why), empty where not recorded
 };
 std::map<std::string, GemmFigure> gemm_by_dtype(const RunData& run) {
   std::map<std::string, GemmFigure> out;
@@ -157,7 +158,7 @@ std::map<std::string, GemmFigure> gemm_by_dtype(const RunData& run) {
     m.value /= 1000;
     m.low /= 1000;
     m.high /= 1000;
-    out[dtype] = {m, fmt_num(size)};
+    out[dtype] = {m, fmt_num(size), param_value(largest.front()->params, "fast_accum")};
   }
   return out;
 }
@@ -382,6 +383,15 @@ const bool gpu3 = register_evaluator("GPU-3", [](const Claim& c, const RunData& 
 });
 
 // ------------------------------------------------------------------ GPU-4
+// The datasheets' fp8 figures assume cuBLASLt's fast accumulation: the evidence says which setting
+// the measured figure had, so a low % of datasheet is read as the setting and not as the card.
+std::string fp8_accumulation(const std::string& fact) {
+  if (fact.empty()) return " (fast accumulation not recorded by this run; the datasheet figure assumes it on)";
+  const std::string setting = fact.substr(0, fact.find(':'));
+  return fmt::format(" (fast accumulation {}{})", setting,
+                     setting == "off" ? ": the datasheet figure assumes it on, so this % reads low" : "");
+}
+
 const bool gpu4 = register_evaluator("GPU-4", [](const Claim& c, const RunData& run) {
   Verdict v;
   if (unmet_needs(c, run, v)) return v;
@@ -397,6 +407,7 @@ const bool gpu4 = register_evaluator("GPU-4", [](const Claim& c, const RunData& 
     parts += fmt::format("{}{} n={} {} TFLOP/s{}", parts.empty() ? "" : "; ", dtype, g[dtype].size,
                          fmt_num(g[dtype].tflops.value),
                          std::isnan(peak) ? "" : fmt::format(" = {:.1f}% of datasheet {}", 100 * g[dtype].tflops.value / peak, fmt_num(peak)));
+    if (std::string(dtype) == "fp8_e4m3") parts += fp8_accumulation(g[dtype].fast_accum);
   }
   v.evidence = what + (parts.empty() ? ": no gemm_tc results (" + manifest_status(run, "gpu_gemm") + ")" : ": " + parts);
   v.verdict = Outcome::not_measurable;

@@ -112,16 +112,19 @@ TEST(GpuVerdicts, SyntheticH200Run) {
   const Verdict& g4 = verdict_of(vs, "GPU-4");
   EXPECT_EQ(g4.verdict, Outcome::not_measurable);
   EXPECT_TRUE(has(g4.evidence, "bf16 n=8192 765.0 TFLOP/s = 77.3% of datasheet 989.5")) << g4.evidence;
-  EXPECT_TRUE(has(g4.evidence, "fp8_e4m3 n=8192 1300 TFLOP/s = 65.7% of datasheet 1979"));
+  EXPECT_TRUE(has(g4.evidence, "fp8_e4m3 n=8192 1300 TFLOP/s = 65.7% of datasheet 1979 (fast accumulation not recorded"))
+      << g4.evidence;
   EXPECT_EQ(verdict_of(vs, "GPU-5").verdict, Outcome::confirmed);
   const Verdict& p1 = verdict_of(vs, "PWR-1");
   EXPECT_EQ(p1.verdict, Outcome::not_measurable);  // an H200, not an A100
   EXPECT_DOUBLE_EQ(p1.measured.value, 688);
   EXPECT_TRUE(has(p1.evidence, "tdp_w = 700"));
   const Verdict& p2 = verdict_of(vs, "PWR-2");
-  EXPECT_EQ(p2.verdict, Outcome::refuted);
-  EXPECT_DOUBLE_EQ(p2.measured.value, 4 * 688 + 240);
-  EXPECT_EQ(verdict_label(p2), "refuted (predicted)");  // four GPUs from one: an extrapolation
+  EXPECT_EQ(p2.verdict, Outcome::not_measurable) << p2.reason;  // one card: the four-card total is a model
+  EXPECT_FALSE(p2.measured.ok());
+  EXPECT_TRUE(has(p2.reason, "this machine has 1 GPU(s)")) << p2.reason;
+  EXPECT_TRUE(has(p2.evidence, "one card's sustained power under the suite's GEMM, mean 640.0 W")) << p2.evidence;
+  EXPECT_TRUE(has(p2.evidence, "model, not measured: 4 x 640.0 W + CPU package 240.0 W = 2800 W")) << p2.evidence;
   EXPECT_EQ(verdict_label(g3), "refuted (datasheet)");
   EXPECT_EQ(verdict_label(verdict_of(vs, "GPU-5")), "confirmed (datasheet)");
   EXPECT_EQ(verdict_label(verdict_of(vs, "GPU-2")), "refuted (datasheet)");
@@ -147,6 +150,24 @@ TEST(GpuVerdicts, PowerOfAnA100SystemAgainst500W) {
   EXPECT_EQ(p1.verdict, Outcome::refuted) << p1.reason;  // 688 + 240 W > 500 W
   EXPECT_TRUE(has(p1.reason, "= 928.0 W"));
   EXPECT_TRUE(has(p1.evidence, "NVIDIA A100 SXM4 80GB tdp_w = 400"));
+}
+
+TEST(GpuVerdicts, FourCardsJudgePwr2FromTheSustainedMeanAsAModel) {
+  std::string dir = copy_fixture("gpu_h200_synthetic");
+  replace_in(dir + "/inventory.csv", "\ngpu_count,1\n", "\ngpu_count,4\n");
+  const Verdict& p2 = verdict_of(report(dir), "PWR-2");
+  EXPECT_EQ(verdict_label(p2), "refuted (predicted)") << p2.reason;  // 4 x 640 + 240 W > 1200 W
+  EXPECT_DOUBLE_EQ(p2.measured.value, 4 * 640 + 240);  // the sustained mean, not the 688 W peak
+  EXPECT_TRUE(has(p2.reason, "one card's measured sustained mean plus the CPU")) << p2.reason;
+}
+
+TEST(GpuVerdicts, Gpu4SaysFp8RanWithoutFastAccumulation) {
+  std::string dir = copy_fixture("gpu_h200_synthetic");
+  replace_in(dir + "/gpu_gemm.csv", "dtype=fp8_e4m3;m=8192;n=8192;k=8192;",
+             "dtype=fp8_e4m3;m=8192;n=8192;k=8192;fast_accum=off: CUBLASLT_MATMUL_DESC_FAST_ACCUM not set;");
+  const Verdict& g4 = verdict_of(report(dir), "GPU-4");
+  EXPECT_TRUE(has(g4.evidence, "of datasheet 1979 (fast accumulation off: the datasheet figure assumes it on"))
+      << g4.evidence;
 }
 
 // ------------------------------------------------------------------ GPU-1 with models that do not fit
