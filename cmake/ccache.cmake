@@ -1,4 +1,4 @@
-# Compiler caching (issue 33): every compile goes through ccache when it is installed
+# Compiler caching: every compile goes through ccache when it is installed
 # (scripts/setup.sh installs it), so a second build on the same machine (a fresh clone in CI, a
 # build folder removed) takes its objects from ~/.cache/ccache instead of compiling them again.
 # CCACHE_BASEDIR makes the paths under the repository relative, and CCACHE_NOHASHDIR leaves the
