@@ -227,7 +227,7 @@ TEST(GpuNumerics, SplitKReductionAndItsBound) {
   EXPECT_DOUBLE_EQ(gemm_error_bound_output_partials(d, 4, sum_abs, exact, 1), gemm_error_bound(d, 4, sum_abs, exact));
 }
 
-// Issue 19 item 9: the peak from the instantaneous field, the mean from the energy counter.
+// The peak from the instantaneous field, the mean from the energy counter.
 TEST(GpuPower, PeakFromInstantReadingsMeanFromTheEnergyCounter) {
   using namespace rigcheck::gpu;
   std::vector<RawSample> v;

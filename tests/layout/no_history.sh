@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Comments and docs say why the code is so and what is, not how it came to be (git log is the
 # history): no C++ or shell file, CMake file (CMakeLists.txt, *.cmake), doc (docs/*.md, README.md) or
-# registry (data/*.csv) names an issue by its number or narrates an old name with "(was". Fails
+# registry (data/*.csv) names an issue by its number or narrates an old name with "(was", in any case. Fails
 # listing every such line. Over the files git knows, tracked or new (so build folders, which
 # .gitignore lists, are out); over the tree less build*/ where the source is no git checkout.
 # tests/fixtures/ is out: recorded runs, kept as they were written. Then the same check on a planted
@@ -19,10 +19,10 @@ hits() (
   cd "$1"
   if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
     git ls-files -z --cached --others --exclude-standard -- "${specs[@]}" ':!:tests/fixtures/' |
-      xargs -0 -r grep -n -E -H -- "$pattern" || true
+      xargs -0 -r grep -n -i -E -H -- "$pattern" || true
   else
     find . -path './build*' -prune -o -type f -print | sed 's|^\./||' | grep -E -- "$scope" |
-      grep -v '^tests/fixtures/' | tr '\n' '\0' | xargs -0 -r grep -n -E -H -- "$pattern" || true
+      grep -v '^tests/fixtures/' | tr '\n' '\0' | xargs -0 -r grep -n -i -E -H -- "$pattern" || true
   fi
 )
 found=$(hits "$src")

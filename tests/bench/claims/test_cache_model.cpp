@@ -57,7 +57,7 @@ TEST(CacheModel, EmulatedGainScalesTheWorkingSet) {
   EXPECT_NEAR(emulate_cache_gain(c, 128 * 1048576.0, 8 * 1048576.0, 16 * 1048576.0, 32 * 1048576.0, 0, 0).gain, 0, 1e-9);
 }
 
-// Issue 18: one working set thrown off by a disturbance (a fast reading past the cache, a slow one
+// One working set thrown off by a disturbance (a fast reading past the cache, a slow one
 // inside it) moved the knee or hid it; the running median of 3 sizes keeps it where the step is.
 TEST(CacheModel, OneDisturbedSizeDoesNotMoveTheKnee) {
   auto c = step_curve(8 * 1048576.0, 40, 10);

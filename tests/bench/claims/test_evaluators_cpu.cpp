@@ -2,7 +2,7 @@
 // fixture runs/resnet_synthetic (hand-written rows, see its README.md): CPU-1 leads with ResNet-50
 // and predicts E(8), CPU-2 predicts the 16 -> 32 core gain and says why it is not measured, CPU-5
 // carries the model-level second evidence, and one usable core makes CPU-1 not_measurable.
-// Issue 18: predictions judged on their interval (inconclusive (predicted) when it straddles the
+// Predictions judged on their interval (inconclusive (predicted) when it straddles the
 // guide's figure), E(n) from the fastest of interleaved repetitions, and an efficiency above 105% never
 // passing silently.
 #include <gtest/gtest.h>
@@ -45,7 +45,7 @@ void write_resnet(const std::string& dir, const std::vector<double>& t1, const s
 TEST(CpuResnetReport, Cpu1LeadsWithResNetAndPredictsE8) {
   auto vs = make_report(copy_fixture("resnet_synthetic"), quiet());
   const Verdict& v = verdict_of(vs, "CPU-1");
-  // E(2) in [83.9 to 88.9]%. Issue 31: each end moved out by the run-to-run part (no noise profile
+  // E(2) in [83.9 to 88.9]%. Each end moved out by the run-to-run part (no noise profile
   // beside this folder: the prior of data/run_to_run_prior.csv, 18 runs, sd 4.35%, t(0.995, 17) =
   // 2.90, the 99% level), [72.5 to 100]%, whose fits predict E(8) from 29 to 100%: straddling 85 - 5. From
   // the run's own spread alone the interval would lie wholly under 80: refuted.
@@ -65,7 +65,7 @@ TEST(CpuResnetReport, Cpu1LeadsWithResNetAndPredictsE8) {
                                  "no residual can test the model"}));
 }
 
-// Issue 31 item 2: 32 cores from 1..2 measured threads is 16x beyond the largest measured count,
+// 32 cores from 1..2 measured threads is 16x beyond the largest measured count,
 // past the reach of 4x: information in the evidence, not_measurable naming the cores it needs.
 TEST(CpuResnetReport, Cpu2BeyondTheReachIsNotMeasurableNamingTheCores) {
   auto vs = make_report(copy_fixture("resnet_synthetic"), quiet());
@@ -155,7 +155,7 @@ TEST(CpuResnetReport, OneDisturbedStepDoesNotDecideThePredictedInterval) {
   EXPECT_NEAR(v.measured.low, 100 * 9.35 / (2 * 5.35), 1e-9);
   EXPECT_NEAR(v.measured.high, 100 * 9.37 / (2 * 5.22), 1e-9);
   EXPECT_EQ(v.measured.reps, 5);
-  // Issue 31: the measured E(2) [87.4 to 89.8] with the run-to-run part ([76.9 to 100]) predicts
+  // The measured E(2) [87.4 to 89.8] with the run-to-run part ([76.9 to 100]) predicts
   // E(8) from 32 to 100%: inconclusive (predicted), as any run of this VM whose E(2) reaches 85%.
   EXPECT_EQ(verdict_label(v), "inconclusive (predicted)") << v.reason;
   EXPECT_NE(v.evidence.find("the interval puts either side at its second fastest"), std::string::npos) << v.evidence;
@@ -337,7 +337,7 @@ void write_isa(const std::string& dir, const std::vector<double>& capped, const 
 }
 }  // namespace
 
-// Issue 18 item 5: the two ISA sides took turns repetition by repetition. The machine drifted
+// The two ISA sides took turns repetition by repetition. The machine drifted
 // (capped 100 -> 60 GFLOP/s), so the ratio of the medians (95 / 80 = +18.75%) is not the gain of
 // any pair; the gain per pair is the median of 1.3, 1.111, 1.125, 1.357, 1.033 = +12.5%, its interval
 // their min and max. Without the interleaved param the same rows fall back to the old reading.
@@ -374,7 +374,7 @@ TEST(CpuIsaReport, Cpu5ReadsOlderRunsOfOneProcessPerIsa) {
   EXPECT_EQ(v.evidence.find("per pair"), std::string::npos) << v.evidence;
 }
 
-// Issue 37: a run on aarch64 (a synthetic inventory: cpu_arch from bench/inventory/src/arm.cpp) makes
+// A run on aarch64 (a synthetic inventory: cpu_arch from bench/inventory/src/arm.cpp) makes
 // the x86 claims CPU-5 (AVX-512 vs AVX2) and CPU-6 (EPYC 7003's AVX-512) not_measurable with the
 // reason; an x86-64 run, and a run from before cpu_arch existed, are judged as before.
 TEST(CpuArchClaims, X86ClaimsAreNotMeasurableOnAarch64) {
@@ -406,7 +406,7 @@ TEST(CpuArchClaims, X86ClaimsAreNotMeasurableOnAarch64) {
   }
 }
 
-// Issue 37: the datasheet rows of the Arm CPUs a buyer meets (data/datasheets.csv), each with its
+// The datasheet rows of the Arm CPUs a buyer meets (data/datasheets.csv), each with its
 // source; the per-core FLOP per cycle agree with the SIMD pipes they are stated beside (pipes x
 // lanes x 2 flops per FMA: a typo in any of the three fails), and f32 is twice f64.
 TEST(ArmDatasheet, EveryArmCpuWithSourcedConsistentFigures) {

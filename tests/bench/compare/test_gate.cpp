@@ -64,7 +64,7 @@ LoadedRun sim_run(const std::string& label, const std::vector<double>& sd, Rng& 
 }
 }  // namespace
 
-// Issue 32's acceptance: 1,000 A/A comparisons of 190 cases at this VM's noise (two runs against one,
+// What the gate must hold to: 1,000 A/A comparisons of 190 cases at this VM's noise (two runs against one,
 // as `compare --a R1 R2 --b R3 --fail-on-regression 10`): the gate fails in at most 5%. The cases'
 // run-to-run noise spans 1% to 30% (log-uniform: compute kernels steady, MPI small messages and
 // ResNet-50 steps apart by 30% and more, PITFALLS), with heavy tails.

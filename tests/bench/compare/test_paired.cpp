@@ -142,7 +142,7 @@ TEST(Paired, RoundValueIsTheHodgesLehmannEstimateOfTheLogs) {
   EXPECT_THROW(round_value({1, 0}), std::invalid_argument);
 }
 
-// Issue 32's case: 10 rounds of SGEMM, B 11% slower, two of B's rounds in a slow spell. A mean
+// The case: 10 rounds of SGEMM, B 11% slower, two of B's rounds in a slow spell. A mean
 // (and the old bootstrap) is dragged by them; the trimmed mean cuts them and finds the change.
 TEST(Paired, TwoSlowRoundsDoNotHideAnElevenPercentChange) {
   Rng rng(32);
@@ -165,7 +165,7 @@ TEST(Paired, TwoSlowRoundsDoNotHideAnElevenPercentChange) {
   EXPECT_LT(j.iv.p, 0.01);
 }
 
-// Issue 32's acceptance, read as: "found" = the 99% interval excludes 1 (decide()'s flag also needs
+// "Found" here: the 99% interval excludes 1 (decide()'s flag also needs
 // |change| >= the threshold, 10% by default, which an 8% change passes only by chance). The noise
 // model is Sim's. Measured with these seeds (docs/methodology.md, the power table): 10 rounds find
 // it in about 87%, short of the 90% the issue asks (its 200 seeds: printed); 15 rounds in about 99%;

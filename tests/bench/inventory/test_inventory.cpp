@@ -61,7 +61,7 @@ TEST(Caches, InventoryNamesTheSourceOfEveryCacheLevel) {
   EXPECT_FALSE(inventory_get(inv, "cache_l3_candidates").empty());
 }
 
-// Issue 37: the architecture the binaries run and whether emulated (native, or the arm64 build under
+// The architecture the binaries run and whether emulated (native, or the arm64 build under
 // qemu-user), and the Arm CPU
 // table (data/arm_cpus.csv) that names an aarch64 machine's MIDR implementer and part.
 TEST(Inventory, ArchitectureAndArmCpuTable) {

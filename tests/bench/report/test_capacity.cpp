@@ -315,7 +315,7 @@ TEST(Capacity, BottleneckIsTheLargestShareWithItsFigures) {
   EXPECT_EQ(rc.bottleneck.rfind("all-reduce", 0), 0u) << rc.bottleneck;
 }
 
-// Issue 31 item 3: no model is said to be limited by a ceiling it uses less than half of; the answer
+// No model is said to be limited by a ceiling it uses less than half of; the answer
 // then says what the step is made of as far as the run measured, with the figures.
 TEST(Capacity, NoCeilingUsedUnderHalfIsNamedTheBottleneck) {
   SyntheticRun s = machine_run();

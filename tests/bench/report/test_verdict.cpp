@@ -56,7 +56,7 @@ TEST(Verdict, RulesForEachKindOfClaim) {
 }
 
 // ------------------------------------------------------------------ what each verdict rests on
-// Issue 19 item 8: every evaluator over every fixture run says what a judged verdict rests on
+// Every evaluator over every fixture run says what a judged verdict rests on
 // (evaluate_claim would throw otherwise), and the GPU claims that rest on datasheets or on an
 // extrapolation say so.
 TEST(GpuVerdicts, EveryJudgedVerdictOfEveryFixtureRunStatesItsBasis) {

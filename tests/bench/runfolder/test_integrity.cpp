@@ -1,4 +1,4 @@
-// Issue 21: result files that prove they are whole (SHA-256 and row counts in the manifest,
+// Result files that prove they are whole (SHA-256 and row counts in the manifest,
 // verify_run_folder, read_run refusing or leaving out a broken file), notes written on one line,
 // the runner's clean-up of a dead benchmark's registered scratch, and the report's one-minute
 // verdict table (short reasons, the GEMM headline).
