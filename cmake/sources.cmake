@@ -37,7 +37,8 @@ set(RIGCHECK_COMPARE_SOURCES
   bench/compare/src/machine_state.cpp bench/compare/src/shared_cache.cpp bench/compare/src/run_digest.cpp
   bench/compare/src/cross_arch.cpp)
 set(RIGCHECK_CLI_SOURCES
-  bench/rigcheck/src/runner.cpp bench/rigcheck/src/runner_helpers.cpp bench/rigcheck/src/recover.cpp
+  bench/rigcheck/src/runner.cpp bench/rigcheck/src/runner_select.cpp bench/rigcheck/src/runner_helpers.cpp
+  bench/rigcheck/src/recover.cpp
   bench/rigcheck/src/launcher.cpp bench/rigcheck/src/budget.cpp
   bench/rigcheck/src/scratch_cleanup.cpp bench/rigcheck/src/huge_pages.cpp bench/rigcheck/src/inventory_cmd.cpp)
 # The results store (rigcheck store, docs/store.md): above runfolder, on SQLite (SQLiteCpp) and PostgreSQL

@@ -119,37 +119,6 @@ std::string both_filters(const std::string& a, const std::string& b) {
 }
 
 namespace {
-// The registry's entries that --only and --select keep, in the registry's order; 2 (a usage error,
-// said on stderr) for an unknown area or benchmark or a selection that leaves nothing.
-int select_benchmarks(const RunOptions& opt, std::vector<BenchmarkEntry>* todo) {
-  const std::string data = data_dir();
-  std::vector<BenchmarkEntry> all = read_benchmark_registry(opt.registry_path.empty() ? data + "/benchmarks.csv"
-                                                                                    : opt.registry_path);
-  std::set<std::string> areas;
-  for (const auto& b : all) areas.insert(b.area);
-  for (const std::string& a : opt.only)
-    if (!areas.count(a)) {
-      std::string known;
-      for (const auto& x : areas) known += (known.empty() ? "" : ", ") + x;
-      std::fprintf(stderr, "rigcheck run: unknown area '%s' (known: %s)\n", a.c_str(), known.c_str());
-      return 2;
-    }
-  for (const std::string& n : opt.select)
-    if (std::none_of(all.begin(), all.end(), [&](const BenchmarkEntry& b) { return b.name == n; })) {
-      std::fprintf(stderr, "rigcheck run: unknown benchmark '%s' (--select takes names of data/benchmarks.csv)\n", n.c_str());
-      return 2;
-    }
-  for (const auto& b : all)
-    if ((opt.only.empty() || std::find(opt.only.begin(), opt.only.end(), b.area) != opt.only.end()) &&
-        (opt.select.empty() || std::find(opt.select.begin(), opt.select.end(), b.name) != opt.select.end()))
-      todo->push_back(b);
-  if (todo->empty()) {
-    std::fprintf(stderr, "rigcheck run: --only and --select leave no benchmark to run\n");
-    return 2;
-  }
-  return 0;
-}
-
 // How the runner starts one benchmark: its command line (the registry's args, the requested case
 // filter ANDed with the entry's own, the launcher where the args hold @launcher), its environment
 // (the registry's, the child tag, the scratch registry) and the command as the manifest records it;
@@ -268,19 +237,6 @@ bool not_started_because(const BenchmarkEntry& b, const std::string& exe, const 
   return true;
 }
 
-std::vector<ManifestRow> pending_manifest(const std::vector<BenchmarkEntry>& todo) {
-  std::vector<ManifestRow> manifest;
-  for (const BenchmarkEntry& b : todo) {
-    ManifestRow m;
-    m.benchmark = b.name;
-    m.area = b.area;
-    m.status = "pending";
-    m.reason = "not started yet";
-    manifest.push_back(m);
-  }
-  return manifest;
-}
-
 // SIGINT and SIGTERM set g_interrupted: the benchmark running is stopped, the rest become not_run,
 // and the report is still written.
 void stop_on_interrupt() {
@@ -385,6 +341,54 @@ int finish_run(const RunOptions& opt, const std::string& dir, int rc, bool compe
                                                     took - plan.budget_s).c_str());
   return rc;
 }
+// The run's manifest.csv, written anew after every change; a write that fails (a full disk, a
+// file-size limit) stops the run, what was written before kept.
+struct ManifestFile {
+  std::string dir, error;
+  bool save(const std::vector<ManifestRow>& rows) {
+    try {
+      write_file_atomic(dir + "/manifest.csv", format_manifest(rows));
+      return true;
+    } catch (const std::exception& e) {
+      error = e.what();
+      return false;
+    }
+  }
+  int stop() const {
+    std::fprintf(stderr,
+                 "rigcheck run: %s\nrigcheck run: the run stops: nothing more can be recorded (a full disk or a "
+                 "file-size limit?); what was written before is kept in %s\n",
+                 error.c_str(), dir.c_str());
+    return 1;
+  }
+};
+
+// Each benchmark in turn, the manifest saved after each; once the run is interrupted the rest are
+// not_run. False when the manifest could not be saved.
+bool run_each(const RunContext& cx, const std::vector<BenchmarkEntry>& todo, const BudgetPlan& plan,
+              std::vector<ManifestRow>& manifest, ManifestFile& file, bool& failed) {
+  const std::function<bool()> save = [&] { return file.save(manifest); };
+  for (size_t k = 0; k < todo.size(); ++k) {
+    const BenchmarkEntry& b = todo[k];
+    ManifestRow& m = manifest[k];
+    m.status.clear(), m.reason.clear();
+    m.output = b.name + ".csv";
+    const std::string label = fmt::format("[{}/{}] {}", k + 1, todo.size(), b.name);
+    if (g_interrupted) {
+      m.status = "not_run";
+      m.reason = "run cut short before this benchmark";
+      m.output.clear();
+      continue;
+    }
+    if (!run_benchmark(cx, b, label, plan.share(k), m, save, failed)) return false;
+    if (cx.tty) std::fprintf(stderr, "\r");
+    std::fprintf(stderr, "%s ... %s (%.1f s)%s%s\n", label.c_str(), m.status.c_str(), m.duration_s,
+                 m.reason.empty() ? "" : ": ", m.reason.c_str());
+    if (!save()) return false;
+  }
+  return save();
+}
+
 }  // namespace
 
 int run_suite(const RunOptions& opt, std::string* run_dir) {
@@ -428,24 +432,8 @@ int run_suite(const RunOptions& opt, std::string* run_dir) {
   // The manifest comes first, every benchmark pending: a runner killed at any moment leaves a
   // folder that says what ran, what was running and what never started.
   std::vector<ManifestRow> manifest = pending_manifest(todo);
-  std::string write_error;
-  auto save_manifest = [&]() {
-    try {
-      write_file_atomic(dir + "/manifest.csv", format_manifest(manifest));
-      return true;
-    } catch (const std::exception& e) {
-      write_error = e.what();
-      return false;
-    }
-  };
-  auto stop_for_write_error = [&]() {
-    std::fprintf(stderr,
-                 "rigcheck run: %s\nrigcheck run: the run stops: nothing more can be recorded (a full disk or a "
-                 "file-size limit?); what was written before is kept in %s\n",
-                 write_error.c_str(), dir.c_str());
-    return 1;
-  };
-  if (!save_manifest()) return stop_for_write_error();
+  ManifestFile file{dir, ""};
+  if (!file.save(manifest)) return file.stop();
   competitors.check("the start");
 
   Inventory invent = collect_inventory();
@@ -454,8 +442,8 @@ int run_suite(const RunOptions& opt, std::string* run_dir) {
   try {
     write_inventory_csv(invent, dir + "/inventory.csv");
   } catch (const std::exception& e) {
-    write_error = e.what();
-    return stop_for_write_error();
+    file.error = e.what();
+    return file.stop();
   }
 
   const RunContext cx{opt, profile, dir, run_id, tag,
@@ -465,26 +453,7 @@ int run_suite(const RunOptions& opt, std::string* run_dir) {
                       isatty(STDERR_FILENO) != 0};
   bool failed = false;
   const BudgetPlan plan = budget_plan(cx, todo, started);
-  for (size_t k = 0; k < todo.size(); ++k) {
-    const BenchmarkEntry& b = todo[k];
-    ManifestRow& m = manifest[k];
-    m.status.clear(), m.reason.clear();
-    m.output = b.name + ".csv";
-    const std::string label = fmt::format("[{}/{}] {}", k + 1, todo.size(), b.name);
-    if (g_interrupted) {
-      m.status = "not_run";
-      m.reason = "run cut short before this benchmark";
-      m.output.clear();
-      continue;
-    }
-    if (!run_benchmark(cx, b, label, plan.share(k), m, save_manifest, failed)) return stop_for_write_error();
-    if (cx.tty) std::fprintf(stderr, "\r");
-    std::fprintf(stderr, "%s ... %s (%.1f s)%s%s\n", label.c_str(), m.status.c_str(), m.duration_s,
-                 m.reason.empty() ? "" : ": ", m.reason.c_str());
-    if (!save_manifest()) return stop_for_write_error();
-  }
-  if (!save_manifest()) return stop_for_write_error();
-
+  if (!run_each(cx, todo, plan, manifest, file, failed)) return file.stop();
   return finish_run(opt, dir, g_interrupted ? 130 : failed ? 1 : 0, !competitors.seen.empty(), plan);
 }
 

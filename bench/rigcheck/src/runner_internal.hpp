@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "rigcheck/run/runner.hpp"
 #include "rigcheck/runfolder/run_folder.hpp"
 
 namespace rigcheck::run_detail {
@@ -24,5 +25,12 @@ std::string launcher_failure(const std::string& launcher, int exit_code, const s
 // `tail` says so): "; Slurm cancelled the job: node failure (down: n2 Not responding)", the nodes
 // of this job that sinfo reports down; "" otherwise (launcher.cpp).
 std::string slurm_node_failure(const std::string& tail);
+
+// The registry's entries that --only and --select keep, in the registry's order; 2 (a usage error,
+// said on stderr) for an unknown area or benchmark or a selection that leaves nothing (runner_select.cpp).
+int select_benchmarks(const RunOptions& opt, std::vector<BenchmarkEntry>* todo);
+// The manifest a run starts from: every benchmark pending, so that a runner killed at any moment
+// leaves a folder that says what never started.
+std::vector<ManifestRow> pending_manifest(const std::vector<BenchmarkEntry>& todo);
 
 }  // namespace rigcheck::run_detail
