@@ -76,6 +76,89 @@ std::vector<int> cpus_of(hwloc_const_bitmap_t set) {
   return out;
 }
 
+// The NUMA nodes: their local memory, kind (subtype: GPU memory, CXL), CPUs and package, and whether
+// this process may use them.
+void read_nodes(hwloc_topology_t topo, Topology& t) {
+  hwloc_const_nodeset_t allowed_nodes = hwloc_topology_get_allowed_nodeset(topo);
+  for (hwloc_obj_t n = nullptr; (n = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_NUMANODE, n));) {
+    TopoNode node;
+    node.os_index = static_cast<int>(n->os_index);
+    node.local_bytes = n->attr ? n->attr->numanode.local_memory : 0;
+    node.subtype = n->subtype ? n->subtype : "";
+    node.cpus = cpus_of(n->cpuset);
+    node.allowed = hwloc_bitmap_isset(allowed_nodes, n->os_index);
+    if (hwloc_obj_t p = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_PACKAGE, n)) node.package = static_cast<int>(p->logical_index);
+    t.nodes.push_back(std::move(node));
+  }
+}
+
+// Every cache instance with its size, CPUs and the NUMA nodes below it.
+void read_caches(hwloc_topology_t topo, Topology& t) {
+  for (hwloc_obj_type_t type : {HWLOC_OBJ_L1CACHE, HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L3CACHE, HWLOC_OBJ_L4CACHE,
+                                HWLOC_OBJ_L5CACHE, HWLOC_OBJ_L1ICACHE, HWLOC_OBJ_L2ICACHE, HWLOC_OBJ_L3ICACHE})
+    for (hwloc_obj_t c = nullptr; (c = hwloc_get_next_obj_by_type(topo, type, c));) {
+      TopoCache cache;
+      cache.level = static_cast<int>(c->attr->cache.depth);
+      cache.instruction = c->attr->cache.type == HWLOC_OBJ_CACHE_INSTRUCTION;
+      cache.bytes = c->attr->cache.size;
+      cache.cpus = cpus_of(c->cpuset);
+      for (hwloc_obj_t m = c->memory_first_child; m; m = m->next_sibling) {
+        if (m->type == HWLOC_OBJ_NUMANODE) cache.nodes.push_back(static_cast<int>(m->os_index));
+        if (m->type == HWLOC_OBJ_MEMCACHE)  // a memory-side cache between it and its node
+          for (hwloc_obj_t n = m->memory_first_child; n; n = n->next_sibling)
+            if (n->type == HWLOC_OBJ_NUMANODE) cache.nodes.push_back(static_cast<int>(n->os_index));
+      }
+      t.caches.push_back(std::move(cache));
+    }
+}
+
+// The cores with their package, die and hardware threads (those this process may use marked).
+void read_cores(hwloc_topology_t topo, Topology& t) {
+  // A core per Core object; a machine that reports none (hwloc then has PUs only) has a core per PU.
+  const hwloc_obj_type_t core_type = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE) > 0 ? HWLOC_OBJ_CORE : HWLOC_OBJ_PU;
+  for (hwloc_obj_t c = nullptr; (c = hwloc_get_next_obj_by_type(topo, core_type, c));) {
+    TopoCore core;
+    core.package = -1;
+    if (hwloc_obj_t p = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_PACKAGE, c)) core.package = static_cast<int>(p->logical_index);
+    if (hwloc_obj_t d = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_DIE, c)) core.die = static_cast<int>(d->logical_index);
+    for (hwloc_obj_t pu = nullptr; (pu = hwloc_get_next_obj_inside_cpuset_by_type(topo, c->cpuset, HWLOC_OBJ_PU, pu));) {
+      core.pus.push_back(static_cast<int>(pu->os_index));
+      if (contains(t.allowed_pus, static_cast<int>(pu->os_index))) core.allowed_pus.push_back(static_cast<int>(pu->os_index));
+    }
+    t.cores.push_back(std::move(core));
+  }
+}
+
+// CPU kinds (hybrid parts): hwloc ranks them by efficiency, and names them where the OS says.
+void read_kinds(hwloc_topology_t topo, Topology& t) {
+  const int kinds = hwloc_cpukinds_get_nr(topo, 0);
+  if (kinds > 1) {
+    hwloc_bitmap_t set = hwloc_bitmap_alloc();
+    for (int k = 0; k < kinds; ++k) {
+      int efficiency = -1;
+      unsigned nr = 0;
+      struct hwloc_info_s* infos = nullptr;
+      if (hwloc_cpukinds_get_info(topo, static_cast<unsigned>(k), set, &efficiency, &nr, &infos, 0) != 0) continue;
+      CpuKind kind;
+      kind.efficiency = efficiency;
+      for (unsigned i = 0; i < nr; ++i)
+        if (std::string(infos[i].name) == "CoreType") kind.name = infos[i].value;
+      if (kind.name.empty())
+        for (unsigned i = 0; i < nr; ++i)
+          if (std::string(infos[i].name) == "FrequencyMaxMHz") kind.name = fmt::format("{} MHz max", infos[i].value);
+      if (kind.name.empty()) kind.name = fmt::format("kind {}", k);
+      const std::vector<int> cpus = cpus_of(set);
+      for (TopoCore& c : t.cores)
+        if (!c.pus.empty() && contains(cpus, c.pus.front())) {
+          c.kind = static_cast<int>(t.kinds.size());
+          ++kind.cores;
+        }
+      t.kinds.push_back(std::move(kind));
+    }
+    hwloc_bitmap_free(set);
+  }
+}
+
 Topology load_with_hwloc(const std::string& fsroot) {
   Topology t;
   const unsigned v = hwloc_get_api_version();
@@ -104,73 +187,10 @@ Topology load_with_hwloc(const std::string& fsroot) {
   t.packages = std::max(0, hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE));
   t.dies = std::max(0, hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_DIE));
   t.allowed_pus = cpus_of(hwloc_topology_get_allowed_cpuset(topo));
-  hwloc_const_nodeset_t allowed_nodes = hwloc_topology_get_allowed_nodeset(topo);
-  for (hwloc_obj_t n = nullptr; (n = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_NUMANODE, n));) {
-    TopoNode node;
-    node.os_index = static_cast<int>(n->os_index);
-    node.local_bytes = n->attr ? n->attr->numanode.local_memory : 0;
-    node.subtype = n->subtype ? n->subtype : "";
-    node.cpus = cpus_of(n->cpuset);
-    node.allowed = hwloc_bitmap_isset(allowed_nodes, n->os_index);
-    if (hwloc_obj_t p = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_PACKAGE, n)) node.package = static_cast<int>(p->logical_index);
-    t.nodes.push_back(std::move(node));
-  }
-  for (hwloc_obj_type_t type : {HWLOC_OBJ_L1CACHE, HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L3CACHE, HWLOC_OBJ_L4CACHE,
-                                HWLOC_OBJ_L5CACHE, HWLOC_OBJ_L1ICACHE, HWLOC_OBJ_L2ICACHE, HWLOC_OBJ_L3ICACHE})
-    for (hwloc_obj_t c = nullptr; (c = hwloc_get_next_obj_by_type(topo, type, c));) {
-      TopoCache cache;
-      cache.level = static_cast<int>(c->attr->cache.depth);
-      cache.instruction = c->attr->cache.type == HWLOC_OBJ_CACHE_INSTRUCTION;
-      cache.bytes = c->attr->cache.size;
-      cache.cpus = cpus_of(c->cpuset);
-      for (hwloc_obj_t m = c->memory_first_child; m; m = m->next_sibling) {
-        if (m->type == HWLOC_OBJ_NUMANODE) cache.nodes.push_back(static_cast<int>(m->os_index));
-        if (m->type == HWLOC_OBJ_MEMCACHE)  // a memory-side cache between it and its node
-          for (hwloc_obj_t n = m->memory_first_child; n; n = n->next_sibling)
-            if (n->type == HWLOC_OBJ_NUMANODE) cache.nodes.push_back(static_cast<int>(n->os_index));
-      }
-      t.caches.push_back(std::move(cache));
-    }
-  // A core per Core object; a machine that reports none (hwloc then has PUs only) has a core per PU.
-  const hwloc_obj_type_t core_type = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE) > 0 ? HWLOC_OBJ_CORE : HWLOC_OBJ_PU;
-  for (hwloc_obj_t c = nullptr; (c = hwloc_get_next_obj_by_type(topo, core_type, c));) {
-    TopoCore core;
-    core.package = -1;
-    if (hwloc_obj_t p = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_PACKAGE, c)) core.package = static_cast<int>(p->logical_index);
-    if (hwloc_obj_t d = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_DIE, c)) core.die = static_cast<int>(d->logical_index);
-    for (hwloc_obj_t pu = nullptr; (pu = hwloc_get_next_obj_inside_cpuset_by_type(topo, c->cpuset, HWLOC_OBJ_PU, pu));) {
-      core.pus.push_back(static_cast<int>(pu->os_index));
-      if (contains(t.allowed_pus, static_cast<int>(pu->os_index))) core.allowed_pus.push_back(static_cast<int>(pu->os_index));
-    }
-    t.cores.push_back(std::move(core));
-  }
-  // CPU kinds (hybrid parts): hwloc ranks them by efficiency, and names them where the OS says.
-  const int kinds = hwloc_cpukinds_get_nr(topo, 0);
-  if (kinds > 1) {
-    hwloc_bitmap_t set = hwloc_bitmap_alloc();
-    for (int k = 0; k < kinds; ++k) {
-      int efficiency = -1;
-      unsigned nr = 0;
-      struct hwloc_info_s* infos = nullptr;
-      if (hwloc_cpukinds_get_info(topo, static_cast<unsigned>(k), set, &efficiency, &nr, &infos, 0) != 0) continue;
-      CpuKind kind;
-      kind.efficiency = efficiency;
-      for (unsigned i = 0; i < nr; ++i)
-        if (std::string(infos[i].name) == "CoreType") kind.name = infos[i].value;
-      if (kind.name.empty())
-        for (unsigned i = 0; i < nr; ++i)
-          if (std::string(infos[i].name) == "FrequencyMaxMHz") kind.name = fmt::format("{} MHz max", infos[i].value);
-      if (kind.name.empty()) kind.name = fmt::format("kind {}", k);
-      const std::vector<int> cpus = cpus_of(set);
-      for (TopoCore& c : t.cores)
-        if (!c.pus.empty() && contains(cpus, c.pus.front())) {
-          c.kind = static_cast<int>(t.kinds.size());
-          ++kind.cores;
-        }
-      t.kinds.push_back(std::move(kind));
-    }
-    hwloc_bitmap_free(set);
-  }
+  read_nodes(topo, t);
+  read_caches(topo, t);
+  read_cores(topo, t);
+  read_kinds(topo, t);
   hwloc_topology_destroy(topo);
   link_cores(t);
   return t;
