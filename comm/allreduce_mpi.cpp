@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <functional>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -239,17 +240,12 @@ std::string case_params(const Options& o, const Job& job, const Plan& p) {
       job.tcp_if, job.link);
 }
 
-void run_case(Session& s, const Options& o, const Job& job, const Plan& p, MPI_Comm comm, Buffer& recv, Buffer* send) {
-  const CommonOptions& opt = s.options();
+// The case's check: fresh exact inputs, one call, every element against the exact sum (all ranks);
+// its row written, and false (the case failed) when any element differs.
+bool check_case(Session& s, const Job& job, const Plan& p, const std::string& params, float* in, float* out,
+                const std::function<void()>& call) {
   const int64_t count = p.bytes / 4;
-  const std::string params = case_params(o, job, p);
   const std::string cname = p.name();
-  float* in = p.inplace ? recv.p : send->p;
-  float* out = recv.p;
-  const void* sendbuf = p.inplace ? MPI_IN_PLACE : static_cast<const void*>(in);
-  auto call = [&] { MPI_Allreduce(sendbuf, out, static_cast<int>(count), MPI_FLOAT, MPI_SUM, comm); };
-
-  // Check: fresh exact inputs, one call, every element against the exact sum (all ranks).
   fill_inputs(in, count, job.rank);
   if (!p.inplace) std::fill(out, out + count, std::nanf(""));
   call();
@@ -267,9 +263,23 @@ void run_case(Session& s, const Options& o, const Job& job, const Plan& p, MPI_C
     s.case_failed(kBench, cname, check_note,
                   fmt::format("--filter '^{}/{}$'   (started by the launcher: mpirun -np {})", kBench, cname, job.nranks));
     if (job.rank == 0) std::printf("%s\n", table_line(p.bytes, count, "float", "sum", p.inplace, 0, 0, 0, wrong).c_str());
-    return;
+    return false;
   }
   s.case_ok();
+  return true;
+}
+
+void run_case(Session& s, const Options& o, const Job& job, const Plan& p, MPI_Comm comm, Buffer& recv, Buffer* send) {
+  const CommonOptions& opt = s.options();
+  const int64_t count = p.bytes / 4;
+  const std::string params = case_params(o, job, p);
+  const std::string cname = p.name();
+  float* in = p.inplace ? recv.p : send->p;
+  float* out = recv.p;
+  const void* sendbuf = p.inplace ? MPI_IN_PLACE : static_cast<const void*>(in);
+  auto call = [&] { MPI_Allreduce(sendbuf, out, static_cast<int>(count), MPI_FLOAT, MPI_SUM, comm); };
+
+  if (!check_case(s, job, p, params, in, out, call)) return;
 
   // Warm-up, then the calls per repetition from one timed call (the slowest rank's): every rank
   // must make the same calls.
@@ -332,7 +342,7 @@ void run_case(Session& s, const Options& o, const Job& job, const Plan& p, MPI_C
     const double algbw = algbw_gbps(static_cast<double>(p.bytes), sm.median);
     std::printf("%s  %s\n",
                 table_line(p.bytes, count, "float", "sum", p.inplace, 1e6 * sm.median, algbw,
-                           algbw * busbw_factor_allreduce(job.nranks), wrong)
+                           algbw * busbw_factor_allreduce(job.nranks), 0)
                     .c_str(),
                 ompi_allreduce_algorithm_name(p.algorithm));
     std::fflush(stdout);
