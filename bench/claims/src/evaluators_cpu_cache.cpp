@@ -198,6 +198,47 @@ const bool cpu4 = register_evaluator("CPU-4", [](const Claim& c, const RunData& 
   return v;
 });
 
+// The emulated gain of every FC layer of data/fc_layers.csv at batch 1, 16 and 64, summed as logs for
+// their geometric mean: at the effective L3's middle and both ends of its interval.
+struct LayerGains {
+  double lsum = 0, lsum_lo = 0, lsum_hi = 0;
+  int n = 0, reps = 1 << 30, l2_points = 0, out_of_range = 0;
+  std::string detail;  // per batch, per layer
+};
+LayerGains emulate_layers(const RunData& run, double c_lo, double c_mid, double c_hi, double l2_total) {
+  const double c_small = 16.0 * 1048576, c_big = 32.0 * 1048576;
+  LayerGains g;
+  std::vector<FcLayer> layers = read_fc_layers(data_path("fc_layers.csv"));
+  for (const char* batch : {"1", "16", "64"}) {
+    auto curve = fc_curve(run, batch);
+    if (curve.size() < 2) continue;
+    std::string per;
+    for (const FcLayer& l : layers) {
+      const double w = 4 * l.in * l.out;
+      EmulatedGain mid = emulate_cache_gain(curve, w, c_mid, c_small, c_big, 0, 0);
+      if (!mid.in_range) {
+        ++g.out_of_range;
+        continue;
+      }
+      double lo = INFINITY, hi = -INFINITY;
+      for (double ce : {c_lo, c_hi}) {
+        lo = std::min(lo, emulate_cache_gain(curve, w, ce, c_small, c_big, +1, -1).gain);
+        hi = std::max(hi, emulate_cache_gain(curve, w, ce, c_small, c_big, -1, +1).gain);
+      }
+      if (l2_total > 0 && mid.w_big < l2_total) ++g.l2_points;
+      g.lsum += std::log1p(mid.gain);
+      g.lsum_lo += std::log1p(lo);
+      g.lsum_hi += std::log1p(hi);
+      ++g.n;
+      per += fmt::format("{}{} {} {:+.0f}%", per.empty() ? "" : ", ", l.model, l.layer, 100 * mid.gain);
+    }
+    for (auto& [ws, rows] : group_by_param(run.select(names::kFcWorkingSet, names::kGflops, {{"batch", batch}}), "working_set_bytes"))
+      g.reps = std::min(g.reps, static_cast<int>(rows.size()));
+    if (!per.empty()) g.detail += fmt::format("{}batch {}: {}", g.detail.empty() ? "" : "; ", batch, per);
+  }
+  return g;
+}
+
 // CPU-3: L3 from 16 MB to 32 MB makes FC layers 18% faster. Where Linux resctrl cache allocation
 // exists the two L3 sizes could be set and measured; where it does not, the gain is EMULATED from
 // the working-set curve (docs/methodology.md): a cache of C running working set W behaves as the
@@ -234,42 +275,14 @@ const bool cpu3 = register_evaluator("CPU-3", [](const Claim& c, const RunData& 
                         "disagree by more than 2x; the interval spans both",
                         mib_text(eff.below), mib_text(eff.above), latency_l3_span(lat));
   }
-  const double c_small = 16.0 * 1048576, c_big = 32.0 * 1048576;
   int curve_threads = 0;  // the L2 reach is that of the cores the curve ran on
   fc_curve(run, "1", names::kGflops, &curve_threads);
   const double l2_total = std::atof(fact(run, "cache_l2_bytes").c_str()) *
                           (curve_threads > 0 ? curve_threads : std::max(1, usable_cores(run)));
-  double lsum = 0, lsum_lo = 0, lsum_hi = 0;
-  int n = 0, reps = 1 << 30, l2_points = 0, out_of_range = 0;
-  std::string detail;
-  std::vector<FcLayer> layers = read_fc_layers(data_path("fc_layers.csv"));
-  for (const char* batch : {"1", "16", "64"}) {
-    auto curve = fc_curve(run, batch);
-    if (curve.size() < 2) continue;
-    std::string per;
-    for (const FcLayer& l : layers) {
-      const double w = 4 * l.in * l.out;
-      EmulatedGain mid = emulate_cache_gain(curve, w, c_mid, c_small, c_big, 0, 0);
-      if (!mid.in_range) {
-        ++out_of_range;
-        continue;
-      }
-      double lo = INFINITY, hi = -INFINITY;
-      for (double ce : {c_lo, c_hi}) {
-        lo = std::min(lo, emulate_cache_gain(curve, w, ce, c_small, c_big, +1, -1).gain);
-        hi = std::max(hi, emulate_cache_gain(curve, w, ce, c_small, c_big, -1, +1).gain);
-      }
-      if (l2_total > 0 && mid.w_big < l2_total) ++l2_points;
-      lsum += std::log1p(mid.gain);
-      lsum_lo += std::log1p(lo);
-      lsum_hi += std::log1p(hi);
-      ++n;
-      per += fmt::format("{}{} {} {:+.0f}%", per.empty() ? "" : ", ", l.model, l.layer, 100 * mid.gain);
-    }
-    for (auto& [ws, rows] : group_by_param(run.select(names::kFcWorkingSet, names::kGflops, {{"batch", batch}}), "working_set_bytes"))
-      reps = std::min(reps, static_cast<int>(rows.size()));
-    if (!per.empty()) detail += fmt::format("{}batch {}: {}", detail.empty() ? "" : "; ", batch, per);
-  }
+  const LayerGains g = emulate_layers(run, c_lo, c_mid, c_hi, l2_total);
+  const double lsum = g.lsum, lsum_lo = g.lsum_lo, lsum_hi = g.lsum_hi;
+  const int n = g.n, reps = g.reps, l2_points = g.l2_points, out_of_range = g.out_of_range;
+  const std::string& detail = g.detail;
   if (n == 0) {
     v.verdict = Outcome::not_measurable;
     v.reason = "the FC working-set curve does not cover the scaled working sets of any layer of data/fc_layers.csv";
