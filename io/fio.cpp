@@ -150,11 +150,11 @@ std::string record_run(Session& s, const FioCase& c, const CaseState& st, const 
                   st.direct_note.empty() ? "" : "; " + st.direct_note);
   s.row(names::kFio, c.name, st.params, names::kGbps, r.bw_bytes / 1e9, "GB/s", rep, status, note);
   s.row(names::kFio, c.name, st.params, names::kIops, r.iops, "IOPS", rep, status, note);
-  s.row(names::kFio, c.name, st.params, "clat_p50", r.clat_p50_ns / 1000, "us", rep, status, note);
-  s.row(names::kFio, c.name, st.params, "clat_p99", r.clat_p99_ns / 1000, "us", rep, status, note);
-  s.row(names::kFio, c.name, st.params, "clat_p999", r.clat_p999_ns / 1000, "us", rep, status, note);
-  s.row(names::kFio, c.name, st.params, "clat_mean", r.clat_mean_ns / 1000, "us", rep, status, note);
-  s.row(names::kFio, c.name, st.params, "io_bytes", r.io_bytes, "B", rep, status, note);
+  s.row(names::kFio, c.name, st.params, names::kClatP50, r.clat_p50_ns / 1000, "us", rep, status, note);
+  s.row(names::kFio, c.name, st.params, names::kClatP99, r.clat_p99_ns / 1000, "us", rep, status, note);
+  s.row(names::kFio, c.name, st.params, names::kClatP999, r.clat_p999_ns / 1000, "us", rep, status, note);
+  s.row(names::kFio, c.name, st.params, names::kClatMean, r.clat_mean_ns / 1000, "us", rep, status, note);
+  s.row(names::kFio, c.name, st.params, names::kIoBytes, r.io_bytes, "B", rep, status, note);
   std::fprintf(stderr, "  fio/%s rep %d: %.3f GB/s, %.0f IOPS, clat p50 %s us p99 %s us\n", c.name.c_str(), rep,
                r.bw_bytes / 1e9, r.iops, us(r.clat_p50_ns).c_str(), us(r.clat_p99_ns).c_str());
   return "";

@@ -272,3 +272,21 @@ TEST(Pipeline, EverySampleChecked) {
   PipelineResult r = run_pipeline(d, PipelineConfig{20, 2, 2, 2, 0, 0, false, 1}, "");
   EXPECT_EQ(r.wrong, 2);  // sample 3 read once in each of the 2 steps
 }
+
+// Every storage class the device code can name is a row of the guide's table (IO-1 looks its
+// figures up by that name): a class renamed on one side only would leave the claim with no row.
+TEST(Device, EveryGuideClassIsARowOfTheGuidesTable) {
+  std::ifstream in(rigcheck::test::source_dir() + "/data/guide_storage_classes.csv");
+  ASSERT_TRUE(in) << "data/guide_storage_classes.csv";
+  std::string line, rows;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) rows += "|" + line.substr(0, line.find(',')) + "|";
+  int named = 0;
+  for (const char* c : {"sata_ssd", "nvme", "optane", "tmpfs", "zram", "hdd", "usb", "virtio_scsi", "sas_ssd", "loop"}) {
+    const std::string g = guide_class_of(c);
+    if (g.empty()) continue;
+    ++named;
+    EXPECT_NE(rows.find("|" + g + "|"), std::string::npos) << c << " -> " << g << " is not a class of the guide's table";
+  }
+  EXPECT_EQ(named, 5);
+}
