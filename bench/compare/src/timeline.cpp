@@ -167,21 +167,35 @@ std::string strip_section(const TimelineInput& in, const std::vector<Judged>& ju
     return h + "<p>No run here has verdicts (verdicts.csv, written by <code>rigcheck report</code>).</p></section>\n";
   std::vector<std::string> labels;
   for (const LoadedRun* r : in.runs) labels.push_back(r->label);
+  // A claim no run could judge (not measurable: this hardware lacks what it needs) says the same in
+  // every cell: named in one line instead of a row each.
+  std::set<std::string> unjudged_ids(order.begin(), order.end());
   std::vector<StripRow> rows;
   for (const Group& g : groups)
     for (const std::string& id : order) {
       StripRow row{groups.size() > 1 ? id + " " + g.name : id, g.runs, {}};
+      bool judged_once = false;
       for (size_t i : g.runs) {
         auto it = judged[i].verdict.find(id);
         row.verdict.push_back(it == judged[i].verdict.end() ? "" : it->second);
+        judged_once |= !row.verdict.back().empty() && row.verdict.back() != "not_measurable" &&
+                       row.verdict.back() != "no_benchmark";
       }
+      if (!judged_once) continue;
+      unjudged_ids.erase(id);
       rows.push_back(std::move(row));
     }
+  std::string unjudged;
+  for (const std::string& id : order)
+    if (unjudged_ids.count(id)) unjudged += (unjudged.empty() ? "" : ", ") + id;
   h += "<p class=\"sec\">One cell per run, oldest left, runs evenly spaced; a verdict that changed shows as a change "
        "of colour. <span class=\"s-confirmed key\">confirmed</span> <span class=\"s-refuted key\">refuted</span> "
        "<span class=\"s-inconclusive key\">inconclusive</span> <span class=\"s-not_measurable key\">not measurable"
        "</span> <span class=\"s-none key\">not judged</span></p>\n";
-  return h + strip_svg(rows, labels) + "</section>\n";
+  if (!unjudged.empty())
+    h += "<p class=\"sec\" id=\"never-judged\">Not measurable or without a benchmark in every run: " +
+         html_escape(unjudged) + ".</p>\n";
+  return h + (rows.empty() ? "" : strip_svg(rows, labels)) + "</section>\n";
 }
 
 struct CaseView {
@@ -267,7 +281,8 @@ std::vector<Group> groups_of(const TimelineInput& in) {
 }
 
 // Every case of every group, the claims' inputs first (a benchmark the evidence of a judged verdict
-// names), then those with change points, then the rest; by label within each.
+// names), then those with change points (or open_cases), then the rest; within each, those with change
+// points first, then by label.
 std::vector<CaseView> case_views(const std::vector<Group>& groups, const std::vector<Judged>& judged,
                                  const TimelineInput& in) {
   const std::vector<std::string>& only = in.only_cases;
@@ -297,7 +312,9 @@ std::vector<CaseView> case_views(const std::vector<Group>& groups, const std::ve
     out.push_back(std::move(c));
   }
   std::stable_sort(out.begin(), out.end(), [](const CaseView& a, const CaseView& b) {
-    return a.rank != b.rank ? a.rank < b.rank : a.label < b.label;
+    if (a.rank != b.rank) return a.rank < b.rank;
+    if (a.changes.empty() != b.changes.empty()) return b.changes.empty();  // the moved ones first
+    return a.label < b.label;
   });
   return out;
 }
