@@ -324,7 +324,8 @@ std::string timelines_section(const std::vector<CaseView>& cases, const std::vec
                               TimelinePage& page) {
   std::map<const Group*, std::vector<Vline>> marks;
   for (const Group& g : groups) page.marks += (marks[&g] = marks_of(g, ts, defs)).size();
-  const double t0 = ts.empty() ? 0 : ts.front(), t1 = ts.empty() ? 1 : ts.back();
+  const double t0 = ts.empty() ? 0 : *std::min_element(ts.begin(), ts.end());
+  const double t1 = ts.empty() ? 1 : *std::max_element(ts.begin(), ts.end());
   std::string legend;
   for (const Group& g : groups)
     if (!g.name.empty())
