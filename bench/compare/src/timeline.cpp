@@ -296,6 +296,7 @@ std::vector<CaseView> case_views(const std::vector<Group>& groups, const std::ve
   std::map<std::string, CaseView> by_key;
   for (const Group& g : groups) {
     for (const Series& s : *g.series) {
+      if (s.run.empty()) continue;  // no run had a usable value of its headline metric
       if (!only.empty() && std::find(only.begin(), only.end(), s.key) == only.end()) continue;
       CaseView& c = by_key[s.key];
       c.label = s.label, c.metric = s.metric, c.unit = s.unit, c.benchmark = s.benchmark;

@@ -3,7 +3,8 @@
 # measurements. Made from one run folder (a fixture) by rewriting its values and inventory:
 #   make_history_runs.sh BASE OUT N [RIGCHECK]
 # N runs alternate between machine A (BASE's CPU) and machine B (another CPU model text, family,
-# model number and core count, so that any fingerprint tells them apart), ten minutes apart. Every
+# model number and core count, so that any fingerprint tells them apart; MACHINES=1: machine A
+# only), ten minutes apart. Every
 # rate or time of an ok row moves by a few percent from run to run (a fixed pseudo-random pattern
 # per run). Of each machine's runs, from index DRIVER_AT on the NVIDIA driver is 580.65.06 (before:
 # 570.86.15), from LIB_AT the oneDNN version is 3.1.0 (before: 2.6.3); on machine A only, from
@@ -14,7 +15,8 @@
 # verdicts are their kind's, not their own small noise's). A manifest with checksums gets new ones.
 set -euo pipefail
 base="$1" out="$2" n="$3" rigcheck="${4:-}"
-per=$((n / 2))
+machines=${MACHINES:-2}  # 1: machine A only
+per=$(((n + machines - 1) / machines))
 driver_at=${DRIVER_AT:-$((per * 2 / 5))} lib_at=${LIB_AT:-$((per * 7 / 10))}
 regress_at=${REGRESS_AT:-$((per * 11 / 20))}
 regress="${HIST_REGRESS:-gemm_matmul_f32/m256n256k256/t1}"
@@ -24,7 +26,7 @@ name() { printf 'vm-%s-%04d' "$([[ $1 == 0 ]] && echo a || echo b)" "$2"; }  # m
 
 # The folders and their inventories.
 for ((r = 0; r < n; ++r)); do
-  m=$((r % 2)) k=$((r / 2))
+  m=$((r % machines)) k=$((r / machines))
   d="$out/$(name $m $k)"
   mkdir -p "$d"
   echo "Synthetic history run made by tests/bench/compare/make_history_runs.sh: NOT a measurement." >"$d/README.md"
@@ -47,11 +49,12 @@ done
 for f in "$base"/*.csv; do
   file=$(basename "$f")
   [[ $file == inventory.csv || $file == manifest.csv || $file == verdicts.csv ]] && continue
-  awk -F, -v OFS=, -v n="$n" -v out="$out" -v file="$file" -v regress="$regress" -v regress_at="$regress_at" '
+  awk -F, -v OFS=, -v n="$n" -v machines="$machines" -v out="$out" -v file="$file" -v regress="$regress" \
+    -v regress_at="$regress_at" '
     { line[NR] = $0 }
     END {
       for (r = 0; r < n; ++r) {
-        m = r % 2; k = int(r / 2)
+        m = r % machines; k = int(r / machines)
         id = sprintf("vm-%s-%04d", m == 0 ? "a" : "b", k)
         path = out "/" id "/" file
         srand(r * 7919 + 17)
@@ -79,12 +82,16 @@ done
 if head -1 "$base/manifest.csv" | grep -q ',rows,sha256$'; then
   declare -A base_sum
   for f in "$base"/*.csv; do base_sum[$(sha256sum <"$f" | cut -c1-64)]=$(basename "$f"); done
+  files=("${base_sum[@]}")
   for ((r = 0; r < n; ++r)); do
-    d="$out/$(name $((r % 2)) $((r / 2)))"
+    d="$out/$(name $((r % machines)) $((r / machines)))"
+    declare -A now=() rows=()  # one sha256sum and one wc over the run's files
+    while read -r s f; do now[${f##*/}]=$s; done < <(sha256sum -- "${files[@]/#/$d/}")
+    while read -r c f; do [[ $f == total ]] || rows[${f##*/}]=$((c - 1)); done < <(wc -l -- "${files[@]/#/$d/}")
     map=""
     for sum in "${!base_sum[@]}"; do
       f="${base_sum[$sum]}"
-      map+="$sum $(($(wc -l <"$d/$f") - 1)) $(sha256sum <"$d/$f" | cut -c1-64)"$'\n'
+      map+="$sum ${rows[$f]} ${now[$f]}"$'\n'
     done
     awk -F, -v OFS=, -v map="$map" '
       BEGIN { split(map, L, "\n"); for (i in L) { split(L[i], p, " "); rows[p[1]] = p[2]; sum[p[1]] = p[3] } }
@@ -96,18 +103,20 @@ fi
 
 {
   echo "regression $(name 0 "$regress_at") $regress"
-  echo "driver $(name 0 "$driver_at") $(name 1 "$driver_at")"
-  echo "library $(name 0 "$lib_at") $(name 1 "$lib_at")"
+  echo "driver $(name 0 "$driver_at")$( ((machines > 1)) && echo " $(name 1 "$driver_at")")"
+  echo "library $(name 0 "$lib_at")$( ((machines > 1)) && echo " $(name 1 "$lib_at")")"
 } >"$out/expected.txt"
 
 if [[ -n $rigcheck ]]; then
-  for kind in "0 0" "0 $regress_at" "1 0"; do
+  kinds=("0 0" "0 $regress_at")
+  ((machines > 1)) && kinds+=("1 0")
+  for kind in "${kinds[@]}"; do
     read -r m k <<<"$kind"
     "$rigcheck" report "$out/$(name "$m" "$k")" --quiet >/dev/null
     cp "$out/$(name "$m" "$k")/verdicts.csv" "$out/verdicts-$m-$k.csv"
   done
   for ((r = 0; r < n; ++r)); do
-    m=$((r % 2)) k=$((r / 2))
+    m=$((r % machines)) k=$((r / machines))
     from="$out/verdicts-$m-0.csv"
     [[ $m == 0 && $k -ge $regress_at ]] && from="$out/verdicts-0-$regress_at.csv"
     cp "$from" "$out/$(name $m $k)/verdicts.csv"

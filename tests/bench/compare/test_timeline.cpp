@@ -71,3 +71,14 @@ TEST(Timeline, TimesAndPercentiles) {
   EXPECT_DOUBLE_EQ(percentile_of(0, {1, 2}), 0);
   EXPECT_TRUE(std::isnan(percentile_of(1, {})));
 }
+
+TEST(Timeline, ACaseWithNoUsableValueInAnyRunIsLeftOut) {
+  std::vector<LoadedRun> runs = runs_of(6, 6, 6);
+  for (LoadedRun& r : runs)
+    for (auto& [key, c] : r.cases) c.metrics["gflops"].reps = {0.0};  // not a rate: no run value
+  TimelineInput in;
+  for (const LoadedRun& r : runs) in.runs.push_back(&r);
+  const TimelinePage page =
+      timelines_html(in, read_case_rules(), read_confounders(data_path("confounders.csv")), nullptr, StatOptions{});
+  EXPECT_EQ(page.timelines, 0u);
+}
