@@ -90,14 +90,25 @@ std::string kind_of(const std::vector<ConfounderDef>& defs, const std::string& k
 }
 
 // A mark where a fact of data/confounders.csv that a machine keeps between runs (exact facts: versions,
-// kernel, microcode, THP, governor, limits...) changed between two runs of a group. The host's name
-// is left out: identical machines share a group and take turns.
+// kernel, microcode, THP, governor, limits...) changed between two runs of a group. A fact that changes
+// at many steps (kMarkSteps or more, and a tenth of the steps) is no version change but a group of
+// several machines taking turns (--group-by driver; the host's name likewise): the changes table
+// counts it, no mark is drawn for it.
+constexpr size_t kMarkSteps = 7;
 std::vector<Vline> marks_of(const Group& g, const std::vector<double>& ts, const std::vector<ConfounderDef>& defs) {
+  std::vector<std::vector<FieldDiff>> steps(g.ptrs.size());
+  std::map<std::string, size_t> times;
+  for (size_t k = 1; k < g.ptrs.size(); ++k)
+    for (FieldDiff& d : differing_fields({g.ptrs[k - 1], g.ptrs[k]}, defs)) {
+      if (!d.listed || d.key == "hostname" || kind_of(defs, d.key) != "exact") continue;
+      ++times[d.key];
+      steps[k].push_back(std::move(d));
+    }
   std::vector<Vline> out;
   for (size_t k = 1; k < g.ptrs.size(); ++k) {
     std::string labels, title;
-    for (const FieldDiff& d : differing_fields({g.ptrs[k - 1], g.ptrs[k]}, defs)) {
-      if (!d.listed || d.key == "hostname" || kind_of(defs, d.key) != "exact") continue;
+    for (const FieldDiff& d : steps[k]) {
+      if (times[d.key] >= std::max(kMarkSteps, g.ptrs.size() / 10)) continue;
       labels += (labels.empty() ? "" : ", ") + d.label;
       title += (title.empty() ? "" : "; ") + describe_diff(d);
     }

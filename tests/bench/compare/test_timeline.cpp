@@ -82,3 +82,15 @@ TEST(Timeline, ACaseWithNoUsableValueInAnyRunIsLeftOut) {
       timelines_html(in, read_case_rules(), read_confounders(data_path("confounders.csv")), nullptr, StatOptions{});
   EXPECT_EQ(page.timelines, 0u);
 }
+
+TEST(Timeline, AFactThatChangesAtManyStepsIsNoMark) {
+  // Two machines taking turns in one group (--group-by driver): their CPU model changes at every step.
+  std::vector<LoadedRun> runs = runs_of(40, 40, 20);
+  for (size_t i = 0; i < runs.size(); ++i) runs[i].data.inventory["cpu_model"] = i % 2 ? "AMD EPYC 9R45" : "AMD EPYC";
+  TimelineInput in;
+  for (const LoadedRun& r : runs) in.runs.push_back(&r);
+  const TimelinePage page =
+      timelines_html(in, read_case_rules(), read_confounders(data_path("confounders.csv")), nullptr, StatOptions{});
+  EXPECT_EQ(page.marks, 1u) << "only the oneDNN upgrade";
+  EXPECT_NE(page.html.find("<td>CPU model</td><td colspan=\"3\">changes at 39 steps"), std::string::npos);
+}
