@@ -35,7 +35,7 @@ set(RIGCHECK_COMPARE_SOURCES
   bench/compare/src/compare.cpp bench/compare/src/history.cpp bench/compare/src/ab.cpp
   bench/compare/src/paired.cpp bench/compare/src/gate.cpp bench/compare/src/prior.cpp
   bench/compare/src/machine_state.cpp bench/compare/src/shared_cache.cpp bench/compare/src/run_digest.cpp
-  bench/compare/src/cross_arch.cpp)
+  bench/compare/src/cross_arch.cpp bench/compare/src/timeline.cpp bench/compare/src/timeline_svg.cpp)
 set(RIGCHECK_CLI_SOURCES
   bench/rigcheck/src/runner.cpp bench/rigcheck/src/runner_select.cpp bench/rigcheck/src/runner_helpers.cpp
   bench/rigcheck/src/recover.cpp

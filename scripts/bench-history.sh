@@ -2,7 +2,7 @@
 # The cost of `rigcheck history` over many run folders, as a benchmark (not a timed test): makes
 # COUNT folders from the real run folders given (their CSVs copied, each placed COUNT minutes apart
 # in time by its inventory_time_utc, so history sees one machine's long series), then times
-#   rigcheck history FOLDERS... --out DIR     (Markdown, CSV and HTML with the plots)
+#   rigcheck history FOLDERS... --out DIR     (Markdown, CSV and the HTML page of timelines)
 #   rigcheck history FOLDERS... > /dev/null   (Markdown to stdout)
 # REPS times each and prints every wall time and the median. Run it alone on the machine (the
 # numbers in docs/performance.md were taken under the machine lock, nothing else running).

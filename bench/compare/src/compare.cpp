@@ -11,6 +11,8 @@
 #include "rigcheck/harness/fccp.hpp"
 #include "rigcheck/compare/compare.hpp"
 #include "rigcheck/report/html.hpp"
+#include "rigcheck/compare/timeline.hpp"
+#include "history_internal.hpp"
 #include "rigcheck/report/report_util.hpp"
 
 namespace rigcheck {
@@ -77,6 +79,30 @@ std::vector<std::pair<Side, Side>> sides_of(const std::vector<LoadedRun>& runs, 
   b.label = side_label(b.runs, "B");
   out.push_back({a, b});
   return out;
+}
+
+// Where a side has several runs: every run of both sides on one time axis (timeline.hpp), a colour per
+// side, each side its own change points, the flagged cases open beside the claims' inputs.
+std::string sides_over_time(const std::pair<Side, Side>& sides, const std::vector<CaseFinding>& flagged,
+                            const CompareOptions& opt, const CaseRules& rules, const std::vector<ConfounderDef>& defs,
+                            const NoiseProfile* prof) {
+  if (opt.side_a.empty() || std::max(sides.first.runs.size(), sides.second.runs.size()) < 2) return "";
+  std::vector<std::pair<const LoadedRun*, std::string>> all;
+  for (const LoadedRun* r : sides.first.runs) all.emplace_back(r, fmt::format("A ({} runs)", sides.first.runs.size()));
+  for (const LoadedRun* r : sides.second.runs) all.emplace_back(r, fmt::format("B ({} runs)", sides.second.runs.size()));
+  std::stable_sort(all.begin(), all.end(), [](const auto& x, const auto& y) {
+    return x.first->time_utc != y.first->time_utc ? x.first->time_utc < y.first->time_utc
+                                                  : x.first->label < y.first->label;
+  });
+  TimelineInput in;
+  in.group_by = "side";
+  for (const auto& [r, side] : all) {
+    in.runs.push_back(r);
+    in.group.push_back(side);
+    in.verdicts_csv.push_back(history_detail::verdicts_text(opt, r->dir));
+  }
+  for (const CaseFinding& f : flagged) in.open_cases.push_back(f.key);
+  return timelines_html(in, rules, defs, prof, opt.stat).html;
 }
 
 std::string areas_md(const std::vector<AreaSummary>& areas, const std::vector<LoadedRun>& runs,
@@ -323,7 +349,7 @@ int run_compare(const std::vector<std::string>& positional, const CompareOptions
   for (const LoadedRun& r : runs) pruns.push_back({r.label, &r.data});
   std::string note;
   auto plots = render_plots(specs, pruns, data_file(opt.datasheets_path, "datasheets.csv"), &note);
-  body += plots_section(plots, note);
+  body += plots_section(plots, note) + sides_over_time(pairs[0], flagged, opt, rules, defs, prof);
   body += "<section><h2>Flagged cases and implementation changes</h2>" +
           (flagged.empty() ? std::string("<p>No case changed beyond the noise and the threshold.</p>") : findings_html(flagged, false)) +
           "</section>\n<section><h2>All cases</h2>" + findings_html(fs, false) + "</section>\n";

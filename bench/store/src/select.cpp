@@ -191,4 +191,21 @@ bool StoredRuns::digest(const std::string& dir, const std::string& key, std::str
   return true;
 }
 
+std::string StoredRuns::verdicts_csv(const std::string& dir) const {
+  const auto it = ids_.find(dir);
+  if (it == ids_.end()) throw std::logic_error(fmt::format("{}: not a run of this selection", dir));
+  std::lock_guard<std::mutex> hold(ask_);
+  if (!verdicts_fetched_) {
+    const std::set<long long> ours(order_.begin(), order_.end());
+    for (const StoreRow& r : db_.query("SELECT f.run_id, c.raw FROM run_files f JOIN csv_records c ON c.file_id = f.id "
+                                       "WHERE f.kind = 'verdicts' ORDER BY f.run_id, c.record_no")) {
+      const long long id = std::stoll(r[0].text);
+      if (ours.count(id)) verdicts_[id] += r[1].text;
+    }
+    verdicts_fetched_ = true;
+  }
+  const auto v = verdicts_.find(it->second);
+  return v == verdicts_.end() ? "" : v->second;
+}
+
 }  // namespace rigcheck

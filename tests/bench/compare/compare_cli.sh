@@ -69,6 +69,14 @@ others=$(awk -F, 'NR>1 && $4!="regression" && ($1=="gemm_matmul_f32" || $1=="fc_
 grep -q "ISA cap (ONEDNN_MAX_CPU_ISA): unset -> SSE41" "$out/slowed/compare.md" || fail "slowed: the ISA cap is not named"
 grep "^REGRESSION gemm_matmul_f32" "$out/slowed.log" | grep -q "ran: isa: avx2 -> sse41" || fail "slowed: what ran is not named"
 grep -q "expected by chance at level 0.01" "$out/slowed.log" || fail "slowed: no expected-by-chance count"
+# Two runs a side: both sides on one time axis in compare.html, each flagged case's timeline open; one
+# run a side (1.): none.
+n_flagged=$(awk -F, 'NR>1 && $4=="regression"' "$out/slowed/compare.csv" | wc -l)
+n_open=$(grep -c '<figure class="plot timeline"' "$out/slowed/compare.html" || true)
+[[ $n_open -ge $n_flagged && $n_flagged -gt 0 ]] || fail "slowed: $n_open open timelines for $n_flagged flagged cases"
+grep -q "A (2 runs)</span>.*B (2 runs)</span>" "$out/slowed/compare.html" ||
+  fail "slowed: the two sides not on the time axis"
+! grep -q 'class="plot timeline"' "$out/one/compare.html" || fail "one run a side drew timelines"
 echo "ok: slowed benchmarks flagged over two runs per side, what ran and the cap named"
 
 # 2b. A noise profile from four runs of the machine judges one run per side.

@@ -31,7 +31,7 @@ cp -r "$runs/quick_vm" "$out/run"
 "$rigcheck" report "$out/run" --quiet >"$out/report.log" 2>&1 || fail "report: $(cat "$out/report.log")"
 "$rigcheck" compare "$runs/compare_a" "$runs/compare_slowed" --out "$out/compare" >"$out/compare.log" 2>&1 ||
   fail "compare: $(tail -3 "$out/compare.log")"
-"$rigcheck" history "$runs/compare_a" "$runs/compare_a2" "$runs/history_onednn" --out "$out/history" >"$out/history.log" 2>&1 ||
+"$rigcheck" history "$runs"/compare_a{,2,3,4} "$runs"/history_onednn{,2,3} --out "$out/history" >"$out/history.log" 2>&1 ||
   fail "history: $(tail -3 "$out/history.log")"
 
 chrome() {
@@ -42,7 +42,7 @@ attr() { grep -o " $1=\"[^\"]*\"" "$2" | head -1 | sed 's/^[^"]*"//; s/"$//'; }
 check() {  # page, name
   local page="$1" name="$2"
   local figures
-  figures=$(grep -c '<figure class="plot"' "$page")
+  figures=$(grep -c '<figure class="plot[" ]' "$page")
   [[ $figures -ge 1 ]] || fail "$name: no plot in the page"
   grep -q 'src="http\|href="http\|<link ' "$page" && fail "$name: the page refers to something outside itself"
   chrome --dump-dom "file://$page" >"$out/$name.dom" 2>"$out/$name.console" || fail "$name: chromium failed: $(tail -3 "$out/$name.console")"

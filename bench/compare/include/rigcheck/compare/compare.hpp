@@ -165,6 +165,12 @@ struct CompareOptions {
   // history: where set, its runs are moved here at the end instead of freed (the CLI then ends the
   // process without freeing them).
   std::vector<LoadedRun>* keep_runs = nullptr;
+  // history --group-by machine|driver|cpu_model: several groups of runs on one time axis, each its own series and
+  // change points; group_of, where set, names a run's group (the CLI: the store's machine fingerprint).
+  std::string group_by;
+  std::function<std::string(const LoadedRun&)> group_of;
+  // The text of a run's verdicts.csv, "" where it has none (the claims strip); unset: the folder's file.
+  std::function<std::string(const std::string& dir)> verdicts_text;
 };
 
 // ------------------------------------------------------------------ noise profiles

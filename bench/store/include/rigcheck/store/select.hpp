@@ -65,6 +65,9 @@ class StoredRuns {
   // each is checked against its SHA-256 outside the lock.
   bool digest(const std::string& dir, const std::string& key, std::string& body) const;
   static constexpr size_t kDigestChunk = 32;
+  // The text of a run's verdicts.csv (its records in order), "" for a run stored without one (the history
+  // page's claims strip). The first call fetches those of every run of the selection in one query.
+  std::string verdicts_csv(const std::string& dir) const;
 
  private:
   StoreBackend& db_;
@@ -72,6 +75,8 @@ class StoredRuns {
   std::vector<long long> order_;          // the run ids in the order added, each once
   mutable std::set<long long> asked_;     // runs whose digest was fetched (or found missing)
   mutable std::map<long long, std::pair<std::string, std::string>> fetched_;  // id -> (SHA-256, body), not yet taken
+  mutable std::map<long long, std::string> verdicts_;  // run id -> verdicts.csv, once fetched
+  mutable bool verdicts_fetched_ = false;
   std::string root_;                      // temporary folder of the runs' set noise profiles, or ""
   mutable std::mutex ask_;
 };
