@@ -17,6 +17,7 @@
 #include "rigcheck/report/html.hpp"
 #include "rigcheck/report/report_util.hpp"
 #include "rigcheck/compare/timeline.hpp"
+#include "rigcheck/runfolder/machine_identity.hpp"
 #include "history_internal.hpp"
 
 namespace rigcheck {
@@ -32,21 +33,26 @@ std::string get(const std::map<std::string, std::string>& m, const std::string& 
   return it == m.end() ? "(not recorded)" : it->second;
 }
 
-// One machine: the same host and CPU model; another machine's run is refused (or excluded).
+// One machine: the same host and the same machine by its fingerprint's facts (machine_identity.hpp:
+// a Zen 3 and a Zen 5 VM both named "vm" and "AMD EPYC" are two); another machine's run is refused (or
+// excluded), unless --group-by puts several machines on one time axis.
 void keep_one_machine(std::vector<LoadedRun>& runs, const CompareOptions& opt, std::vector<std::string>& exclusions,
                       const std::string& first_dir) {
-  const std::string host = get(runs[0].data.inventory, "hostname"), cpu = get(runs[0].data.inventory, "cpu_model");
+  const std::string host = get(runs[0].data.inventory, "hostname");
+  const MachineFacts first = machine_facts(runs[0].data.inventory);
   std::vector<LoadedRun> kept{std::move(runs[0])};
   for (size_t i = 1; i < runs.size(); ++i) {
-    const std::string h = get(runs[i].data.inventory, "hostname"), c = get(runs[i].data.inventory, "cpu_model");
-    if ((h == host && c == cpu) || !opt.group_by.empty()) {  // grouped: several machines on one time axis
+    const std::string h = get(runs[i].data.inventory, "hostname");
+    const MachineFacts m = machine_facts(runs[i].data.inventory);
+    if ((h == host && same_machine(first, m)) || !opt.group_by.empty()) {
       kept.push_back(std::move(runs[i]));
       continue;
     }
-    std::string why = fmt::format("another machine (host {}, CPU {}; the first run: host {}, CPU {}): history follows "
-                                  "one machine (--group-by puts several on one time axis), use rigcheck compare across "
-                                  "machines",
-                                  h, c, host, cpu);
+    std::string why = fmt::format("another machine (host {}, CPU {}, machine {}; the first run: host {}, CPU {}, machine "
+                                  "{}): history follows one machine (--group-by puts several on one time axis), use "
+                                  "rigcheck compare across machines",
+                                  h, m.cpu_id, m.fingerprint.substr(0, 12), host, first.cpu_id,
+                                  first.fingerprint.substr(0, 12));
     if (!opt.exclude_broken) throw InputError(runs[i].dir, 0, why);
     exclusions.push_back(runs[i].dir + ": " + why);
   }

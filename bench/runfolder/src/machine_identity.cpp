@@ -82,4 +82,30 @@ MachineFacts machine_facts(const std::map<std::string, std::string>& inv) {
   return m;
 }
 
+namespace {
+std::map<std::string, std::string> facts_of(const std::string& canonical) {
+  std::map<std::string, std::string> out;
+  size_t at = 0;
+  for (size_t nl; (nl = canonical.find('\n', at)) != std::string::npos; at = nl + 1) {
+    const std::string line = canonical.substr(at, nl - at);
+    const size_t eq = line.find('=');
+    if (eq != std::string::npos) out[line.substr(0, eq)] = line.substr(eq + 1);
+  }
+  return out;
+}
+}  // namespace
+
+bool same_machine(const MachineFacts& a, const MachineFacts& b) {
+  if (a.fingerprint == b.fingerprint) return true;
+  const std::map<std::string, std::string> fa = facts_of(a.canonical), fb = facts_of(b.canonical);
+  for (const auto* side : {&fa, &fb})
+    for (const auto& [key, value] : *side) {
+      const auto& other = side == &fa ? fb : fa;
+      auto it = other.find(key);
+      if (it == other.end()) return false;
+      if (value != "unknown" && it->second != "unknown" && value != it->second) return false;
+    }
+  return true;
+}
+
 }  // namespace rigcheck

@@ -157,6 +157,11 @@ if "$rigcheck" history "$runs/compare_a" "$runs/avx512_synthetic" >"$out/other_m
   fail "history accepted another machine's run"
 fi
 grep -q "another machine" "$out/other_machine.log" || fail "history: $(cat "$out/other_machine.log")"
+# The Zen 3 VM of compare_a and the Zen 5 VM of quick_vm: both host "vm" and "AMD EPYC", two machines by family.
+if "$rigcheck" history "$runs/compare_a" "$runs/quick_vm" >"$out/zen5.log" 2>&1; then
+  fail "history put a Zen 3 and a Zen 5 VM in one series"
+fi
+grep -q "another machine.*family 26" "$out/zen5.log" || fail "history, Zen 5: $(cat "$out/zen5.log")"
 if "$rigcheck" noise "$runs/compare_a" --out "$out/noise1.csv" >"$out/noise1.log" 2>&1; then fail "noise of one run"; fi
 echo "ok: other machine refused by history; a noise profile needs two runs"
 

@@ -85,6 +85,15 @@ TEST(StoreFingerprint, TheCpusIdentityTheShapeAndThePartOfTheMachineGiven) {
   const MachineFacts fg = with({{"gpu_count", "1"}, {"gpu0_name", "NVIDIA H200"}, {"gpu0_memory_bytes", "150754820096"}});
   EXPECT_EQ(fg.gpus, "1 x NVIDIA H200 (140 GiB)");
   EXPECT_NE(fg.fingerprint, fa.fingerprint);
+  // The same machine for history: an older inventory without the family follows the newer ones; a
+  // Zen 5, a cpuset or a GPU more does not.
+  std::map<std::string, std::string> older = a;
+  older.erase("cpu_family"), older.erase("cpu_stepping");
+  EXPECT_NE(machine_facts(older).fingerprint, fa.fingerprint);
+  EXPECT_TRUE(same_machine(machine_facts(older), fa));
+  EXPECT_FALSE(same_machine(with({{"cpu_family", "26"}, {"cpu_microarch", "zen5"}}), fa));
+  EXPECT_FALSE(same_machine(cpuset, with({{"hardware_threads", "4"}})));
+  EXPECT_FALSE(same_machine(fg, fa));
 }
 
 // A store of version 3 filed the Zen 3 and the Zen 5 VM's runs (both "AMD EPYC", 2 cores, 24 GiB) as one

@@ -24,4 +24,9 @@ struct MachineFacts {
 };
 MachineFacts machine_facts(const std::map<std::string, std::string>& inventory);
 
+// Whether two runs ran on the same machine: every fact of the canonical text equal, a fact one
+// inventory does not know ("unknown") left out; what one names and the other lacks (a limit, a GPU)
+// differs. Runs of an inventory older than a fact still follow the same machine's newer ones.
+bool same_machine(const MachineFacts& a, const MachineFacts& b);
+
 }  // namespace rigcheck
