@@ -267,9 +267,8 @@ int print_log_lines(const std::vector<MachineState>& states, const std::vector<L
   }
   return code;
 }
-}  // namespace
-
-int run_compare(const std::vector<std::string>& positional, const CompareOptions& opt) {
+// The run folders in the order compared: a list (the first the baseline) or --a then --b.
+std::vector<std::string> compare_dirs(const std::vector<std::string>& positional, const CompareOptions& opt) {
   if (!positional.empty() && !opt.side_a.empty())
     throw InputError(positional.front(), 0, "give the runs either as a list (the first is the baseline) or as --a and --b, not both");
   if (opt.side_a.empty() != opt.side_b.empty())
@@ -277,6 +276,30 @@ int run_compare(const std::vector<std::string>& positional, const CompareOptions
   std::vector<std::string> dirs = positional;
   dirs.insert(dirs.end(), opt.side_a.begin(), opt.side_a.end());
   dirs.insert(dirs.end(), opt.side_b.begin(), opt.side_b.end());
+  return dirs;
+}
+
+// compare.md, compare.csv and compare.html into --out (the summary on stdout), or compare.md on stdout.
+void write_compare(const CompareOptions& opt, const std::string& md, const std::string& body,
+                   const std::vector<CaseFinding>& fs, const std::string& confounders,
+                   const std::vector<std::string>& exclusions, const std::string& counts, size_t runs) {
+  if (!opt.out_dir.empty()) {
+    prepare_out_dir(opt.out_dir, "compare", true);
+    write_file_atomic(opt.out_dir + "/compare.md", md);
+    write_file_atomic(opt.out_dir + "/compare.csv", findings_csv(fs));
+    write_file_atomic(opt.out_dir + "/compare.html", html_page("rigcheck compare", body));
+    std::printf("%s", confounders.c_str());
+    for (const std::string& e : exclusions) std::printf("excluded: %s\n", e.c_str());
+    std::printf("%s\nCompared %zu runs, %zu cases.\nWritten: %s/compare.md, compare.csv, compare.html\n", counts.c_str(),
+                runs, fs.size(), opt.out_dir.c_str());
+  } else {
+    std::printf("%s\n", md.c_str());
+  }
+}
+}  // namespace
+
+int run_compare(const std::vector<std::string>& positional, const CompareOptions& opt) {
+  const std::vector<std::string> dirs = compare_dirs(positional, opt);
   std::vector<std::string> exclusions;
   auto defs = read_confounders(data_file(opt.confounders_path, "confounders.csv"));
   auto claims = read_claims(data_file(opt.claims_path, "claims.csv"));
@@ -354,19 +377,8 @@ int run_compare(const std::vector<std::string>& positional, const CompareOptions
           (flagged.empty() ? std::string("<p>No case changed beyond the noise and the threshold.</p>") : findings_html(flagged, false)) +
           "</section>\n<section><h2>All cases</h2>" + findings_html(fs, false) + "</section>\n";
 
-  if (!opt.out_dir.empty()) {
-    prepare_out_dir(opt.out_dir, "compare", true);
-    write_file_atomic(opt.out_dir + "/compare.md", md);
-    write_file_atomic(opt.out_dir + "/compare.csv", findings_csv(fs));
-    write_file_atomic(opt.out_dir + "/compare.html", html_page("rigcheck compare", body));
-    std::printf("%s", confounders_md(diffs, unrecorded).c_str());
-    for (const std::string& e : exclusions) std::printf("excluded: %s\n", e.c_str());
-    std::printf("%s\n%s\nCompared %zu runs, %zu cases.\nWritten: %s/compare.md, compare.csv, compare.html\n",
-                cannot_judge_md(counts).c_str(), counts_md(counts, opt.stat).c_str(), runs.size(), fs.size(),
-                opt.out_dir.c_str());
-  } else {
-    std::printf("%s\n", md.c_str());
-  }
+  write_compare(opt, md, body, fs, confounders_md(diffs, unrecorded), exclusions,
+                cannot_judge_md(counts) + "\n" + counts_md(counts, opt.stat), runs.size());
   return print_log_lines(states, runs, rules, fs, per_run, opt);
 }
 
