@@ -23,19 +23,19 @@
 
 namespace rigcheck {
 
-const char* to_string(ExportFormat f) {
-  switch (f) {
-    case ExportFormat::gbench_json: return "gbench-json";
-    case ExportFormat::openmetrics: return "openmetrics";
-    case ExportFormat::junit: return "junit";
-  }
-  return "?";
+const std::vector<Exporter>& exporters() {
+  static const std::vector<Exporter> table = {
+      {"gbench-json", "Google Benchmark JSON (its compare.py)", export_gbench_json},
+      {"openmetrics", "OpenMetrics text (the node exporter's textfile collector)", export_openmetrics},
+      {"junit", "JUnit XML (CI: one test case per claim)", export_junit},
+  };
+  return table;
 }
 
-std::optional<ExportFormat> export_format_from_string(const std::string& s) {
-  for (ExportFormat f : {ExportFormat::gbench_json, ExportFormat::openmetrics, ExportFormat::junit})
-    if (s == to_string(f)) return f;
-  return std::nullopt;
+const Exporter* find_exporter(const std::string& name) {
+  for (const Exporter& e : exporters())
+    if (name == e.name) return &e;
+  return nullptr;
 }
 
 ExportInput read_export_input(const std::string& run_dir, const std::string& claims_path) {
@@ -47,15 +47,6 @@ ExportInput read_export_input(const std::string& run_dir, const std::string& cla
   if (auto p = in.run_id.find_last_not_of('/'); p != std::string::npos) in.run_id.erase(p + 1);
   if (auto p = in.run_id.rfind('/'); p != std::string::npos) in.run_id = in.run_id.substr(p + 1);
   return in;
-}
-
-std::string export_run(const ExportInput& in, ExportFormat f) {
-  switch (f) {
-    case ExportFormat::gbench_json: return export_gbench_json(in);
-    case ExportFormat::openmetrics: return export_openmetrics(in);
-    case ExportFormat::junit: return export_junit(in);
-  }
-  return "";
 }
 
 std::string openmetrics_label_value(const std::string& s) {

@@ -1,6 +1,6 @@
 // rigcheck: the suite's command: run, report, inventory, schema (docs/csv-schema.md), capacity (what
 // this machine can train: report/src/capacity.cpp), compare, history, noise and ab (bench/compare/src/),
-// store add|list|verify|export-run (bench/store, docs/store.md), export --format gbench-json|openmetrics|junit
+// store add|list|verify|export-run (bench/store, docs/store.md), export --format (report/export.hpp: exporters())
 // (report/src/export*.cpp), median CSV... --case B/C --metric M (a case's median, for scripts).
 #include <sys/stat.h>
 
@@ -215,17 +215,21 @@ struct Exporting {
   CLI::App* cmd = nullptr;
 
   void add(CLI::App& app) {
-    cmd = app.add_subcommand("export", "one run for the tools teams already use: Google Benchmark JSON (compare.py), "
-                                       "OpenMetrics text (node exporter textfile collector), JUnit XML (CI)");
+    std::string help, names;
+    std::vector<std::string> choices;
+    for (const Exporter& e : exporters()) {
+      help += std::string(help.empty() ? "" : ", ") + e.reader;
+      names += std::string(names.empty() ? "" : " | ") + e.name;
+      choices.push_back(e.name);
+    }
+    cmd = app.add_subcommand("export", "one run for the tools teams already use: " + help);
     cmd->add_option("run_dir", run_dir, "results/<run-id> (verified first: a broken folder is refused)")->required();
-    cmd->add_option("--format", format, "gbench-json | openmetrics | junit")
-        ->required()
-        ->check(CLI::IsMember({"gbench-json", "openmetrics", "junit"}));
+    cmd->add_option("--format", format, names)->required()->check(CLI::IsMember(choices));
     cmd->add_option("--out", out, "file to write (never overwritten); without it the export goes to stdout");
     cmd->add_option("--claims", claims, "claims registry CSV (default: data/claims.csv)");
   }
   int run() const {
-    const std::string text = export_run(read_export_input(run_dir, claims), *export_format_from_string(format));
+    const std::string text = find_exporter(format)->write(read_export_input(run_dir, claims));
     if (out.empty()) std::fputs(text.c_str(), stdout);
     else write_new_file(out, text);
     return 0;

@@ -5,9 +5,12 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
+#include <set>
 
 #include "rigcheck/harness/csv.hpp"
 #include "rigcheck/report/export.hpp"
+#include "support/paths.hpp"
 #include "support/runs.hpp"
 
 using namespace rigcheck;
@@ -75,9 +78,9 @@ TEST(Export, XmlEscapeEscapesMarkupAndReplacesWhatXmlForbids) {
 }
 
 TEST(Export, FormatNamesReadBack) {
-  for (ExportFormat f : {ExportFormat::gbench_json, ExportFormat::openmetrics, ExportFormat::junit})
-    EXPECT_EQ(export_format_from_string(to_string(f)), f);
-  EXPECT_FALSE(export_format_from_string("csv"));
+  for (const Exporter& e : exporters()) EXPECT_EQ(find_exporter(e.name), &e);
+  EXPECT_EQ(exporters().size(), 3u);
+  EXPECT_EQ(find_exporter("csv"), nullptr);
 }
 
 TEST(Export, GbenchJsonHasOneEntryPerOkRepetitionAndKeepsChineseText) {
@@ -156,4 +159,18 @@ TEST(Export, HeadlineMetricPrefersARatePerSecondToIops) {
   EXPECT_EQ(headline_metric({&time, &iops, &steps}), "step_rate");
   EXPECT_EQ(headline_metric({&time, &iops}), "iops");
   EXPECT_EQ(headline_metric({&time}), "clat");
+}
+
+// docs/exports.md has one section per format, headed "... (`--format NAME`)", and no other: the doc's
+// list is the table's.
+TEST(Export, TheDocsListIsTheTable) {
+  std::ifstream in(rigcheck::test::source_dir() + "/docs/exports.md");
+  ASSERT_TRUE(in) << "docs/exports.md";
+  std::set<std::string> documented, table;
+  const std::regex heading(R"(^## .*\(`--format ([a-z-]+)`\)\s*$)");
+  std::smatch m;
+  for (std::string line; std::getline(in, line);)
+    if (std::regex_match(line, m, heading)) documented.insert(m[1]);
+  for (const Exporter& e : exporters()) table.insert(e.name);
+  EXPECT_EQ(documented, table);
 }

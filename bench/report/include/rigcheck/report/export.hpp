@@ -14,10 +14,6 @@
 
 namespace rigcheck {
 
-enum class ExportFormat { gbench_json, openmetrics, junit };
-const char* to_string(ExportFormat f);  // "gbench-json", "openmetrics", "junit"
-std::optional<ExportFormat> export_format_from_string(const std::string& s);
-
 // A run and its verdicts (one per claim, in the claims' order).
 struct ExportInput {
   RunData run;
@@ -32,7 +28,17 @@ ExportInput read_export_input(const std::string& run_dir, const std::string& cla
 std::string export_gbench_json(const ExportInput& in);
 std::string export_openmetrics(const ExportInput& in);
 std::string export_junit(const ExportInput& in);
-std::string export_run(const ExportInput& in, ExportFormat f);
+
+// The formats, one row each: the name --format takes, what reads it (the help text), the writer. The
+// CLI's choices and help come from this table; a new format is a row here and its writer's file.
+struct Exporter {
+  const char* name;
+  const char* reader;
+  std::string (*write)(const ExportInput& in);
+};
+const std::vector<Exporter>& exporters();
+// The row named `name`, or nullptr.
+const Exporter* find_exporter(const std::string& name);
 
 // The escapings the formats need (each tested on quotes, backslashes, line breaks and Chinese text):
 // a Prometheus/OpenMetrics label value (\\, \" and \n escaped; UTF-8 kept);
