@@ -155,7 +155,8 @@ TEST(GpuVerdicts, PowerOfAnA100SystemAgainst500W) {
 TEST(GpuVerdicts, FourCardsJudgePwr2FromTheSustainedMeanAsAModel) {
   std::string dir = copy_fixture("gpu_h200_synthetic");
   replace_in(dir + "/inventory.csv", "\ngpu_count,1\n", "\ngpu_count,4\n");
-  const Verdict& p2 = verdict_of(report(dir), "PWR-2");
+  const std::vector<Verdict> vs = report(dir);  // kept: verdict_of returns a reference into it
+  const Verdict& p2 = verdict_of(vs, "PWR-2");
   EXPECT_EQ(verdict_label(p2), "refuted (predicted)") << p2.reason;  // 4 x 640 + 240 W > 1200 W
   EXPECT_DOUBLE_EQ(p2.measured.value, 4 * 640 + 240);  // the sustained mean, not the 688 W peak
   EXPECT_TRUE(has(p2.reason, "one card's measured sustained mean plus the CPU")) << p2.reason;
@@ -165,7 +166,8 @@ TEST(GpuVerdicts, Gpu4SaysFp8RanWithoutFastAccumulation) {
   std::string dir = copy_fixture("gpu_h200_synthetic");
   replace_in(dir + "/gpu_gemm.csv", "dtype=fp8_e4m3;m=8192;n=8192;k=8192;",
              "dtype=fp8_e4m3;m=8192;n=8192;k=8192;fast_accum=off: CUBLASLT_MATMUL_DESC_FAST_ACCUM not set;");
-  const Verdict& g4 = verdict_of(report(dir), "GPU-4");
+  const std::vector<Verdict> vs = report(dir);  // kept: verdict_of returns a reference into it
+  const Verdict& g4 = verdict_of(vs, "GPU-4");
   EXPECT_TRUE(has(g4.evidence, "of datasheet 1979 (fast accumulation off: the datasheet figure assumes it on"))
       << g4.evidence;
 }
