@@ -179,7 +179,6 @@ std::string net1_time_evidence(const RunData& run, const std::string& size, cons
 
 const bool net1 = register_evaluator("NET-1", [](const Claim& c, const RunData& run) {
   Verdict v;
-  if (unmet_needs(c, run, v)) return v;
   double budget = kDefaultStepBudget;
   if (run.facts.count("step_budget_s")) parse_double(run.facts.at("step_budget_s"), budget);
   const std::string size = fmt::format("{:.0f}", kNet1Bytes);
@@ -253,13 +252,10 @@ const bool net1 = register_evaluator("NET-1", [](const Claim& c, const RunData& 
   return v;
 });
 
-// NET-2: RDMA cuts latency from 50 us to 5 us.
-const bool net2 = register_evaluator("NET-2", [](const Claim& c, const RunData& run) {
-  Verdict v;
-  Latency tcp = latency_us(run, "tcp");
+// NET-2's evidence on any machine, InfiniBand or none: the small-message all-reduce latencies over
+// TCP and over the MPI's own transport choice, each with where it ran.
+std::string net2_context(const RunData& run, const Latency& tcp, const Latency& local) {
   const std::string tr = transport_of_run(run);
-  Latency local = latency_us(run, tr);
-  v.unit = "us";
   std::string ctx;
   if (tcp.us.ok())
     ctx += (tcp.where == "1 node" || tcp.where.empty()
@@ -273,11 +269,20 @@ const bool net2 = register_evaluator("NET-2", [](const Claim& c, const RunData& 
                 : "the MPI's own transport choice (" + tr + ") across " + local.where + " ") +
            describe(local);
   if (ctx.empty()) ctx = "no small-message all-reduce in this run (" + manifest_status(run, "comm_allreduce_mpi_tcp") + ")";
-  v.evidence = ctx;
-  if (unmet_needs(c, run, v)) {
-    v.evidence = ctx;
-    return v;
-  }
+  return ctx;
+}
+
+void net2_unmet(const Claim&, const RunData& run, Verdict& v) {
+  v.evidence = net2_context(run, latency_us(run, "tcp"), latency_us(run, transport_of_run(run)));
+}
+
+// NET-2: RDMA cuts latency from 50 us to 5 us.
+const bool net2 = register_evaluator("NET-2", [](const Claim&, const RunData& run) {
+  Verdict v;
+  Latency tcp = latency_us(run, "tcp");
+  Latency local = latency_us(run, transport_of_run(run));
+  v.unit = "us";
+  v.evidence = net2_context(run, tcp, local);
   // InfiniBand/RoCE present: the default transport's latency (RDMA when the MPI picks it) against TCP.
   if (!tcp.us.ok() || !local.us.ok() || tcp.mistrusted || local.mistrusted) {
     v.verdict = Outcome::not_measurable;
@@ -290,7 +295,7 @@ const bool net2 = register_evaluator("NET-2", [](const Claim& c, const RunData& 
   v.reason = "confirmed when TCP is within 25-100 us and the default transport (RDMA where the MPI uses it) at most "
              "10 us; check the rows' transport and node count: on one node the default is shared memory";
   return v;
-});
+}, net2_unmet);
 
 }  // namespace
 }  // namespace rigcheck

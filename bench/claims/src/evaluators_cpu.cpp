@@ -210,7 +210,10 @@ const char* judge_predicted(Verdict& v, const Claim& c, double lo, double hi) {
 
 // CPU-1: 8 cores reach 85% parallel efficiency (the guide: a ResNet-50 training step).
 // Leads with the ResNet-50 training step (images/s); GEMM (oneDNN matmul) is second evidence.
-const bool cpu1 = register_evaluator("CPU-1", [](const Claim& c, const RunData& run) {
+// What CPU-1 predicts E(8) from where this process may use fewer than 8 cores (its needs unmet).
+const char* const kCpu1PredictsFrom =
+    "an Amdahl fit of the ResNet-50 training step's scaling (GEMM's without it) at 2 or more usable cores";
+const bool cpu1 = register_predicting_evaluator("CPU-1", kCpu1PredictsFrom, [](const Claim& c, const RunData& run) {
   Verdict v;
   const int usable = usable_cores(run);
   Scaling resnet = resnet_scaling(run);
@@ -295,7 +298,9 @@ const bool cpu1 = register_evaluator("CPU-1", [](const Claim& c, const RunData& 
 // CPU-2: beyond 16 cores the gain is under 10%: X(max cores) / X(16) - 1 of the ResNet-50
 // training step; with 16 or fewer usable cores, predicted from the Amdahl fit as the gain from
 // 16 to 32 cores.
-const bool cpu2 = register_evaluator("CPU-2", [](const Claim& c, const RunData& run) {
+// What CPU-2 predicts the gain from where this process may use 16 cores or fewer (its needs unmet).
+const char* const kCpu2PredictsFrom = "an Amdahl fit of the ResNet-50 training step's scaling at 2 or more usable cores";
+const bool cpu2 = register_predicting_evaluator("CPU-2", kCpu2PredictsFrom, [](const Claim& c, const RunData& run) {
   Verdict v;
   const int usable = usable_cores(run);
   Scaling resnet = resnet_scaling(run);

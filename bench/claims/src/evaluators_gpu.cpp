@@ -229,9 +229,8 @@ std::string batch_of(const RunData& run, const std::string& model) {
   return param_of(rows, "batch");
 }
 
-const bool gpu1 = register_evaluator("GPU-1", [](const Claim& c, const RunData& run) {
+const bool gpu1 = register_evaluator("GPU-1", [](const Claim&, const RunData& run) {
   Verdict v;
-  if (unmet_needs(c, run, v)) return v;
   bool any_rows = false;
   for (const ResultRow& r : run.results) any_rows = any_rows || r.benchmark == names::kModelMemory;
   if (!any_rows) {
@@ -342,17 +341,20 @@ const bool gpu2 = register_evaluator("GPU-2", [](const Claim&, const RunData& ru
 });
 
 // ------------------------------------------------------------------ GPU-3
-const bool gpu3 = register_evaluator("GPU-3", [](const Claim& c, const RunData& run) {
-  Verdict v;
-  std::vector<Ratio> tier = ampere_turing_ratios(true), cross = ampere_turing_ratios(false);
-  std::string ds = fmt::format(
+// The datasheets' Ampere / Turing FP16 ratios: the evidence of GPU-3 on any machine, a GPU or none.
+std::string gpu3_datasheets() {
+  return fmt::format(
       "datasheets, dense FP16 tensor TFLOPS with FP32 accumulate, Ampere / Turing of the same tier: {}; across "
       "tiers, for context: {}",
-      join(tier), join(cross));
-  if (unmet_needs(c, run, v)) {
-    v.evidence = ds;
-    return v;
-  }
+      join(ampere_turing_ratios(true)), join(ampere_turing_ratios(false)));
+}
+
+void gpu3_unmet(const Claim&, const RunData&, Verdict& v) { v.evidence = gpu3_datasheets(); }
+
+const bool gpu3 = register_evaluator("GPU-3", [](const Claim& c, const RunData& run) {
+  Verdict v;
+  std::vector<Ratio> tier = ampere_turing_ratios(true);
+  const std::string ds = gpu3_datasheets();
   std::string what;
   const GpuDatasheet* s = this_gpu_sheet(run, what);
   auto g = gemm_by_dtype(run);
@@ -380,7 +382,7 @@ const bool gpu3 = register_evaluator("GPU-3", [](const Claim& c, const RunData& 
       "[{:.2f}, {:.2f}]x against the guide's 3x; a measured comparison needs runs on both generations",
       lo, hi);
   return v;
-});
+}, gpu3_unmet);
 
 // ------------------------------------------------------------------ GPU-4
 // The datasheets' fp8 figures assume cuBLASLt's fast accumulation: the evidence says which setting
@@ -392,9 +394,8 @@ std::string fp8_accumulation(const std::string& fact) {
                      setting == "off" ? ": the datasheet figure assumes it on, so this % reads low" : "");
 }
 
-const bool gpu4 = register_evaluator("GPU-4", [](const Claim& c, const RunData& run) {
+const bool gpu4 = register_evaluator("GPU-4", [](const Claim&, const RunData& run) {
   Verdict v;
-  if (unmet_needs(c, run, v)) return v;
   std::string what;
   const GpuDatasheet* s = this_gpu_sheet(run, what);
   auto g = gemm_by_dtype(run);
@@ -417,15 +418,18 @@ const bool gpu4 = register_evaluator("GPU-4", [](const Claim& c, const RunData& 
 });
 
 // ------------------------------------------------------------------ GPU-5
-const bool gpu5 = register_evaluator("GPU-5", [](const Claim& c, const RunData& run) {
-  Verdict v;
+// The A100's dense and sparse datasheet figures: the evidence of GPU-5 on any machine, a GPU or none.
+std::string gpu5_datasheet() {
   const GpuDatasheet* a100 = find_gpu_product(sheets(), "NVIDIA A100 SXM4 80GB");
-  std::string ds = a100 ? fmt::format("datasheet: {}; {}", a100->cite("f16_tflops"), a100->cite("f16_tflops_sparse"))
-                        : "no A100 datasheet row";
-  if (unmet_needs(c, run, v)) {
-    v.evidence = ds;
-    return v;
-  }
+  return a100 ? fmt::format("datasheet: {}; {}", a100->cite("f16_tflops"), a100->cite("f16_tflops_sparse"))
+              : "no A100 datasheet row";
+}
+
+void gpu5_unmet(const Claim&, const RunData&, Verdict& v) { v.evidence = gpu5_datasheet(); }
+
+const bool gpu5 = register_evaluator("GPU-5", [](const Claim&, const RunData& run) {
+  Verdict v;
+  const std::string ds = gpu5_datasheet();
   const std::string cc = fact(run, "gpu0_compute_capability");
   double ccv = kNaN;
   parse_double(cc, ccv);
@@ -444,7 +448,7 @@ const bool gpu5 = register_evaluator("GPU-5", [](const Claim& c, const RunData& 
                "says Ampere doubles dense throughput with 2:4 sparsity";
   }
   return v;
-});
+}, gpu5_unmet);
 
 }  // namespace
 }  // namespace rigcheck

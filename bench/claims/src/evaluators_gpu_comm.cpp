@@ -32,7 +32,6 @@ std::map<std::string, std::pair<Measured, std::string>> nccl_busbw_by(const RunD
 // GPU-6: NVLink is 6x PCIe 4.0: NCCL busbw with P2P on against P2P off (NCCL_P2P_DISABLE=1).
 const bool gpu6 = register_evaluator("GPU-6", [](const Claim& c, const RunData& run) {
   Verdict v;
-  if (unmet_needs(c, run, v)) return v;
   auto by = nccl_busbw_by(run, "nccl_p2p_disable", {{"launch", "single"}});
   if (!by.count("unset") || !by.count("1")) {
     v.verdict = Outcome::not_measurable;
@@ -56,22 +55,34 @@ const bool gpu6 = register_evaluator("GPU-6", [](const Claim& c, const RunData& 
   return v;
 });
 
-// GPU-7: cross-machine training needs 100 Gbps InfiniBand: NCCL busbw across nodes.
-const bool gpu7 = register_evaluator("GPU-7", [](const Claim& c, const RunData& run) {
-  Verdict v;
+// The most nodes and ranks (GPUs) of the run's ok NCCL all-reduce rows.
+std::pair<int, int> nccl_nodes_and_gpus(const RunData& run) {
   int nodes = 0, gpus = 0;
   for (const ResultRow& r : run.results)
     if (r.benchmark == names::kNcclAllreduce && r.status == Status::ok) {
       nodes = std::max(nodes, std::atoi(param_value(r.params, "nodes").c_str()));
       gpus = std::max(gpus, std::atoi(param_value(r.params, "ranks").c_str()));
     }
+  return {nodes, gpus};
+}
+
+// GPU-7 without an NCCL all-reduce across 2 nodes, its needs met or not: how to run one, and what
+// this run had in its place (in the place of the framework's reason, which says less).
+void gpu7_too_few_nodes(const Claim&, const RunData& run, Verdict& v) {
+  v.verdict = Outcome::not_measurable;
+  v.reason = fmt::format(
+      "needs an NCCL all-reduce across at least 2 nodes with GPUs (rigcheck run --launcher \"mpirun -np N --hostfile "
+      "hosts\"): this run had {} node(s) in NCCL runs and the inventory {} GPU(s) ({})",
+      nccl_nodes_and_gpus(run).first, run.facts.count("gpu_count") ? run.facts.at("gpu_count") : "unknown",
+      manifest_status(run, "comm_allreduce_nccl_mpi"));
+}
+
+// GPU-7: cross-machine training needs 100 Gbps InfiniBand: NCCL busbw across nodes.
+const bool gpu7 = register_evaluator("GPU-7", [](const Claim& c, const RunData& run) {
+  Verdict v;
+  const auto [nodes, gpus] = nccl_nodes_and_gpus(run);
   if (nodes < 2) {
-    v.verdict = Outcome::not_measurable;
-    v.reason = fmt::format(
-        "needs an NCCL all-reduce across at least 2 nodes with GPUs (rigcheck run --launcher \"mpirun -np N --hostfile "
-        "hosts\"): this run had {} node(s) in NCCL runs and the inventory {} GPU(s) ({})",
-        nodes, run.facts.count("gpu_count") ? run.facts.at("gpu_count") : "unknown",
-        manifest_status(run, "comm_allreduce_nccl_mpi"));
+    gpu7_too_few_nodes(c, run, v);
     return v;
   }
   auto by = nccl_busbw_by(run, "launch", {{"launch", "process"}});
@@ -92,7 +103,7 @@ const bool gpu7 = register_evaluator("GPU-7", [](const Claim& c, const RunData& 
   v.basis = Basis::measured;
   v.reason = "bus bandwidth across nodes against the guide's 100 Gbps";
   return v;
-});
+}, gpu7_too_few_nodes);
 
 }  // namespace
 }  // namespace rigcheck

@@ -156,26 +156,37 @@ std::string levels(const RunData& run) {
 
 // MEM-2 and MEM-3 compare DDR5-5200 with DDR4-3200: two machines. Here the run records what a
 // second run must differ in and the figures `rigcheck compare` will set side by side.
-// What a claim that needs a second machine says of this run: not measurable (or what it lacks
-// besides), `what_differs` the second run must differ in, this run's DIMMs and `evidence`.
-Verdict needs_second_machine(const Claim& c, const RunData& run, const std::string& what_differs,
-                             const std::string& evidence) {
-  Verdict v;
-  if (!unmet_needs(c, run, v)) v.verdict = Outcome::not_measurable;
+// What a claim that needs a second machine adds to its not_measurable verdict (whose reason names
+// what the run lacks, if anything): `what_differs` the second run must differ in, this run's DIMMs
+// and `evidence`.
+void second_machine(const RunData& run, const std::string& what_differs, const std::string& evidence, Verdict& v) {
   v.reason += fmt::format("{}a second run on a machine whose memory differs in DIMM type and speed ({}), {}; {}",
                           v.reason.empty() ? "" : "; ", what_differs,
                           "the rest alike, compared with rigcheck compare", dimms(run));
   v.evidence = evidence;
+}
+
+void mem2_text(const Claim&, const RunData& run, Verdict& v) {
+  second_machine(run, "DDR5-5200 vs DDR4-3200", triad_summary(run) + "; GEMM: see cpu_gemm", v);
+}
+
+void mem3_text(const Claim&, const RunData& run, Verdict& v) {
+  second_machine(run, "DDR5 vs DDR4", far_latency(run) + levels(run), v);
+}
+
+// One run cannot judge a claim about two machines, its needs met or not: not measurable, with the
+// same text as where the framework found the needs unmet.
+Verdict one_run_of_two(const Claim& c, const RunData& run, void (*text)(const Claim&, const RunData&, Verdict&)) {
+  Verdict v;
+  v.verdict = Outcome::not_measurable;
+  text(c, run, v);
   return v;
 }
 
-const bool mem2 = register_evaluator("MEM-2", [](const Claim& c, const RunData& run) {
-  return needs_second_machine(c, run, "DDR5-5200 vs DDR4-3200", triad_summary(run) + "; GEMM: see cpu_gemm");
-});
-
-const bool mem3 = register_evaluator("MEM-3", [](const Claim& c, const RunData& run) {
-  return needs_second_machine(c, run, "DDR5 vs DDR4", far_latency(run) + levels(run));
-});
+const bool mem2 = register_evaluator(
+    "MEM-2", [](const Claim& c, const RunData& run) { return one_run_of_two(c, run, mem2_text); }, mem2_text);
+const bool mem3 = register_evaluator(
+    "MEM-3", [](const Claim& c, const RunData& run) { return one_run_of_two(c, run, mem3_text); }, mem3_text);
 
 // What drives MEM-4's figure: the first-touch cost per page under each advice (thp_alloc's
 // first_touch_us_per_page rows; from its time_per_iter and bytes in runs made before them): the
@@ -219,7 +230,6 @@ std::string first_touch_text(const RunData& run) {
 // GUPS (random access into the allocated memory) is shown beside it, not judged.
 const bool mem4 = register_evaluator("MEM-4", [](const Claim& c, const RunData& run) {
   Verdict v;
-  if (unmet_needs(c, run, v)) return v;
   Measured huge = one(run, names::kThpAlloc, names::kGbps, {{"pages", "thp"}});
   Measured small = one(run, names::kThpAlloc, names::kGbps, {{"pages", "4k"}});
   if (!huge.ok() || !small.ok()) {

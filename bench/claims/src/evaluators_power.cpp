@@ -39,10 +39,9 @@ PowerSeen power_seen(const RunData& run) {
   return p;
 }
 
-// PWR-1 and PWR-2 start alike: true (v says why) where the claim's needs are unmet or the run has
-// no GPU power samples (with gpu_gemm's status); else p holds the power seen.
-bool no_gpu_power(const Claim& c, const RunData& run, Verdict& v, PowerSeen& p) {
-  if (unmet_needs(c, run, v)) return true;
+// PWR-1 and PWR-2 start alike: true (v says why) where the run has no GPU power samples (with
+// gpu_gemm's status); else p holds the power seen.
+bool no_gpu_power(const RunData& run, Verdict& v, PowerSeen& p) {
   p = power_seen(run);
   if (p.gpu_w.ok()) return false;
   v.verdict = Outcome::not_measurable;
@@ -50,10 +49,10 @@ bool no_gpu_power(const Claim& c, const RunData& run, Verdict& v, PowerSeen& p) 
   return true;
 }
 
-const bool pwr1 = register_evaluator("PWR-1", [](const Claim& c, const RunData& run) {
+const bool pwr1 = register_evaluator("PWR-1", [](const Claim&, const RunData& run) {
   Verdict v;
   PowerSeen p;
-  if (no_gpu_power(c, run, v, p)) return v;
+  if (no_gpu_power(run, v, p)) return v;
   v.measured = p.gpu_w;
   v.evidence = fmt::format("{}; peak board power under sustained GEMM {} W (NVML: {}) beside the guide's 350 W GPU "
                            "budget{}; CPU package {}",
@@ -81,7 +80,7 @@ const bool pwr1 = register_evaluator("PWR-1", [](const Claim& c, const RunData& 
 const bool pwr2 = register_evaluator("PWR-2", [](const Claim& c, const RunData& run) {
   Verdict v;
   PowerSeen p;
-  if (no_gpu_power(c, run, v, p)) return v;
+  if (no_gpu_power(run, v, p)) return v;
   const Measured mean = observed_max(run, names::kGpuGemmSustained, names::kPowerMeanW);
   const Measured cpu_mean = observed_max(run, names::kGpuGemmSustained, names::kCpuPackagePowerMeanW);
   const Measured cpu = cpu_mean.ok() ? cpu_mean : p.cpu_w;
@@ -116,12 +115,13 @@ const bool pwr2 = register_evaluator("PWR-2", [](const Claim& c, const RunData& 
   return v;
 });
 
-const bool thm1 = register_evaluator("THM-1", [](const Claim& c, const RunData& run) {
+// THM-1 without a GPU: the room, half of the claim, is out of software's sight on any machine.
+void thm1_unmet(const Claim&, const RunData&, Verdict& v) {
+  v.reason += "; and the room temperature is not measurable by software in any case";
+}
+
+const bool thm1 = register_evaluator("THM-1", [](const Claim&, const RunData& run) {
   Verdict v;
-  if (unmet_needs(c, run, v)) {
-    v.reason += "; and the room temperature is not measurable by software in any case";
-    return v;
-  }
   PowerSeen p = power_seen(run);
   v.verdict = Outcome::not_measurable;
   v.reason = "the room (inlet) temperature and the kind of cooling are not visible to software; what the GPU did "
@@ -137,7 +137,7 @@ const bool thm1 = register_evaluator("THM-1", [](const Claim& c, const RunData& 
                            p.what, fmt_num(p.temp_c.value), p.sm_mhz.ok() ? fmt_num(p.sm_mhz.value) : "?",
                            p.thermal.ok() ? 100 * p.thermal.value : 0.0, p.note);
   return v;
-});
+}, thm1_unmet);
 
 }  // namespace
 }  // namespace rigcheck

@@ -9,15 +9,39 @@
 namespace rigcheck {
 
 namespace {
-std::map<std::string, Evaluator>& evaluators() {
-  static std::map<std::string, Evaluator> m;
+std::map<std::string, Registration>& registry() {
+  static std::map<std::string, Registration> m;
   return m;
+}
+
+// Verdict "not_measurable" naming what is missing when the claim's needs are unmet on this run's
+// machine, else none.
+bool unmet_needs(const Claim& c, const RunData& run, Verdict& out) {
+  if (c.needs.empty()) return false;
+  NeedsResult n = evaluate_needs(c.needs, run.facts);
+  if (n.met) return false;
+  out.claim_id = c.id;
+  out.verdict = Outcome::not_measurable;
+  out.unit = c.unit;
+  out.reason = fmt::format("needs {}: {}", c.needs_text.empty() ? c.needs : c.needs_text, n.missing);
+  out.basis = Basis::none;
+  return true;
 }
 }  // namespace
 
-bool register_evaluator(const std::string& claim_id, Evaluator e) {
-  evaluators()[claim_id] = std::move(e);
+bool register_evaluator(const std::string& claim_id, Evaluator e, UnmetNeedsHook when_unmet) {
+  registry()[claim_id] = Registration{std::move(e), std::move(when_unmet), ""};
   return true;
+}
+
+bool register_predicting_evaluator(const std::string& claim_id, const std::string& from, Evaluator e) {
+  registry()[claim_id] = Registration{std::move(e), {}, from};
+  return true;
+}
+
+const Registration* registration_of(const std::string& claim_id) {
+  auto it = registry().find(claim_id);
+  return it == registry().end() ? nullptr : &it->second;
 }
 
 Outcome judge(const Claim& c, double low, double high) {
@@ -41,22 +65,17 @@ Outcome judge(const Claim& c, double low, double high) {
   return Outcome::inconclusive;
 }
 
-bool unmet_needs(const Claim& c, const RunData& run, Verdict& out) {
-  if (c.needs.empty()) return false;
-  NeedsResult n = evaluate_needs(c.needs, run.facts);
-  if (n.met) return false;
-  out.claim_id = c.id;
-  out.verdict = Outcome::not_measurable;
-  out.unit = c.unit;
-  out.reason = fmt::format("needs {}: {}", c.needs_text.empty() ? c.needs : c.needs_text, n.missing);
-  out.basis = Basis::none;
-  return true;
-}
-
 Verdict evaluate_claim(const Claim& c, const RunData& run) {
-  auto it = evaluators().find(c.id);
-  if (it != evaluators().end()) {
-    Verdict v = it->second(c, run);
+  const Registration* reg = registration_of(c.id);
+  Verdict v;
+  if ((!reg || reg->predicts_from.empty()) && unmet_needs(c, run, v)) {
+    if (reg && reg->when_unmet) reg->when_unmet(c, run, v);
+    v.claim_id = c.id;
+    if (v.unit.empty()) v.unit = c.unit;
+    return v;
+  }
+  if (reg) {
+    v = reg->evaluate(c, run);
     v.claim_id = c.id;
     if (v.unit.empty()) v.unit = c.unit;
     // What a verdict rests on is the evaluator's to say: nothing here can make a verdict measured.
@@ -68,8 +87,6 @@ Verdict evaluate_claim(const Claim& c, const RunData& run) {
                                          c.id, to_string(v.verdict)));
     return v;
   }
-  Verdict v;
-  if (unmet_needs(c, run, v)) return v;
   v.claim_id = c.id;
   v.verdict = Outcome::no_benchmark;
   v.unit = c.unit;

@@ -12,6 +12,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <iterator>
 #include <set>
 
@@ -171,16 +172,25 @@ RunData read_run(const RunFiles& files, const ReadRunOptions& opt) {
     run.result_files.push_back(f);
   }
 
+  add_run_facts(run);
+  return run;
+}
+
+void add_run_facts(RunData& run) {
   run.facts = run.inventory;
-  // Facts about the run rather than the machine: one node and one machine unless a multi-node
-  // launcher says otherwise; MPI available when the inventory found mpirun.
-  run.facts.emplace("nodes", "1");
+  // Facts about the run rather than the machine: as many nodes as its ok rows ran across (the
+  // `nodes` param a multi-node launcher's MPI and NCCL rows carry; the inventory is one node's), at
+  // least one; one machine (a second is a second run, for rigcheck compare); MPI available when the
+  // inventory found mpirun.
+  int nodes = 1;
+  for (const ResultRow& r : run.results)
+    if (r.status == Status::ok) nodes = std::max(nodes, std::atoi(param_value(r.params, "nodes").c_str()));
+  run.facts.emplace("nodes", std::to_string(nodes));
   run.facts.emplace("machines", "1");
   run.facts.emplace("mpi_available", run.inventory.count("mpi_version") &&
                                              run.inventory["mpi_version"].rfind("unknown", 0) != 0
                                          ? "yes"
                                          : "no");
-  return run;
 }
 
 }  // namespace rigcheck

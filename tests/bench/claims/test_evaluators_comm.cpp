@@ -3,6 +3,7 @@
 // no InfiniBand).
 #include <gtest/gtest.h>
 
+#include "rigcheck/harness/names.hpp"
 #include "rigcheck/report/report.hpp"
 #include "support/runs.hpp"
 
@@ -34,4 +35,23 @@ TEST(CommVerdicts, Net1MeasuredOnTwoRanksWithTheRingFormula) {
   EXPECT_EQ(verdict_of(vs, "GPU-6").verdict, rigcheck::Outcome::not_measurable);
   EXPECT_EQ(verdict_of(vs, "GPU-7").verdict, rigcheck::Outcome::not_measurable);
   EXPECT_NE(verdict_of(vs, "GPU-7").reason.find("2 nodes"), std::string::npos);
+}
+
+// GPU-7 needs 2 nodes: a run's `nodes` fact is the most nodes its ok rows ran across (the inventory
+// is one node's), so an NCCL all-reduce across 2 nodes meets the need and is judged.
+TEST(CommVerdicts, Gpu7IsJudgedOnAnNcclRunAcrossTwoNodes) {
+  rigcheck::RunData run;
+  run.inventory["gpu_count"] = "1";
+  for (int rep = 0; rep < 3; ++rep)
+    run.results.push_back(rigcheck::result_row(rigcheck::names::kNcclAllreduce, "n2",
+                                               "size_bytes=67108864;ranks=2;nodes=2;launch=process",
+                                               rigcheck::names::kBusbw, 5 + 0.1 * rep, "GB/s", rep));
+  rigcheck::add_run_facts(run);
+  EXPECT_EQ(run.facts.at("nodes"), "2");
+  rigcheck::Claim gpu7;
+  for (const rigcheck::Claim& c : rigcheck::read_claims(rigcheck::data_path("claims.csv")))
+    if (c.id == "GPU-7") gpu7 = c;
+  const rigcheck::Verdict v = rigcheck::evaluate_claim(gpu7, run);
+  EXPECT_EQ(v.verdict, rigcheck::Outcome::refuted) << v.reason;  // 40 Gbps against the guide's 100
+  EXPECT_NEAR(v.measured.value, 40.8, 0.5);
 }

@@ -41,9 +41,27 @@ bool shows_basis(const Verdict& v);
 std::string verdict_label(const Verdict& v);
 
 using Evaluator = std::function<Verdict(const Claim&, const RunData&)>;
-bool register_evaluator(const std::string& claim_id, Evaluator e);
+// Adds a claim's own context to the framework's verdict on unmet needs, which arrives not_measurable
+// with the reason "needs TEXT: WHAT IS MISSING" set.
+using UnmetNeedsHook = std::function<void(const Claim&, const RunData&, Verdict&)>;
+
+// What a claim's registration declares: its evaluator, and what happens where the claim's needs
+// (claims.csv `needs`) are unmet on the run's machine.
+struct Registration {
+  Evaluator evaluate;
+  UnmetNeedsHook when_unmet;  // empty: the framework's verdict as it is
+  // Not empty: the evaluator runs with its needs unmet too, and predicts the figure from this
+  // (e.g. "an Amdahl fit ..."): a claim about a bigger machine than the one measured.
+  std::string predicts_from;
+};
+
+// evaluate_claim checks a claim's needs before its evaluator runs: where they are unmet the verdict
+// is not_measurable, then `when_unmet` adds the claim's context to it.
+bool register_evaluator(const std::string& claim_id, Evaluator e, UnmetNeedsHook when_unmet = {});
+// A claim whose evaluator runs whether its needs are met or not, predicting from `from` where they are not.
+bool register_predicting_evaluator(const std::string& claim_id, const std::string& from, Evaluator e);
+// The registration of a claim id (nullptr for none): docs/claims.md's tables are checked against it.
+const Registration* registration_of(const std::string& claim_id);
 Verdict evaluate_claim(const Claim& c, const RunData& run);
-// Verdict "not_measurable" when the claim's needs are unmet on this run's machine, else none.
-bool unmet_needs(const Claim& c, const RunData& run, Verdict& out);
 
 }  // namespace rigcheck

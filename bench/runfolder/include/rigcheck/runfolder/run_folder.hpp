@@ -79,6 +79,9 @@ struct ReadRunOptions {
 RunData read_run(const std::string& dir, const ReadRunOptions& opt = {});
 // The same of a run's files wherever they are (RunFiles: in memory, a run read from the results store).
 RunData read_run(const RunFiles& files, const ReadRunOptions& opt = {});
+// Sets run.facts: the inventory and the facts about the run that claims' needs name (nodes,
+// machines, mpi_available), the node count from the run's own rows. read_run calls it.
+void add_run_facts(RunData& run);
 
 // Creates a fresh results/<host>-<UTC time>[-N]/ (never an existing folder). Returns its path.
 std::string create_run_dir(const std::string& root, const std::string& host, const std::string& stamp);
