@@ -1,5 +1,6 @@
-// Claims judged across runs: MEM-2, MEM-3 (a DDR4 side and a DDR5 side), GPU-3, GPU-4 (a Turing
-// side and an Ampere side), and each run's own verdicts side by side. The two sides are compared
+// Claims judged across runs, each registered by its id (register_cross_run_evaluator): MEM-2,
+// MEM-3 (a DDR4 side and a DDR5 side), GPU-3, GPU-4 (a Turing side and an Ampere side); and each
+// run's own verdicts side by side. The two sides are compared
 // by the same run-level rules as any case (findings.cpp): the claim's interval is the interval of
 // the run-level ratio, and without one (one run per side, no noise profile) the verdict is
 // inconclusive, saying why. See compare.hpp.
@@ -136,18 +137,17 @@ Verdict empty_verdict(const Claim& c) {
   return v;
 }
 
-Verdict memory_claim(const Claim& c, const std::vector<const LoadedRun*>& runs, const std::vector<ConfounderDef>& defs,
-                     const CaseRules& rules, const NoiseProfile* profile) {
+// MEM-2 (GEMM throughput, +15%) and MEM-3 (random-access latency, -20%): DDR5 side against DDR4 side.
+Verdict memory_claim(const Claim& c, const CrossRunInput& in, bool latency) {
   Verdict v = empty_verdict(c);
   Side a, b;
-  if (!sides_of(runs, memory_type, "DDR4", "DDR5", a, b)) {
+  if (!sides_of(in.runs, memory_type, "DDR4", "DDR5", a, b)) {
     v.verdict = Outcome::not_measurable;
     v.reason = "needs one run on DDR4 and one on DDR5 memory (inventory memory_dimm_type); these runs: " +
-               seen(runs, memory_type, "memory_dimm_type");
+               seen(in.runs, memory_type, "memory_dimm_type");
     return v;
   }
-  const auto fs = compare_sides(a, b, profile, rules, StatOptions{});
-  const bool latency = c.id == "MEM-3";
+  const auto fs = compare_sides(a, b, in.profile, in.rules, StatOptions{});
   const CaseFinding* f = latency ? pick(fs, names::kMemoryLatency, names::kNsPerLoad, "bytes") : pick(fs, names::kGemmMatmul, names::kGflops, "m");
   if (!f) {
     v.verdict = Outcome::not_measurable;
@@ -162,22 +162,22 @@ Verdict memory_claim(const Claim& c, const std::vector<const LoadedRun*>& runs, 
                                                           : fmt::format("{:.3f} [{:.3f} to {:.3f}] ({})", f->j.ratio,
                                                                         f->j.ratio_low, f->j.ratio_high,
                                                                         to_string(f->j.iv.method)));
-  v.reason += "DDR5 side against DDR4 side." + other_differences(a, b, defs, "memory_dimm");
+  v.reason += "DDR5 side against DDR4 side." + other_differences(a, b, in.defs, "memory_dimm");
   return v;
 }
 
-Verdict gpu_claim(const Claim& c, const std::vector<const LoadedRun*>& runs, const std::vector<ConfounderDef>& defs,
-                  const CaseRules& rules, const NoiseProfile* profile, const std::string& datasheets_path) {
+// GPU-3 (FP16 tensor GEMM, 3x) and GPU-4 (tensor-core utilisation, +40%): Ampere side against Turing side.
+Verdict gpu_claim(const Claim& c, const CrossRunInput& in, bool utilisation) {
   Verdict v = empty_verdict(c);
   Side a, b;
-  if (!sides_of(runs, gpu_generation, "Turing", "Ampere", a, b)) {
+  if (!sides_of(in.runs, gpu_generation, "Turing", "Ampere", a, b)) {
     v.verdict = Outcome::not_measurable;
     v.reason = "needs one run on a Turing GPU (compute capability 7.5) and one on an Ampere GPU (8.0-8.7), "
                "inventory gpu0_compute_capability; these runs: " +
-               seen(runs, gpu_generation, "gpu0_compute_capability");
+               seen(in.runs, gpu_generation, "gpu0_compute_capability");
     return v;
   }
-  const auto fs = compare_sides(a, b, profile, rules, StatOptions{});
+  const auto fs = compare_sides(a, b, in.profile, in.rules, StatOptions{});
   const CaseFinding* f = pick(fs, names::kGpuGemm, names::kGflops, "m", {{"dtype", "f16"}});
   if (!f) {
     v.verdict = Outcome::not_measurable;
@@ -185,12 +185,12 @@ Verdict gpu_claim(const Claim& c, const std::vector<const LoadedRun*>& runs, con
     return v;
   }
   const std::string ga = get(a.runs[0]->data.inventory, "gpu0_name"), gb = get(b.runs[0]->data.inventory, "gpu0_name");
-  if (c.id == "GPU-3") {
+  if (!utilisation) {
     measure_from(*f, plain, 1, v, c);
   } else {
     // Tensor-core utilisation = measured TFLOP/s / datasheet peak; GPU-4 is its relative gain.
     double peak_a = kNaN, peak_b = kNaN;
-    for (const DatasheetRow& d : read_datasheets(datasheets_path)) {
+    for (const DatasheetRow& d : read_datasheets(in.datasheets_path)) {
       if (d.property != "peak_tflops_f16") continue;
       double x;
       if (!parse_double(d.value, x)) continue;
@@ -206,10 +206,31 @@ Verdict gpu_claim(const Claim& c, const std::vector<const LoadedRun*>& runs, con
   }
   v.evidence = fmt::format("{} {}: {} TFLOP/s ({}, Turing, {}) vs {} TFLOP/s ({}, Ampere, {})", f->benchmark,
                            f->case_name, fmt_num(f->base.value), ga, a.label, fmt_num(f->run.value), gb, b.label);
-  v.reason += "Ampere side against Turing side." + other_differences(a, b, defs, "gpu");
+  v.reason += "Ampere side against Turing side." + other_differences(a, b, in.defs, "gpu");
   return v;
 }
+
+std::map<std::string, CrossRunEvaluator>& cross_run_registry() {
+  static std::map<std::string, CrossRunEvaluator> m;
+  return m;
+}
+
+const bool mem2 = register_cross_run_evaluator(
+    "MEM-2", [](const Claim& c, const CrossRunInput& in) { return memory_claim(c, in, false); });
+const bool mem3 = register_cross_run_evaluator(
+    "MEM-3", [](const Claim& c, const CrossRunInput& in) { return memory_claim(c, in, true); });
+const bool gpu3 = register_cross_run_evaluator(
+    "GPU-3", [](const Claim& c, const CrossRunInput& in) { return gpu_claim(c, in, false); });
+const bool gpu4 = register_cross_run_evaluator(
+    "GPU-4", [](const Claim& c, const CrossRunInput& in) { return gpu_claim(c, in, true); });
 }  // namespace
+
+bool register_cross_run_evaluator(const std::string& claim_id, CrossRunEvaluator e) {
+  cross_run_registry()[claim_id] = std::move(e);
+  return true;
+}
+
+bool has_cross_run_evaluator(const std::string& claim_id) { return cross_run_registry().count(claim_id) > 0; }
 
 std::vector<std::pair<Claim, Verdict>> cross_run_claims(const std::vector<const LoadedRun*>& runs,
                                                         const std::vector<Claim>& claims,
@@ -221,9 +242,10 @@ std::vector<std::pair<Claim, Verdict>> cross_run_claims(const std::vector<const 
   } catch (const std::exception&) {
   }
   const CaseRules rules = read_case_rules();
+  const CrossRunInput in{runs, defs, rules, profile, datasheets_path};
   for (const Claim& c : claims) {
-    if (c.id == "MEM-2" || c.id == "MEM-3") out.push_back({c, memory_claim(c, runs, defs, rules, profile)});
-    else if (c.id == "GPU-3" || c.id == "GPU-4") out.push_back({c, gpu_claim(c, runs, defs, rules, profile, datasheets_path)});
+    auto it = cross_run_registry().find(c.id);
+    if (it != cross_run_registry().end()) out.push_back({c, it->second(c, in)});
   }
   return out;
 }

@@ -217,6 +217,31 @@ TEST(Compare, CrossRunClaimsNotMeasurableWithoutTheRightPair) {
   }
 }
 
+// cross_run_claims judges every claim with a cross-run evaluator, in the claims' order, and no other:
+// a claim registered with register_cross_run_evaluator needs nothing more of the dispatch.
+TEST(Compare, CrossRunClaimsAreTheRegisteredOnes) {
+  ASSERT_TRUE(register_cross_run_evaluator("TEST-XRUN", [](const Claim& c, const CrossRunInput& in) {
+    Verdict v;
+    v.claim_id = c.id;
+    v.verdict = Outcome::inconclusive;
+    v.reason = std::to_string(in.runs.size()) + " runs";
+    return v;
+  }));
+  EXPECT_TRUE(has_cross_run_evaluator("TEST-XRUN"));
+  EXPECT_FALSE(has_cross_run_evaluator("CPU-1"));
+  LoadedRun a = load_run(kRuns + "compare_a"), b = load_run(kRuns + "compare_a2");
+  std::vector<Claim> claims = read_claims(data_path("claims.csv"));
+  Claim test;
+  test.id = "TEST-XRUN";
+  claims.insert(claims.begin(), test);
+  auto v = cross_run_claims({&a, &b}, claims, data_path("datasheets.csv"));
+  ASSERT_EQ(v.size(), 5u);
+  EXPECT_EQ(v[0].first.id, "TEST-XRUN");
+  EXPECT_EQ(v[0].second.reason, "2 runs");
+  EXPECT_EQ(v[1].first.id, "GPU-3");  // then the suite's own, in claims.csv's order
+  EXPECT_EQ(v[4].first.id, "MEM-3");
+}
+
 TEST(Compare, CrossRunClaimFollowsTheRunLevelRules) {
   // One DDR4 run and one DDR5 run: the figure is given, but without run-to-run noise it has no
   // interval, and the verdict is inconclusive, saying why.

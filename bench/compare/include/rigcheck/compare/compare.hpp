@@ -5,7 +5,7 @@
 //                  registries that say how its rows form cases, and the inventory fields that differ;
 //   findings.cpp   one finding per case: two sides of runs (or paired rounds) compared by statistics.cpp;
 //   noise.cpp      noise profiles (noise.csv): the run-to-run spread of each case on one machine;
-//   cross_run.cpp  the claims judged across runs (MEM-2, MEM-3, GPU-3, GPU-4);
+//   cross_run.cpp  the claims judged across runs, registered by id (MEM-2, MEM-3, GPU-3, GPU-4);
 //   output.cpp     Markdown, CSV and HTML of findings, the per-flag lines for CI;
 //   compare.cpp, history.cpp, ab.cpp   the commands.
 #pragma once
@@ -308,9 +308,24 @@ struct VerdictAcrossRuns {
   std::string change;
 };
 std::vector<VerdictAcrossRuns> verdicts_across_runs(const std::vector<Claim>& claims, const std::vector<const RunData*>& runs);
-// MEM-2, MEM-3 (a DDR4 and a DDR5 side), GPU-3, GPU-4 (a Turing and an Ampere side): judged on
-// the run-level comparison of the two sides (every run of each kind), by the same rules as any
-// case; not_measurable without the right pair, inconclusive when the runs cannot judge.
+// What a claim judged across runs is judged on: the runs, the confounders that may differ between
+// them, how their rows form cases, and a noise profile where one was given.
+struct CrossRunInput {
+  const std::vector<const LoadedRun*>& runs;
+  const std::vector<ConfounderDef>& defs;
+  const CaseRules& rules;
+  const NoiseProfile* profile;
+  const std::string& datasheets_path;
+};
+using CrossRunEvaluator = std::function<Verdict(const Claim&, const CrossRunInput&)>;
+// A claim judged across runs by `rigcheck compare` registers here beside its one-run evaluator
+// (register_evaluator): MEM-2, MEM-3 (a DDR4 and a DDR5 side), GPU-3, GPU-4 (a Turing and an
+// Ampere side), in cross_run.cpp.
+bool register_cross_run_evaluator(const std::string& claim_id, CrossRunEvaluator e);
+bool has_cross_run_evaluator(const std::string& claim_id);
+// The verdict of every claim with a cross-run evaluator, in the claims' order: judged on the
+// run-level comparison of two sides (every run of each kind), by the same rules as any case;
+// not_measurable without the right pair, inconclusive when the runs cannot judge.
 std::vector<std::pair<Claim, Verdict>> cross_run_claims(const std::vector<const LoadedRun*>& runs,
                                                         const std::vector<Claim>& claims,
                                                         const std::string& datasheets_path,
