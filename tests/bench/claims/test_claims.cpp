@@ -1,13 +1,17 @@
 // bench/claims/src/claims.cpp: the claims registry (data/claims.csv) covers every claim id of
-// docs/claims.md (the catalogue the suite checks), with the guide's errors and its own words.
+// docs/claims.md (the catalogue the suite checks), with the guide's errors and its own words; the
+// catalogue's needs and the way each claim is judged agree with claims.csv and the registrations.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 #include <string>
 
 #include "rigcheck/harness/paths.hpp"
+#include "rigcheck/compare/compare.hpp"
 #include "rigcheck/report/report.hpp"
 #include "support/paths.hpp"
 
@@ -75,4 +79,71 @@ TEST(Claims, NeedsAreCheckedBeforeTheEvaluatorRuns) {
   c.id = "TEST-NEEDS";
   EXPECT_EQ(evaluate_claim(c, run).verdict, Outcome::predicted);
   EXPECT_EQ(ran, 2);
+}
+
+namespace {
+// How docs/claims.md's `judged` column says a claim is judged, from the registries: one run (its
+// evaluator, register_evaluator), what it predicts from where its needs are unmet
+// (register_predicting_evaluator), and across runs (register_cross_run_evaluator, rigcheck compare).
+std::string how_judged(const std::string& id) {
+  const Registration* r = registration_of(id);
+  std::string s = r ? "one run" : "no evaluator";
+  if (r && !r->predicts_from.empty()) s += "; with needs unmet, predicted from " + r->predicts_from;
+  if (has_cross_run_evaluator(id)) s += "; across runs (rigcheck compare)";
+  return s;
+}
+
+// The cells of a Markdown table row "| a | b |".
+std::vector<std::string> cells(const std::string& line) {
+  std::vector<std::string> out;
+  const std::string body = line.substr(2, line.size() - 4);
+  for (size_t at = 0;;) {
+    const size_t bar = body.find(" | ", at);
+    out.push_back(body.substr(at, bar == std::string::npos ? std::string::npos : bar - at));
+    if (bar == std::string::npos) return out;
+    at = bar + 3;
+  }
+}
+
+}  // namespace
+
+// docs/claims.md's tables against the code they describe: one row per claim of data/claims.csv;
+// its `needs` cell is claims.csv's needs_text (or its `needs` expression in backticks, or "none"
+// where it has none), which the framework checks before the evaluator runs, optionally followed by
+// "; " and more; its `judged` cell is how_judged.
+TEST(Claims, ClaimsMdTablesAgreeWithTheCode) {
+  std::ifstream md(RIGCHECK_CLAIMS_MD);
+  ASSERT_TRUE(md.good()) << "cannot read " << RIGCHECK_CLAIMS_MD;
+  std::map<std::string, Claim> claims;
+  for (const Claim& c : read_claims(data_path("claims.csv"))) claims[c.id] = c;
+  std::set<std::string> rows;
+  size_t needs_col = 0, judged_col = 0;
+  for (std::string line; std::getline(md, line);) {
+    if (line.rfind("| id |", 0) == 0) {
+      const std::vector<std::string> head = cells(line);
+      needs_col = std::find(head.begin(), head.end(), "needs") - head.begin();
+      judged_col = std::find(head.begin(), head.end(), "judged") - head.begin();
+      ASSERT_LT(needs_col, head.size()) << "a table without a `needs` column: " << line;
+      ASSERT_LT(judged_col, head.size()) << "a table without a `judged` column: " << line;
+      continue;
+    }
+    std::smatch m;
+    if (!std::regex_search(line, m, std::regex(R"(^\| ([A-Z]+-[0-9]+) \|)"))) continue;
+    const std::string id = m[1];
+    EXPECT_TRUE(rows.insert(id).second) << id << " has two rows";
+    const std::vector<std::string> row = cells(line);
+    ASSERT_GT(row.size(), std::max(needs_col, judged_col)) << line;
+    auto it = claims.find(id);
+    if (it == claims.end()) continue;  // RegistryHasEveryClaimIdOfClaimsMd names it
+    const Claim& c = it->second;
+    const std::string& needs = row[needs_col];
+    bool agrees = false;
+    for (const std::string& head : {c.needs.empty() ? std::string("none") : c.needs_text, "`" + c.needs + "`"})
+      agrees = agrees || (!head.empty() && head != "``" && needs.rfind(head, 0) == 0 &&
+                          (needs.size() == head.size() || needs.compare(head.size(), 2, "; ") == 0));
+    EXPECT_TRUE(agrees) << id << ": the needs cell '" << needs << "' does not begin with claims.csv's needs_text '"
+                        << c.needs_text << "' (or `" << c.needs << "`, or none where it has no needs)";
+    EXPECT_EQ(row[judged_col], how_judged(id)) << id << ": the judged cell";
+  }
+  EXPECT_EQ(rows.size(), claims.size());
 }
