@@ -5,8 +5,8 @@
 #    ok, every case was checked (check_wrong 0 with the method), gbps rows are there with their
 #    repetitions, the derived row (example_triad_best) is the highest ok repetition, the report is
 #    written and says where each claim's data is missing;
-# 3. every ```cpp excerpt of the doc whose first line names a file (// examples/triad.cpp) is found
-#    in that file, line for line: the doc cannot drift from the code it quotes.
+# 3. every excerpt of the doc whose first line names a file (// examples/triad.cpp) is found
+#    in that file, line for line (support/doc_excerpts.sh): the doc cannot drift from the code it quotes.
 source "$(dirname "$0")/../support/lib.sh"  # strict mode, fail(), $tmp removed on exit
 rigcheck="$1"
 triad="$2"
@@ -46,18 +46,6 @@ else
 fi
 [[ -s "$run/report.md" && -s "$run/verdicts.csv" ]] || fail "no report"
 
-doc="$src/docs/adding-a-benchmark.md"
-blocks=0
-awk '/^```cpp$/ { inb = 1; n++; next } /^```$/ { inb = 0; next } inb { print n "\t" $0 }' "$doc" >"$out/blocks.tsv"
-while IFS= read -r n; do
-  file=$(awk -F'\t' -v n="$n" '$1 == n { print $2; exit }' "$out/blocks.tsv" | sed -n 's|^// \([a-z_/]*\.[a-z]*\)$|\1|p')
-  [[ -n "$file" ]] || continue
-  [[ -f "$src/$file" ]] || fail "the doc quotes $file, which does not exist"
-  blocks=$((blocks + 1))
-  while IFS= read -r line; do
-    [[ -z "${line// /}" || "$line" == "// $file" || "$line" == *"..."* ]] && continue
-    grep -qxF -- "$line" "$src/$file" || fail "doc excerpt $n: not in $file: $line"
-  done < <(awk -F'\t' -v n="$n" '$1 == n { sub(/^[^\t]*\t/, ""); print }' "$out/blocks.tsv")
-done < <(cut -f1 "$out/blocks.tsv" | uniq)
-((blocks >= 3)) || fail "only $blocks excerpts of the doc name their file: the walk-through quotes the example"
-echo "example benchmark ok: $ncases cases checked, $ok_gbps ok gbps repetitions, $blocks doc excerpts found in their files"
+excerpts=$(bash "$(dirname "$0")/../support/doc_excerpts.sh" "$src/docs/adding-a-benchmark.md" "$src" 3) ||
+  fail "an excerpt of docs/adding-a-benchmark.md is not in its file (above)"
+echo "example benchmark ok: $ncases cases checked, $ok_gbps ok gbps repetitions; $excerpts"
