@@ -11,9 +11,9 @@
 
 namespace rigcheck {
 
-// Bump when load_run or build_cases turn the same files into other cases (RunDigest.KeyGuardsTheCode
-// fails until this is bumped and its recorded hash renewed).
-inline constexpr int kRunDigestFormat = 3;
+// Bump when load_run or build_cases turn the same files into other cases or facts
+// (RunDigest.KeyGuardsTheCode fails until this is bumped and its recorded hash renewed).
+inline constexpr int kRunDigestFormat = 4;
 // "digest 1 SHA-256": the format and a hash of the rules (params, metrics and benchmarks registries,
 // and the suite's renames) the cases were built under.
 std::string run_digest_key(const CaseRules& rules);
