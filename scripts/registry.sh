@@ -22,7 +22,8 @@ mode="${1:-}" build="${2:-}"
 usage() { echo "usage: scripts/registry.sh [--registry FILE] --update|--print|--check|--benchmarks BUILD" >&2; exit 2; }
 [[ $mode =~ ^--(update|print|check|benchmarks)$ && -n $build ]] || usage
 [[ -s $build/suite-binaries.txt ]] || { echo "registry.sh: no $build/suite-binaries.txt: configure first" >&2; exit 2; }
-header="name,area,binary,args,env,needs,timeout_tiny_s,timeout_quick_s,timeout_full_s,description,quick_ref_s,takes_budget,full_ref_s"
+header="name,area,binary,args,env,needs,timeout_tiny_s,timeout_quick_s,timeout_full_s,description"
+header+=",quick_ref_s,takes_budget,full_ref_s"
 
 declare -A row_of binary_of built=() not_built=()
 order=() writes=() no_entry=()

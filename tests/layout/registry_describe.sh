@@ -9,7 +9,8 @@ source "$(dirname "$0")/../support/lib.sh"
 build="$(cd "$1" && pwd)" src="$2"
 script="$src/scripts/registry.sh"
 registry="$src/data/benchmarks.csv"
-"$script" --check "$build" || fail "data/benchmarks.csv disagrees with the built binaries (scripts/registry.sh --update)"
+"$script" --check "$build" ||
+  fail "data/benchmarks.csv disagrees with the built binaries (scripts/registry.sh --update BUILD writes it)"
 
 # plant NAME EXPECTED: the check on $tmp/NAME.csv must fail saying EXPECTED.
 plant() {
