@@ -10,7 +10,9 @@
 #   scripts/registry.sh --check BUILD       list where the file and the binaries disagree; exit 1 if any
 #   scripts/registry.sh --benchmarks BUILD  "BINARY NAME" for each benchmark name a built binary writes
 # --registry FILE (before the mode) reads and writes FILE in place of data/benchmarks.csv. BUILD holds
-# suite-binaries.txt (what the build declares for the runner, cmake/rigcheck.cmake) and bin/.
+# suite-binaries.txt (what the build declares for the runner, cmake/rigcheck.cmake) and bin/. Binary
+# names after BUILD take the place of suite-binaries.txt's (the example: --registry
+# examples/benchmarks.csv --update build example_triad).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 registry="$root/data/benchmarks.csv"
@@ -19,9 +21,17 @@ if [[ ${1:-} == --registry ]]; then
   shift 2
 fi
 mode="${1:-}" build="${2:-}"
+shift 2 || true
+only=("$@")
 usage() { echo "usage: scripts/registry.sh [--registry FILE] --update|--print|--check|--benchmarks BUILD" >&2; exit 2; }
 [[ $mode =~ ^--(update|print|check|benchmarks)$ && -n $build ]] || usage
-[[ -s $build/suite-binaries.txt ]] || { echo "registry.sh: no $build/suite-binaries.txt: configure first" >&2; exit 2; }
+if ((${#only[@]} > 0)); then
+  declared=$(printf 'binary %s\n' "${only[@]}")
+else
+  [[ -s $build/suite-binaries.txt ]] ||
+    { echo "registry.sh: no $build/suite-binaries.txt: configure first" >&2; exit 2; }
+  declared=$(cat "$build/suite-binaries.txt")
+fi
 header="name,area,binary,args,env,needs,timeout_tiny_s,timeout_quick_s,timeout_full_s,description"
 header+=",quick_ref_s,takes_budget,full_ref_s"
 
@@ -55,7 +65,7 @@ while read -r kind name _; do
     fi
   done < <(tail -n +2 <<<"$out")
   [[ -n $described_any || $kind == peer ]] || no_entry+=("$name")
-done <"$build/suite-binaries.txt"
+done <<<"$declared"
 
 if [[ $mode == --benchmarks ]]; then
   printf '%s\n' "${writes[@]}"
