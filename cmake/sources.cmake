@@ -25,8 +25,7 @@ set(RIGCHECK_REPORT_SOURCES
   bench/report/src/report.cpp bench/report/src/report_model.cpp bench/report/src/numa_md.cpp bench/report/src/capacity.cpp bench/report/src/capacity_render.cpp
   bench/report/src/capacity_user.cpp bench/report/src/capacity_fit.cpp bench/report/src/capacity_step.cpp
   bench/report/src/capacity_zoo.cpp
-  bench/report/src/export.cpp bench/report/src/export_gbench.cpp bench/report/src/export_openmetrics.cpp
-  bench/report/src/export_junit.cpp
+  bench/report/src/export.cpp
   bench/report/src/html/plot_specs.cpp bench/report/src/html/plot_script.cpp bench/report/src/html/gnuplot.cpp
   bench/report/src/html/page.cpp bench/report/src/html/machine_svg.cpp)
 set(RIGCHECK_COMPARE_SOURCES
@@ -48,15 +47,18 @@ set(RIGCHECK_STORE_SOURCES
   bench/store/src/sqlite_backend.cpp bench/store/src/schema.cpp bench/store/src/records.cpp
   bench/store/src/import.cpp bench/store/src/machines.cpp bench/store/src/query.cpp bench/store/src/select.cpp)
 set(RIGCHECK_STORE_PG_SOURCES bench/store/src/pg_backend.cpp)  # with libpq (RIGCHECK_WITH_POSTGRESQL)
+# What registers itself at start-up (an evaluator of claims, an export format) is one file each, found
+# by its name: adding one is adding its file. CONFIGURE_DEPENDS makes the build look again for new ones.
+get_filename_component(_rigcheck_root "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
+file(GLOB RIGCHECK_EVALUATOR_SOURCES CONFIGURE_DEPENDS RELATIVE "${_rigcheck_root}"
+     "${_rigcheck_root}/bench/claims/src/evaluators_*.cpp")
+file(GLOB RIGCHECK_EXPORT_FORMAT_SOURCES CONFIGURE_DEPENDS RELATIVE "${_rigcheck_root}"
+     "${_rigcheck_root}/bench/report/src/export_*.cpp")
+list(APPEND RIGCHECK_REPORT_SOURCES ${RIGCHECK_EXPORT_FORMAT_SOURCES})
 # The tool less its evaluators and main(): the evaluators register themselves at start-up, so they
 # are compiled as objects (a static library would drop them).
 set(RIGCHECK_TOOL_SOURCES ${RIGCHECK_RUNFOLDER_SOURCES} ${RIGCHECK_CLAIMS_SOURCES} ${RIGCHECK_REPORT_SOURCES}
     ${RIGCHECK_COMPARE_SOURCES} ${RIGCHECK_CLI_SOURCES})
-set(RIGCHECK_EVALUATOR_SOURCES
-  bench/claims/src/evaluators_cpu.cpp bench/claims/src/evaluators_cpu_cache.cpp bench/claims/src/evaluators_cpu_isa.cpp
-  bench/claims/src/evaluators_io.cpp
-  bench/claims/src/evaluators_comm.cpp bench/claims/src/evaluators_gpu.cpp bench/claims/src/evaluators_memory.cpp
-  bench/claims/src/evaluators_power.cpp bench/claims/src/evaluators_gpu_comm.cpp)
 # The include folders of the tool's layers.
 set(RIGCHECK_TOOL_INCLUDE_DIRS
   bench/runfolder/include bench/claims/include bench/report/include bench/compare/include bench/rigcheck/include)

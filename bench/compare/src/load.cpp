@@ -104,15 +104,9 @@ CaseRules read_case_rules(const std::string& params_path, const std::string& met
     }
   });
   const std::string mp = data_file(metrics_path, "metrics.csv");
-  with_csv_errors(mp, [&] {
-    CsvReader<2> in(mp);
-    in.read_header(io::ignore_extra_column, "benchmark", "headline");
-    std::string b, list;
-    while (in.read_row(b, list)) {
-      const long line = static_cast<long>(in.get_file_line());
-      if (b.empty() || words(list).empty()) throw InputError(mp, line, "benchmark and headline must not be empty");
-      if (!r.headlines.emplace(b, words(list)).second) throw InputError(mp, line, fmt::format("{} appears twice", b));
-    }
+  for_each_csv_row<2>(mp, io::ignore_extra_column, {"benchmark", "headline"}, [&](long line, const auto& c) {
+    if (c[0].empty() || words(c[1]).empty()) throw InputError(mp, line, "benchmark and headline must not be empty");
+    if (!r.headlines.emplace(c[0], words(c[1])).second) throw InputError(mp, line, fmt::format("{} appears twice", c[0]));
   });
   for (const BenchmarkEntry& e : read_benchmark_registry(data_file(benchmarks_path, "benchmarks.csv")))
     r.area_of_entry[e.name] = e.area;

@@ -17,15 +17,9 @@ namespace rigcheck {
 std::map<std::string, std::string> read_working_set_params(const std::string& path) {
   const std::string p = data_file(path, "working_sets.csv");
   std::map<std::string, std::string> out;
-  with_csv_errors(p, [&] {
-    CsvReader<2> in(p);
-    in.read_header(io::ignore_extra_column, "benchmark", "param");
-    std::string b, param;
-    while (in.read_row(b, param)) {
-      const long line = static_cast<long>(in.get_file_line());
-      if (b.empty() || param.empty()) throw InputError(p, line, "benchmark and param must not be empty");
-      if (!out.emplace(b, param).second) throw InputError(p, line, fmt::format("{} appears twice", b));
-    }
+  for_each_csv_row<2>(p, io::ignore_extra_column, {"benchmark", "param"}, [&](long line, const auto& c) {
+    if (c[0].empty() || c[1].empty()) throw InputError(p, line, "benchmark and param must not be empty");
+    if (!out.emplace(c[0], c[1]).second) throw InputError(p, line, fmt::format("{} appears twice", c[0]));
   });
   return out;
 }

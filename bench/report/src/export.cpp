@@ -1,15 +1,17 @@
 // `rigcheck export`: reading and judging a run for export, writing the file, the escapings and the
-// cases (export.hpp). The formats: export_gbench.cpp, export_openmetrics.cpp, export_junit.cpp.
+// cases (export.hpp). The formats register themselves from their own files (export_*.cpp).
 #include "rigcheck/report/export.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <cctype>
 #include <tuple>
 
@@ -23,14 +25,25 @@
 
 namespace rigcheck {
 
-const std::vector<Exporter>& exporters() {
-  static const std::vector<Exporter> table = {
-      {"gbench-json", "Google Benchmark JSON (its compare.py)", export_gbench_json},
-      {"openmetrics", "OpenMetrics text (the node exporter's textfile collector)", export_openmetrics},
-      {"junit", "JUnit XML (CI: one test case per claim)", export_junit},
-  };
-  return table;
+namespace {
+std::vector<Exporter>& table() {
+  static std::vector<Exporter> t;
+  return t;
 }
+}  // namespace
+
+bool register_exporter(const Exporter& e) {
+  if (find_exporter(e.name)) throw std::logic_error(fmt::format("two export formats named {}", e.name));
+  auto& t = table();
+  // Kept by name: the order the files start in is the linker's, the help and the docs need one.
+  t.insert(std::upper_bound(t.begin(), t.end(), e, [](const Exporter& a, const Exporter& b) {
+             return std::string(a.name) < b.name;
+           }),
+           e);
+  return true;
+}
+
+const std::vector<Exporter>& exporters() { return table(); }
 
 const Exporter* find_exporter(const std::string& name) {
   for (const Exporter& e : exporters())

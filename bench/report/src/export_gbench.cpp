@@ -155,4 +155,6 @@ std::string export_gbench_json(const ExportInput& in) {
 }
 #endif
 
+const bool registered = register_exporter({"gbench-json", "Google Benchmark JSON (its compare.py)", export_gbench_json});
+
 }  // namespace rigcheck

@@ -59,4 +59,6 @@ std::string export_junit(const ExportInput& in) {
   return s + "  </testsuite>\n</testsuites>\n";
 }
 
+const bool registered = register_exporter({"junit", "JUnit XML (CI: one test case per claim)", export_junit});
+
 }  // namespace rigcheck

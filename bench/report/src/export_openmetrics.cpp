@@ -110,4 +110,7 @@ std::string export_openmetrics(const ExportInput& in) {
   return s + cases_text(in.run, machine) + verdicts_text(in, machine) + "# EOF\n";
 }
 
+const bool registered =
+    register_exporter({"openmetrics", "OpenMetrics text (the node exporter's textfile collector)", export_openmetrics});
+
 }  // namespace rigcheck

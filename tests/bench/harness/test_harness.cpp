@@ -1,5 +1,6 @@
 // bench/harness/src/harness.cpp through the test benchmark (fake_bench): checks before speeds, skips,
 // refusing to overwrite a result file, refusing a bad command line.
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -70,46 +71,61 @@ TEST(Harness, CorrectKernelIsCheckedThenTimed) {
 // worked than the row says (by the CPU time, and by the count of working threads when it is bound to
 // one CPU and the CPU time cannot show it), or fewer.
 namespace {
-std::vector<ResultRow> timed_rows(const std::string& name, const std::vector<std::string>& env) {
+// The rows of the fake benchmark's case n4096 (every metric) in one try.
+std::vector<ResultRow> case_rows(const std::string& name, const std::vector<std::string>& env) {
   const std::string dir = fresh_dir(name);
   const ChildResult r = run_fake(dir, env);
   EXPECT_EQ(r.exit_code, 0) << r.output_tail;
   std::vector<ResultRow> rows;
   for (const ResultRow& row : read_results(dir + "/fake_bench.csv"))
-    if (row.case_name == "n4096" && row.metric == "time_per_iter") rows.push_back(row);
-  EXPECT_EQ(rows.size(), 3u);
+    if (row.case_name == "n4096") rows.push_back(row);
   return rows;
 }
-// The rows of the first of 3 tries in which no other process took the CPUs the planted kernel spins
-// on: on a machine loaded by other work its threads each get too little to count as working, and the
-// rows say "something else competed", which is right for them but not what this test plants.
-std::vector<ResultRow> quiet_timed_rows(const std::string& name, const std::vector<std::string>& env) {
-  std::vector<ResultRow> rows;
+std::vector<ResultRow> of_metric(const std::vector<ResultRow>& rows, const std::string& metric) {
+  std::vector<ResultRow> out;
+  for (const ResultRow& row : rows)
+    if (row.metric == metric) out.push_back(row);
+  EXPECT_EQ(out.size(), 3u) << metric;
+  return out;
+}
+// The case's rows of the first of 3 tries in which no other process took the CPUs the kernel runs on
+// (`competed` tells from the rows), or none: on a machine loaded by other work the kernel's threads
+// each get too little time, which the rows rightly say, but that is not what these tests plant.
+std::vector<ResultRow> quiet_case_rows(const std::string& name, const std::vector<std::string>& env,
+                                       bool (*competed)(const ResultRow&)) {
   for (int attempt = 0; attempt < 3; ++attempt) {
-    rows = timed_rows(name + std::to_string(attempt), env);
-    bool competed = false;
-    for (const ResultRow& row : rows)
-      competed = competed || row.note.find("something else competed") != std::string::npos;
-    if (!competed) break;
+    std::vector<ResultRow> rows = case_rows(name + std::to_string(attempt), env);
+    if (std::none_of(rows.begin(), rows.end(), competed)) return rows;
   }
-  return rows;
+  return {};
 }
+// The harness says so in the note.
+bool noted_competed(const ResultRow& row) { return row.note.find("something else competed") != std::string::npos; }
+// The threads had under 70% of their CPUs' time: every thread stretched, a spinning-down pool may pass 20%.
+bool starved(const ResultRow& row) { return row.metric == "cpu_utilization" && !(row.value >= 0.7); }
+constexpr char kAllTriesCompeted[] = "other work took this process's CPUs in each of 3 tries: nothing to judge";
 }  // namespace
 
 TEST(Harness, KernelIgnoringItsThreadCountIsMistrustedEachWay) {
   // Under an emulator every timing is mistrusted as emulated first (trust()): the rule is not reached.
   if (!emulation().empty()) GTEST_SKIP() << "timed under emulation: " << emulation();
-  for (const ResultRow& row : quiet_timed_rows("fake-too-many", {"RIGCHECK_TEST_THREADS=1", "RIGCHECK_TEST_WORKERS=2"})) {
+  const auto many = quiet_case_rows("fake-too-many", {"RIGCHECK_TEST_THREADS=1", "RIGCHECK_TEST_WORKERS=2"},
+                                    noted_competed);
+  const auto pinned = quiet_case_rows(
+      "fake-too-many-pinned", {"RIGCHECK_TEST_THREADS=1", "RIGCHECK_TEST_WORKERS=2", "RIGCHECK_TEST_PIN=1"},
+      noted_competed);
+  if (many.empty() || pinned.empty()) GTEST_SKIP() << kAllTriesCompeted;
+  for (const ResultRow& row : of_metric(many, "time_per_iter")) {
     EXPECT_EQ(row.status, Status::mistrusted) << row.note;
     EXPECT_NE(row.note.find("more threads ran than it says"), std::string::npos) << row.note;
   }
-  for (const ResultRow& row : quiet_timed_rows("fake-too-many-pinned",
-                                         {"RIGCHECK_TEST_THREADS=1", "RIGCHECK_TEST_WORKERS=2", "RIGCHECK_TEST_PIN=1"})) {
+  for (const ResultRow& row : of_metric(pinned, "time_per_iter")) {
     EXPECT_EQ(row.status, Status::mistrusted) << row.note;
     EXPECT_NE(row.note.find("threads of the process each worked"), std::string::npos) << row.note;
   }
   if (cpu_budget().usable_cores < 2) GTEST_SKIP() << "the too-few half needs a 2-thread case: this process may use 1 core";
-  for (const ResultRow& row : timed_rows("fake-too-few", {"RIGCHECK_TEST_THREADS=2", "RIGCHECK_TEST_WORKERS=1"})) {
+  const auto few = case_rows("fake-too-few", {"RIGCHECK_TEST_THREADS=2", "RIGCHECK_TEST_WORKERS=1"});
+  for (const ResultRow& row : of_metric(few, "time_per_iter")) {
     EXPECT_EQ(row.status, Status::mistrusted) << row.note;
     EXPECT_NE(row.note.find("something else competed"), std::string::npos) << row.note;
   }
@@ -120,28 +136,12 @@ TEST(Harness, KernelIgnoringItsThreadCountIsMistrustedEachWay) {
 TEST(Harness, BindingAddsNoWorkingThread) {
   if (!emulation().empty()) GTEST_SKIP() << "timed under emulation: " << emulation();
   if (cpu_budget().usable_cores < 2) GTEST_SKIP() << "needs a 2-thread case: this process may use 1 core";
-  // Judged on a try where the kernel had its 2 CPUs (over 70% of their time in every repetition):
-  // where other work took them, every thread is stretched and a spinning-down pool may pass 20%.
-  for (int attempt = 0; attempt < 3; ++attempt) {
-    const std::string dir = fresh_dir("fake-honest-two" + std::to_string(attempt));
-    const ChildResult r = run_fake(dir, {"RIGCHECK_TEST_THREADS=2", "RIGCHECK_TEST_WORKERS=2"});
-    ASSERT_EQ(r.exit_code, 0) << r.output_tail;
-    std::vector<ResultRow> working;
-    bool competed = false;
-    for (const ResultRow& row : read_results(dir + "/fake_bench.csv")) {
-      if (row.case_name != "n4096") continue;
-      if (row.metric == "cpu_utilization" && !(row.value >= 0.7)) competed = true;
-      if (row.metric == "threads_working") working.push_back(row);
-    }
-    ASSERT_EQ(working.size(), 3u);
-    if (competed) continue;
-    for (const ResultRow& row : working) {
-      EXPECT_LE(row.value, 2) << row.note;
-      EXPECT_EQ(row.note.find("more threads ran"), std::string::npos) << row.note;
-    }
-    return;
+  const auto rows = quiet_case_rows("fake-honest-two", {"RIGCHECK_TEST_THREADS=2", "RIGCHECK_TEST_WORKERS=2"}, starved);
+  if (rows.empty()) GTEST_SKIP() << kAllTriesCompeted;
+  for (const ResultRow& row : of_metric(rows, "threads_working")) {
+    EXPECT_LE(row.value, 2) << row.note;
+    EXPECT_EQ(row.note.find("more threads ran"), std::string::npos) << row.note;
   }
-  GTEST_SKIP() << "other work took this process's CPUs in each of 3 tries: nothing to judge";
 }
 
 // Case::interleave: both kernels made and checked once, before any timing; then repetitions

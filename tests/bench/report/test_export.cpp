@@ -84,7 +84,7 @@ TEST(Export, FormatNamesReadBack) {
 }
 
 TEST(Export, GbenchJsonHasOneEntryPerOkRepetitionAndKeepsChineseText) {
-  const std::string j = export_gbench_json(small_run());
+  const std::string j = find_exporter("gbench-json")->write(small_run());
   EXPECT_EQ(count(j, "\"run_type\": \"iteration\""), 2u) << j;  // the mistrusted repetition left out
   EXPECT_EQ(count(j, "\"repetitions\": 2"), 2u) << j;
   EXPECT_NE(j.find("\"host_name\": \"机器 \\\"a\\\" \\\\b\""), std::string::npos) << j;  // JSON escapes, UTF-8 kept
@@ -99,12 +99,12 @@ TEST(Export, GbenchJsonReplacesTextThatIsNotUtf8) {
   ExportInput in = small_run();
   in.run.inventory["cpu_model"] = std::string("bad \xff byte");
   std::string j;
-  ASSERT_NO_THROW(j = export_gbench_json(in));
+  ASSERT_NO_THROW(j = find_exporter("gbench-json")->write(in));
   EXPECT_NE(j.find("bad \uFFFD byte"), std::string::npos) << j;
 }
 
 TEST(Export, OpenMetricsHasOneVerdictSeriesPerOutcomeAndEscapedMachineLabels) {
-  const std::string m = export_openmetrics(small_run());
+  const std::string m = find_exporter("openmetrics")->write(small_run());
   EXPECT_NE(m.find("host=\"机器 \\\"a\\\" \\\\b\""), std::string::npos) << m;
   EXPECT_NE(m.find("claim=\"IO-1\",verdict=\"refuted\"} 1\n"), std::string::npos) << m;
   EXPECT_NE(m.find("claim=\"IO-1\",verdict=\"confirmed\"} 0\n"), std::string::npos) << m;
@@ -115,7 +115,7 @@ TEST(Export, OpenMetricsHasOneVerdictSeriesPerOutcomeAndEscapedMachineLabels) {
 }
 
 TEST(Export, JunitFailsRefutedSkipsNotMeasurableAndEscapesText) {
-  const std::string x = export_junit(small_run());
+  const std::string x = find_exporter("junit")->write(small_run());
   EXPECT_EQ(count(x, "<failure "), 1u) << x;
   EXPECT_EQ(count(x, "<skipped "), 1u) << x;
   EXPECT_NE(x.find("name=\"IO-1: Reads &lt;fast&gt; &amp; &quot;steady&quot;\""), std::string::npos) << x;
@@ -147,7 +147,7 @@ TEST(Export, GbenchJsonKeepsTheSameCaseOfTwoResultFilesApart) {
     r.source = "io_fio_tmpfs";
     in.run.results.push_back(r);
   }
-  const std::string j = export_gbench_json(in);
+  const std::string j = find_exporter("gbench-json")->write(in);
   EXPECT_EQ(count(j, "\"name\": \"fio/randread/4k/file:io_fio\""), 2u) << j;
   EXPECT_EQ(count(j, "\"name\": \"fio/randread/4k/file:io_fio_tmpfs\""), 2u) << j;
 }

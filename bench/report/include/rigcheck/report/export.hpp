@@ -1,7 +1,5 @@
-// `rigcheck export`: one run in the formats the tools teams already watch read (docs/exports.md):
-//   gbench-json   Google Benchmark's JSON (its compare.py compares two exports),
-//   openmetrics   Prometheus/OpenMetrics text for the node exporter's textfile collector,
-//   junit         JUnit XML for CI (one test case per claim of the guide).
+// `rigcheck export`: one run in the formats the tools teams already watch read (docs/exports.md; each
+// format is one file, bench/report/src/export_FORMAT.cpp, that registers itself).
 // Each is made from a run read strictly (read_run: a broken folder is refused as everywhere else)
 // and its verdicts judged as `rigcheck report` judges them; nothing is written into the run folder.
 // The functions take the run as data (ExportInput), so a store holding runs can call them too.
@@ -25,17 +23,17 @@ struct ExportInput {
 // registry (claims_path; empty: data/claims.csv), writing nothing.
 ExportInput read_export_input(const std::string& run_dir, const std::string& claims_path = "");
 
-std::string export_gbench_json(const ExportInput& in);
-std::string export_openmetrics(const ExportInput& in);
-std::string export_junit(const ExportInput& in);
-
 // The formats, one row each: the name --format takes, what reads it (the help text), the writer. The
-// CLI's choices and help come from this table; a new format is a row here and its writer's file.
+// CLI's choices and help come from this table. A format adds its row from its own file, at start-up:
+//   const bool registered = register_exporter({"name", "what reads it", write_function});
+// (the report layer is compiled as objects, so a file nothing calls is still linked).
 struct Exporter {
   const char* name;
   const char* reader;
   std::string (*write)(const ExportInput& in);
 };
+bool register_exporter(const Exporter& e);
+// Every registered format, by name.
 const std::vector<Exporter>& exporters();
 // The row named `name`, or nullptr.
 const Exporter* find_exporter(const std::string& name);

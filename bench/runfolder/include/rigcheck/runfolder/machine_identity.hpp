@@ -3,6 +3,8 @@
 #pragma once
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace rigcheck {
 
@@ -19,6 +21,8 @@ struct MachineFacts {
   std::string cpu_id;                                       // "AuthenticAMD family 26 model 2 stepping 1 (zen5)"
   std::string shape;                                        // sockets, cores, threads, NUMA nodes, L3 layout
   std::string share;                                        // the limits' lines of the canonical text, or ""
+  // Every fact named, in the canonical order (share's last): what same_machine compares.
+  std::vector<std::pair<std::string, std::string>> facts;
   std::string canonical;                                    // the text hashed, one fact a line
   std::string fingerprint;                                  // 64 lowercase hex digits
 };
