@@ -51,6 +51,11 @@ std::vector<int64_t> sweep_sizes(const CommonOptions& o, std::string& basis) {
   return s;
 }
 
+// Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh).
+const bool entry_cpu_cache_fc = declare_entry({"cpu_cache_fc", "cpu", "", "", "", {90, 300, 1800},
+    "L3 working-set sweep: fully connected layer, weights 1 MiB to 8x the L3, batch 1/16/64, one pinned thread "
+    "(CPU-3, CPU-4)", true});
+
 const bool sweep = register_benchmark(
     {names::kFcWorkingSet, "fully connected layer f32, weights 1 MiB to past the L3, batch 1/16/64, one pinned thread (--threads: others)",
      [](const CommonOptions& o) {

@@ -42,6 +42,10 @@ std::vector<Case> square_cases(const CommonOptions& o, Make make) {
 
 const bool reps_defaults = register_repetition_defaults({3, 5, 10}, kShortQuickMinTimeS);
 
+// Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh).
+const bool entry_cpu_gemm = declare_entry({"cpu_gemm", "cpu", "", "", "", {120, 300, 3600},
+    "GEMM thread scaling: oneDNN matmul, inner product, dnnl_sgemm, OpenBLAS sgemm (CPU-1)", true});
+
 const bool matmul = register_benchmark(
     {names::kGemmMatmul, "oneDNN matmul f32, square M=N=K, threads 1..cores", [](const CommonOptions& o) {
        return square_cases(o, [](int64_t s, int) { return make_onednn_matmul(s, s, s, DType::f32); });

@@ -58,6 +58,19 @@ Case make_case(const Shape& s, DType t, int threads, const std::string& cap) {
 
 const bool reps_defaults = register_repetition_defaults({3, 5, 10}, kShortQuickMinTimeS);
 
+// Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh).
+const bool entry_cpu_isa = declare_entry({"cpu_isa", "cpu",
+    "--alternate-env ONEDNN_MAX_CPU_ISA=AVX2",
+    "", "isa_avx512f=yes", {240, 600, 3600},
+    "oneDNN primitives with every ISA the CPU has and, in a second process taking turns with it repetition by "
+    "repetition, with the ISA capped at AVX2 (CPU-5); under a time budget the floor's 3 pairs", true});
+const bool entry_cpu_isa_sve = declare_entry({"cpu_isa_sve", "cpu",
+    "--alternate-env ONEDNN_MAX_CPU_ISA=ADVANCED_SIMD",
+    "", "isa_sve=yes;sve_vector_bits>=512", {240, 600, 3600},
+    "aarch64, in place of CPU-5 and not the guide's claim: the same oneDNN primitives with SVE against, in a "
+    "second process taking turns, the ISA capped at Advanced SIMD (NEON); Debian's oneDNN 2.6 has SVE kernels for "
+    "512-bit vectors only (docs/arm.md)", true});
+
 const bool isa = register_benchmark(
     {names::kIsaPrimitives, "oneDNN matmul, inner product and 3x3 convolution at all cores, f32 and bf16, "
                        "under the ISA cap in ONEDNN_MAX_CPU_ISA",

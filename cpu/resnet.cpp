@@ -358,6 +358,22 @@ std::string isa_cap_from_env() {
   return "aten_" + aten + "+onednn_" + dnnl;
 }
 
+// Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh).
+const bool entry_cpu_resnet = declare_entry({"cpu_resnet", "cpu",
+    "--filter ^resnet50_train_step/",
+    "", "", {300, 900, 3600},
+    "ResNet-50 training step (LibTorch, batch 16, 224x224, SGD momentum) at 1..cores threads, images/s (CPU-1, "
+    "CPU-2)", true});
+const bool entry_cpu_resnet_isa_avx2 = declare_entry({"cpu_resnet_isa_avx2", "cpu",
+    "--filter ^resnet50_isa/",
+    "ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2", "isa_avx512f=yes", {300, 0, 3600},
+    "ResNet-50 inference and training step with ATen and oneDNN capped at AVX2 (CPU-5, second evidence)", true});
+const bool entry_cpu_resnet_isa_native = declare_entry({"cpu_resnet_isa_native", "cpu",
+    "--filter ^resnet50_isa/",
+    "ATEN_CPU_CAPABILITY=avx512", "isa_avx512f=yes", {300, 0, 3600},
+    "ResNet-50 inference and training step with every ISA the CPU has, ATen's AVX-512 kernels opted in (CPU-5, "
+    "second evidence)", true});
+
 const bool scaling = register_benchmark(
     {names::kResnetTrainStep, "ResNet-50 training step (batch 16, 224x224, SGD momentum) at 1..cores threads",
      [](const CommonOptions& o) {

@@ -220,6 +220,10 @@ class TrainStep final : public Kernel {
   Peak after_first_;
 };
 
+// Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh).
+const bool entry_gpu_model_memory = declare_entry({"gpu_model_memory", "gpu", "", "", "", {120, 600, 3600},
+    "training-step device memory of the zoo's models at batch 16, fp32 and mixed precision (GPU-1)"});
+
 const bool memory = register_benchmark(
     {names::kModelMemory, "training-step device memory per zoo model at batch 16, fp32 and mixed precision (GPU-1)",
      [](const CommonOptions& o) {

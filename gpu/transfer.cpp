@@ -200,6 +200,11 @@ class Copy final : public Kernel {
   std::unique_ptr<EventTimer> timer_;  // created after require_gpus(): events need a driver
 };
 
+// Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh).
+const bool entry_gpu_transfer = declare_entry({"gpu_transfer", "gpu", "", "", "", {60, 180, 900},
+    "copy bandwidth host-device pinned and pageable, device-device, GPU-GPU with and without peer access; PCIe "
+    "generation and width"});
+
 const bool transfer = register_benchmark(
     {names::kGpuTransfer, "copy bandwidth H2D/D2H pinned and pageable, D2D, P2P with and without peer access",
      [](const CommonOptions& o) {

@@ -393,6 +393,13 @@ void measure(Session& s, const DlOptions& o, std::vector<WaitCase>& wcases, cons
   if (!fio_problem.empty()) std::fprintf(stderr, "%s: fio peer skipped: %s\n", s.prog().c_str(), fio_problem.c_str());
 }
 
+// Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh), and the
+// benchmark names it writes.
+const bool entry_io_dataloader = declare_entry({"io_dataloader", "io", "", "", "", {60, 180, 1800},
+    "DataLoader-style prefetch pipeline over sample files: I/O wait per step against compute:I/O ratio and "
+    "workers, IOPS issued; fio on the same files as the peer (IO-1, IO-3)"});
+const bool writes = declare_writes({names::kDataloaderIoWait, names::kDataloaderVsFio});
+
 int dataloader_main(int argc, char** argv) {
   SharedOptions shared;
   shared.threads = shared.sizes = shared.min_time = false;  // the pipeline runs --steps steps per repetition

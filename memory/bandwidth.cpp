@@ -186,6 +186,12 @@ std::vector<Case> numa_cases(const CommonOptions& o, const StreamIsa& isa, size_
   return cs;
 }
 
+// Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh).
+const bool entry_memory_bandwidth = declare_entry({"memory_bandwidth", "memory",
+    "--min-time 0.1",
+    "", "", {60, 240, 1800},
+    "STREAM copy/scale/add/triad, plain and non-temporal stores, threads 1..cores (MEM-2 figures)", true});
+
 const bool bw = register_benchmark(
     {names::kMemoryBandwidth, "STREAM copy/scale/add/triad, plain and non-temporal stores, threads 1..cores",
      [](const CommonOptions& o) {

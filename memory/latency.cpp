@@ -244,6 +244,15 @@ std::vector<Case> numa_cases(const CommonOptions& o) {
   return cs;
 }
 
+// Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh).
+const bool entry_memory_latency = declare_entry({"memory_latency", "memory",
+    "--min-time 0.02",
+    "", "", {60, 240, 1800},
+    "random cyclic pointer chase 4 KiB..1 GiB, 4 KiB and 2 MiB pages, idle and loaded; cache levels found on the "
+    "curve (MEM-3 figures)", true});
+// The cache levels found on the curve: rows derived from memory_latency's (register_derived_rows below).
+const bool writes_levels = declare_writes({names::kLatencyLevels});
+
 const bool lat = register_benchmark({names::kMemoryLatency,
                                      "random cyclic pointer chase, 4 KiB to 1 GiB, 4 KiB and 2 MiB pages (ns per load)",
                                      [](const CommonOptions& o) { return chase_cases(o, false); }});

@@ -139,6 +139,12 @@ int64_t thp_bytes(const CommonOptions& o) {
   return o.profile == Profile::tiny ? int64_t(64) << 20 : o.profile == Profile::quick ? int64_t(256) << 20 : int64_t(1) << 30;
 }
 
+// Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh).
+const bool entry_memory_thp = declare_entry({"memory_thp", "memory",
+    "--reps 5",
+    "", "thp_available=yes", {60, 240, 1200},
+    "allocate+first-touch and GUPS of 1 GiB (quick: 256 MiB), MADV_HUGEPAGE vs MADV_NOHUGEPAGE (MEM-4)", true});
+
 const bool alloc = register_benchmark(
     {names::kThpAlloc, "allocate + first-touch + free cycles of a 1 GiB buffer (quick: 256 MiB), MADV_HUGEPAGE vs MADV_NOHUGEPAGE",
      [](const CommonOptions& o) {

@@ -79,6 +79,9 @@ if [[ $for_tests == 1 ]]; then PACKAGES+=(debootstrap); fi
 if [[ $browser == 1 ]]; then PACKAGES+=(chromium fonts-noto-cjk); fi
 # scripts/check-sizes.sh (ctest layout_sizes) measures functions with universal-ctags.
 if [[ $for_tests == 1 ]]; then PACKAGES+=(universal-ctags); fi
+# The sources' layout is clang-format 14's (.clang-format; tests/layout/format.sh): Debian 12's. Other
+# releases have another major version, which lays some constructs out otherwise: the check skips there.
+if [[ $for_tests == 1 && $os_id:$os_version == debian:12 ]]; then PACKAGES+=(clang-format); fi
 # The Slurm test (ctest comm_slurm_cluster, scripts/slurm-cluster.sh): Debian's Slurm 22.05 and
 # munge. Their services are not started by the install here (no init); the script starts its own.
 if [[ $for_tests == 1 ]]; then PACKAGES+=(slurmctld slurmd slurm-client munge); fi

@@ -37,7 +37,9 @@ die() {
 mirror=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -1)
 [[ -n $mirror ]] || mirror=$(awk '$1 == "deb" { print $2; exit }' /etc/apt/sources.list 2>/dev/null)
 mirror=${mirror:-http://deb.debian.org/debian}
-key="$suite $mirror packages $("$here/scripts/setup.sh" --tests --list | sha256sum | cut -d' ' -f1)"
+# The list setup.sh installs on Debian 13 (os-release of trixie), not on this host.
+list13=$(RIGCHECK_OS_RELEASE=<(printf 'ID=debian\nVERSION_ID="13"\n') "$here/scripts/setup.sh" --tests --list)
+key="$suite $mirror packages $(printf '%s\n' "$list13" | sha256sum | cut -d' ' -f1)"
 mkdir -p "$cache/debs" "$cache/ccache"
 if [[ ! -f $root/.rigcheck-key || $(cat "$root/.rigcheck-key") != "$key" ]]; then
   t=$SECONDS

@@ -13,6 +13,9 @@ triad="$2"
 src="$3"
 out="$tmp"
 
+# the example's registry is what the binary declares (--describe; scripts/registry.sh writes it)
+"$src/scripts/registry.sh" --registry "$src/examples/benchmarks.csv" --check "$(dirname "$(dirname "$triad")")" \
+  example_triad || fail "examples/benchmarks.csv is not what example_triad --describe says"
 "$triad" --profile tiny --list >"$out/list.txt" || fail "--list exited $?"
 grep -q '^example_triad/n4096/t1' "$out/list.txt" || fail "--list lacks example_triad/n4096/t1: $(head -5 "$out/list.txt")"
 rc=0

@@ -15,7 +15,8 @@ if ! command -v fio >/dev/null; then
   grep -qE '^IO-3,.*,(confirmed|refuted|inconclusive),' "$run/verdicts.csv" || fail "IO-3 has no measured verdict"
   echo "smoke io ok without fio (skipped with the reason)"; exit 0
 fi
-for b in io_fio_disk io_fio_tmpfs io_dataloader; do
+# every io entry of the registry
+for b in $(awk -F, 'NR > 1 && $2 == "io" { print $1 }' "$(dirname "$0")/../../data/benchmarks.csv"); do
   grep -q "^$b,io,.*,0,ok," "$run/manifest.csv" || fail "$b did not run ok"
   [[ -s "$run/$b.csv" ]] || fail "$b.csv missing"
 done

@@ -13,6 +13,7 @@
 namespace rigcheck::test {
 std::string source_dir();  // the repository's root
 std::string fake_bench();  // the test benchmark (tests/bench/harness/fake_bench.cpp)
+std::string build_dir();   // this build's folder: suite-binaries.txt, bin/
 
 // The test benchmark and `args` as a command to run: under an emulator through its exec prefix (the
 // aarch64 build's unit tests under qemu-user: their ctest sets RIGCHECK_EXEC_PREFIX, emulation.hpp).

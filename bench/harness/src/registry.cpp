@@ -32,6 +32,7 @@ using detail::registry;
 using detail::shared_defaults;
 
 bool register_benchmark(BenchmarkDef def) {
+  declare_writes({def.name.c_str()});
   registry().push_back(std::move(def));
   return true;
 }

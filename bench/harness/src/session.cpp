@@ -5,12 +5,14 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <regex>
 #include <stdexcept>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "rigcheck/harness/csv.hpp"
 #include "rigcheck/harness/emulation.hpp"
 #include "rigcheck/harness/result_writer.hpp"
 #include "rigcheck/harness/threads.hpp"
@@ -57,6 +59,45 @@ int launcher_rank() {
   return 0;
 }
 
+namespace {
+std::vector<RegistryEntry>& declared_entries() {
+  static std::vector<RegistryEntry> entries;
+  return entries;
+}
+std::vector<std::string>& declared_writes() {
+  static std::vector<std::string> names;
+  return names;
+}
+}  // namespace
+
+bool declare_entry(RegistryEntry e) {
+  declared_entries().push_back(std::move(e));
+  return true;
+}
+
+bool declare_writes(std::initializer_list<const char*> benchmarks) {
+  for (const char* b : benchmarks) declared_writes().emplace_back(b);
+  return true;
+}
+
+std::string describe(const std::string& binary) {
+  // The registry quotes every description and any other field holding a comma or a quote.
+  auto quoted = [](const std::string& s) {
+    std::string q = "\"";
+    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  };
+  std::string out = std::string(kRegistryHeader) + "\n";
+  for (const RegistryEntry& e : declared_entries()) {
+    const RegistryEntry::Timeouts& t = e.timeouts;
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},,{},\n", csv_field(e.name), csv_field(e.area), csv_field(binary),
+                       csv_field(e.args), csv_field(e.env), csv_field(e.needs), t.tiny_s, t.quick_s, t.full_s,
+                       quoted(e.description), e.takes_budget ? "yes" : "");
+  }
+  for (const std::string& b : declared_writes()) out += "# writes: " + b + "\n";
+  return out;
+}
+
 Session::Session(const char* argv0, std::string about, SharedOptions shared)
     : argv0_(argv0), shared_(shared), app_(std::make_unique<CLI::App>(std::move(about))), rank_(launcher_rank()) {
   // A file-size limit (ulimit -f) gives write(2) an EFBIG to report, not a silent SIGXFSZ death.
@@ -88,6 +129,8 @@ Session::Session(const char* argv0, std::string about, SharedOptions shared)
   app.add_option("--run-id", opt_.run_id, "run id written in every row (default: adhoc-<host>-<UTC time>)");
   app.add_option("--filter", opt_.filter, "only cases whose benchmark/case name matches this ECMAScript regex");
   app.add_flag("--list", opt_.list, "list the cases with their parameters, run nothing");
+  app.add_flag("--describe", "print this binary's rows of data/benchmarks.csv (the reference times left empty) and the "
+               "benchmark names it writes, run nothing");
 }
 
 Session::~Session() = default;
@@ -95,6 +138,12 @@ Session::~Session() = default;
 CLI::App& Session::app() { return *app_; }
 
 std::optional<int> Session::parse(int argc, char** argv, const std::function<void()>& validate) {
+  // Before anything else parses or checks: --describe needs no valid command line, MPI, GPU or scratch space.
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--describe") == 0) {
+      std::fputs(describe(prog_).c_str(), stdout);
+      return kExitOk;
+    }
   const bool speak = reporting_rank();
   try {
     app_->parse(argc, argv);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
 
 namespace rigcheck {
 
@@ -28,14 +29,21 @@ BudgetPlan plan_budget(double budget_s, BudgetPlan::Clock::time_point start, con
   BudgetPlan plan;
   plan.budget_s = budget_s;
   plan.start = start;
+  std::vector<std::string> unmeasured;
   for (const BenchmarkEntry& b : todo) {
     const bool s = starts(b);
     plan.ref_s.push_back(s ? b.ref_s(profile) : 0);
     plan.takes.push_back(s && b.takes_budget);
+    if (s && b.takes_budget && !(b.ref_s(profile) > 0)) unmeasured.push_back(b.name);
   }
-  if (budget_s > 0)
+  if (budget_s > 0) {
     std::fprintf(stderr, "rigcheck run: a budget of %.0f s, shared among the benchmarks by their reference times "
                  "(--budget 0: none)\n", budget_s);
+    for (const std::string& name : unmeasured)
+      std::fprintf(stderr, "rigcheck run: %s has no reference time for the %s profile (not measured yet: "
+                   "data/benchmarks.csv, docs/performance.md): it runs with no share of the budget, uncut\n",
+                   name.c_str(), to_string(profile));
+  }
   return plan;
 }
 

@@ -100,4 +100,11 @@ inline SyntheticRun machine_run(const std::string& inv = "gpu_count,0\ngpu_note,
         "samples/s");
   return s;
 }
+
+// The machine of machine_run with no result rows: each test adds its own.
+inline SyntheticRun bare_machine_run() {
+  SyntheticRun s = machine_run();
+  s.files.clear();
+  return s;
+}
 }  // namespace rigcheck::capacity_test

@@ -98,8 +98,7 @@ TEST(Capacity, FitLimitCheckAndStepOfSyntheticRun) {
 // near-limit check), analytic 96.1. A slope between small batches that is SMALLER than the analytic
 // one is not kept either: the line runs at the analytic slope through the largest batch.
 TEST(Capacity, SmallBatchSlopeUnderTheAnalyticOneIsNotKept) {
-  SyntheticRun s = machine_run();
-  s.files.clear();
+  SyntheticRun s = bare_machine_run();
   const double an = analytic_per_sample(zoo::gpt2_small(), 64);
   const double b16 = 3.110e9, slow = 0.5 * an;
   s.host("gpt2", 8, 64, (b16 - 8 * slow) / kGiB);
@@ -117,9 +116,7 @@ TEST(Capacity, SmallBatchSlopeUnderTheAnalyticOneIsNotKept) {
 // analytic slope, the same line (and largest batch) as two batches whose larger one it is, and the
 // answer says no slope was measured; a model outside the zoo's analytic estimate cannot do this.
 TEST(Capacity, OneMeasuredBatchDrawsTheAnalyticLineThroughIt) {
-  SyntheticRun one = machine_run(), two = machine_run();
-  one.files.clear();
-  two.files.clear();
+  SyntheticRun one = bare_machine_run(), two = bare_machine_run();
   const double an = analytic_per_sample(zoo::gpt2_small(), 64), b16 = 3.110e9;
   one.host("gpt2", 16, 64, b16 / kGiB);
   two.host("gpt2", 8, 64, (b16 - 8 * 0.5 * an) / kGiB);
@@ -141,8 +138,7 @@ TEST(Capacity, OneMeasuredBatchDrawsTheAnalyticLineThroughIt) {
 }
 
 TEST(Capacity, NearLimitCheckPointIsSetAgainstTheLineOfTheLargestBatches) {
-  SyntheticRun s = machine_run();
-  s.files.clear();
+  SyntheticRun s = bare_machine_run();
   s.host("light_cnn", 2, 0, 0.5);
   s.host("light_cnn", 8, 0, 0.74);
   s.host("light_cnn", 16, 0, 0.98, 1.0);
@@ -210,8 +206,7 @@ void bert_large_probe(SyntheticRun& s, int batch, int layers, double peak_gib) {
 }
 
 TEST(Capacity, DepthProbesDrawTheLineThroughTheirExtrapolatedPeak) {
-  SyntheticRun s = machine_run();
-  s.files.clear();
+  SyntheticRun s = bare_machine_run();
   s.host("bert_large", 2, 128, 4.72);
   s.host("bert_large", 8, 128, 6.74, 18.5);
   bert_large_probe(s, 40, 1, 1.45);
@@ -255,8 +250,7 @@ TEST(Capacity, DepthProbesDrawTheLineThroughTheirExtrapolatedPeak) {
 // Probes that cannot draw a line are left alone: one depth only, or a batch not above the largest
 // regular one; the analytic slope then stays.
 TEST(Capacity, DepthProbesOfOneDepthOrASmallBatchAreNotUsed) {
-  SyntheticRun s = machine_run();
-  s.files.clear();
+  SyntheticRun s = bare_machine_run();
   s.host("bert_large", 2, 128, 4.72);
   s.host("bert_large", 8, 128, 6.74);
   bert_large_probe(s, 40, 1, 1.45);  // one depth at b40

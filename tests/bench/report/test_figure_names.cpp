@@ -8,6 +8,8 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "rigcheck/report/report.hpp"
 #include "support/runs.hpp"
@@ -26,6 +28,13 @@ std::string read_all(const std::string& path) {
 void rewrite(const std::string& dir, const std::string& file, const std::string& from, const std::string& to) {
   const std::string text = std::regex_replace(read_all(dir + "/" + file), std::regex(from), to);
   std::ofstream(dir + "/" + file, std::ios::trunc) << text;
+}
+// The verdicts of fixture FIXTURE after the edits (FROM, TO) of its result file FILE.
+std::vector<Verdict> verdicts_after(const std::string& fixture, const std::string& file,
+                                    const std::vector<std::pair<std::string, std::string>>& edits) {
+  const std::string dir = copy_fixture(fixture);
+  for (const auto& [from, to] : edits) rewrite(dir, file, from, to);
+  return make_report(dir, quiet());
 }
 }  // namespace
 
@@ -65,10 +74,7 @@ TEST(FigureNames, GemmHeadlineNamesTheMatrixSize) {
 
 // GPU-1 at another batch than the guide's 16: the per-model lines and the reason say the rows' batch.
 TEST(FigureNames, Gpu1NamesTheBatchItsRowsRanAt) {
-  const std::string dir = copy_fixture("gpu_h200_synthetic");
-  rewrite(dir, "gpu_model_memory.csv", "/b16", "/b8");
-  rewrite(dir, "gpu_model_memory.csv", "batch=16", "batch=8");
-  const auto vs = make_report(dir, quiet());
+  const auto vs = verdicts_after("gpu_h200_synthetic", "gpu_model_memory.csv", {{"/b16", "/b8"}, {"batch=16", "batch=8"}});
   const Verdict& v = verdict_of(vs, "GPU-1");
   EXPECT_EQ(v.reason.rfind("batch 8, one full training step", 0), 0u) << v.reason;
   EXPECT_NE(v.evidence.find("resnet50 (batch 8): guide 8 GB"), std::string::npos) << v.evidence;
@@ -79,10 +85,7 @@ TEST(FigureNames, Gpu1NamesTheBatchItsRowsRanAt) {
 // run: here the timed (shared-memory) run is relabelled 4 ranks and trusted (its 400 MB rows were
 // mistrusted on the busy VM that recorded them), the TCP one stays at 2.
 TEST(FigureNames, Net1TrafficAtTheRanksOfItsOwnRows) {
-  const std::string dir = copy_fixture("comm_2ranks");
-  rewrite(dir, "comm_allreduce_mpi.csv", "ranks=2", "ranks=4");
-  rewrite(dir, "comm_allreduce_mpi.csv", ",mistrusted,", ",ok,");
-  const auto vs = make_report(dir, quiet());
+  const auto vs = verdicts_after("comm_2ranks", "comm_allreduce_mpi.csv", {{"ranks=2", "ranks=4"}, {",mistrusted,", ",ok,"}});
   const Verdict& v = verdict_of(vs, "NET-1");
   EXPECT_NEAR(v.measured.value, 0.8, 0.05) << v.evidence;  // 0.4 GB per rank x 2 ranks
   EXPECT_NE(v.reason.find("the guide's formula at 2 ranks (1.6 GB"), std::string::npos) << v.reason;

@@ -78,6 +78,23 @@ TEST(Budget, TheFullProfileSharesByItsOwnReferenceTimes) {
             (std::vector<double>{10, 20}));  // the quick profile's
 }
 
+// An entry not measured yet (reference time empty, as scripts/registry.sh leaves a new one) that takes a
+// budget is given no share and runs uncut; the others' shares leave it out; the run says so on stderr.
+TEST(Budget, AnEntryNotMeasuredYetRunsUncutAndIsNamed) {
+  BenchmarkEntry a, n;
+  a.name = "measured", a.quick_ref_s = 10, a.takes_budget = true;
+  n.name = "new_entry", n.takes_budget = true;
+  testing::internal::CaptureStderr();
+  const BudgetPlan p = plan_budget(100 + kReportReserveS, BudgetPlan::Clock::time_point{}, {a, n},
+                                   [](const BenchmarkEntry&) { return true; }, Profile::quick);
+  const std::string said = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(p.share(1, p.start), 0);
+  EXPECT_DOUBLE_EQ(p.share(0, p.start), 100);
+  EXPECT_NE(said.find("new_entry has no reference time for the quick profile (not measured yet"), std::string::npos)
+      << said;
+  EXPECT_EQ(said.find("measured has no"), std::string::npos) << said;
+}
+
 // The registry's quick_ref_s, full_ref_s and takes_budget: every entry the quick (full) profile
 // starts on a machine without a GPU has a reference time for it (else the budget could not reserve
 // its time); a bad value is refused with the file and line.

@@ -1,27 +1,58 @@
 // bench/runfolder/src/renames.cpp and bench/harness/include/rigcheck/harness/names.hpp: one name per
-// benchmark; every registry names benchmarks that exist; rows of older folders read under today's
+// benchmark, written by one binary (what the built binaries' --describe says); every registry names
+// benchmarks that exist; rows of older folders read under today's
 // names (data/renames.csv).
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
 
 #include "rigcheck/harness/csv.hpp"
+#include "rigcheck/harness/emulation.hpp"
 #include "rigcheck/harness/names.hpp"
 #include "rigcheck/harness/paths.hpp"
 #include "rigcheck/report/html.hpp"
 #include "rigcheck/runfolder/renames.hpp"
 #include "rigcheck/report/report.hpp"
 #include "support/files.hpp"
+#include "support/paths.hpp"
 #include "support/runs.hpp"
 
 using namespace rigcheck;
 using namespace rigcheck::testsupport;
 
 namespace {
-std::set<std::string> all_names() { return {std::begin(names::kAllBenchmarks), std::end(names::kAllBenchmarks)}; }
+// Each benchmark name the suite's binaries write, with the binaries that write it: the "# writes:"
+// lines of `BINARY --describe` for each benchmark and peer the build declares (suite-binaries.txt)
+// and has built (a binary declared not built has BUILD/bin/NAME.not-built).
+std::map<std::string, std::vector<std::string>> written_by() {
+  std::map<std::string, std::vector<std::string>> out;
+  std::ifstream list(test::build_dir() + "/suite-binaries.txt");
+  EXPECT_TRUE(list) << "no suite-binaries.txt in " << test::build_dir();
+  std::string kind, binary, line;
+  while (std::getline(list, line)) {
+    std::istringstream(line) >> kind >> binary;
+    const std::string path = test::build_dir() + "/bin/" + binary;
+    if ((kind != "binary" && kind != "peer") || std::ifstream(path + ".not-built")) continue;
+    std::string command;
+    for (const std::string& w : through_exec_prefix({path, "--describe"}).argv) command += "'" + w + "' ";
+    FILE* p = popen(command.c_str(), "r");
+    EXPECT_NE(p, nullptr) << command;
+    if (!p) continue;
+    char buf[4096];
+    const std::string tag = "# writes: ";
+    while (std::fgets(buf, sizeof buf, p)) {
+      std::string l(buf);
+      if (l.rfind(tag, 0) == 0) out[l.substr(tag.size(), l.find('\n') - tag.size())].push_back(binary);
+    }
+    EXPECT_EQ(pclose(p), 0) << command;
+  }
+  return out;
+}
 
 // The first column of a registry CSV (no quoted first fields in these files).
 std::set<std::string> first_column(const std::string& file) {
@@ -36,8 +67,13 @@ std::set<std::string> first_column(const std::string& file) {
 }  // namespace
 
 TEST(Renames, EveryRegistryNamesBenchmarksThatExist) {
-  const std::set<std::string> names = all_names();
-  EXPECT_EQ(names.size(), std::size(names::kAllBenchmarks)) << "a benchmark name is used twice";
+  std::set<std::string> names;
+  for (auto& [name, binaries] : written_by()) {
+    EXPECT_EQ(binaries.size(), 1u) << "benchmark " << name << " is written by " << binaries.size() << " binaries or "
+                                   << "registrations: " << binaries.front() << ", " << binaries.back();
+    names.insert(name);
+  }
+  EXPECT_GT(names.size(), 10u) << "the built binaries describe hardly any benchmark";
   for (const PlotSpec& p : read_plot_specs(data_path("plots.csv")))
     for (const std::string& b : p.benchmarks) EXPECT_TRUE(names.count(b)) << "plots.csv " << p.id << ": " << b;
   for (const char* f : {"params.csv", "metrics.csv"})

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "rigcheck/harness/cli.hpp"
+#include "rigcheck/harness/registry_entry.hpp"
 #include "rigcheck/harness/schema.hpp"
 
 namespace rigcheck {

@@ -2,8 +2,10 @@
 // comparison that selects it use the same constant, so a rename fails to compile instead of turning
 // a verdict into not_measurable. A benchmark (the CSV's `benchmark` column) is named after its
 // binary (data/benchmarks.csv `binary`), with a suffix when the binary writes several; the binary is
-// named after its source file (cpu/gemm.cpp -> cpu_gemm). A name that changed is read under its old
-// name in older run folders through data/renames.csv (old -> new), so histories survive a rename.
+// named after its source file (cpu/gemm.cpp -> cpu_gemm). Which binary writes which name its
+// --describe says (harness/registry_entry.hpp); the tests hold each name to one binary. A name that
+// changed is read under its old name in older run folders through data/renames.csv (old -> new), so
+// histories survive a rename.
 #pragma once
 
 namespace rigcheck::names {
@@ -52,15 +54,6 @@ inline constexpr char kGpuGemmSustained[] = "gpu_gemm_sustained";
 inline constexpr char kGpuTransfer[] = "gpu_transfer";
 inline constexpr char kModelMemory[] = "model_memory";
 inline constexpr char kTorchPeer[] = "torch_peer";
-
-// Every benchmark name above (the tests check the registries against it).
-inline constexpr const char* kAllBenchmarks[] = {
-    kFmaPeak, kGemmMatmul, kGemmSgemmOnednn, kGemmSgemmOpenblas, kFcInnerProduct, kIsaPrimitives,
-    kFcWorkingSet, kResnetTrainStep, kResnetIsa, kMemoryBandwidth, kMemoryLatency,
-    kMemoryLatencyLoaded, kMemoryLatencyNuma, kLatencyLevels, kThpAlloc, kThpGups, kHostMemoryTraining, kFio,
-    kDataloaderIoWait, kDataloaderVsFio, kMpiAllreduce, kMpiRanks, kNcclAllreduce, kNcclRanks,
-    kGpuGemm, kGpuGemmSustained, kGpuTransfer, kModelMemory, kTorchPeer,
-};
 
 // ---- metrics the harness derives from every case's work model (docs/methodology.md)
 inline constexpr char kTimePerIter[] = "time_per_iter";

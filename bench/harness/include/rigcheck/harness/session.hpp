@@ -1,9 +1,9 @@
 // One benchmark binary's session (the role of nccl-tests' common.cu): the shared options with the
-// CPU budget, --filter and --list, the never-overwritten result CSV and its rows, the one mistrust
-// rule, and the exit code. Every benchmark binary goes through it: the Google Benchmark harness
-// (harness.cpp) and the binaries with a main() of their own (io/, comm/), which keep only their
-// own flags and their plan/run/check code. Multi-process binaries (MPI) use its rank-0 mode: every
-// rank parses and runs, only rank 0 prints, lists and writes.
+// CPU budget, --filter, --list and --describe (the binary's registry entries), the never-overwritten
+// result CSV and its rows, the one mistrust rule, and the exit code. Every benchmark binary goes
+// through it: the Google Benchmark harness (harness.cpp) and the binaries with a main() of their own
+// (io/, comm/), which keep only their own flags and their plan/run/check code. Multi-process binaries
+// (MPI) use its rank-0 mode: every rank parses and runs, only rank 0 prints, lists and writes.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "rigcheck/harness/cli.hpp"
+#include "rigcheck/harness/registry_entry.hpp"
 #include "rigcheck/harness/schema.hpp"
 
 namespace CLI {

@@ -5,7 +5,9 @@
 // time of the entries still to run that take none (their time cannot be cut; kTailMargin times it
 // for those after the last entry that takes one), in proportion to its
 // reference time among the entries still to run that take one. A benchmark that ran over is paid
-// for by the later ones; one that finished early leaves its time to them.
+// for by the later ones; one that finished early leaves its time to them. An entry not measured yet
+// (its reference time empty: a new benchmark, scripts/registry.sh) has no share: it runs uncut, the
+// budget reserves nothing for it, and a budgeted run says so on stderr for one that takes a budget.
 #pragma once
 #include <chrono>
 #include <cstddef>

@@ -1,0 +1,39 @@
+// What the benchmark registry (data/benchmarks.csv) says of a binary's entries, declared in the
+// binary's source beside its registration; `BINARY --describe` prints them (Session::parse, before
+// anything else: no MPI, GPU or scratch space needed), and scripts/registry.sh writes the registry
+// from what the built binaries print. The two measured reference times (quick_ref_s, full_ref_s) stay
+// in the file: the script keeps them by name.
+#pragma once
+#include <initializer_list>
+#include <string>
+
+namespace rigcheck {
+
+struct RegistryEntry {
+  struct Timeouts {
+    int tiny_s = 0, quick_s = 0, full_s = 0;  // 0: not part of that profile
+  };
+  // In data/benchmarks.csv's column order; the binary is the one declaring it.
+  std::string name;            // unique in the registry
+  std::string area;            // cpu, memory, io, comm, gpu
+  std::string args;            // added to the command line (@launcher: started under the MPI launcher)
+  std::string env;             // VAR=value pairs, space-separated
+  std::string needs;           // what the machine must have, ';'-separated (runfolder/needs.hpp)
+  Timeouts timeouts;           // per profile, seconds
+  std::string description;     // what it measures and for which claims
+  bool takes_budget = false;   // the binary keeps --time-budget
+};
+// Declares one entry of this binary; use at namespace scope: static const bool e = declare_entry({...});
+bool declare_entry(RegistryEntry e);
+// Declares benchmark names (the CSV's `benchmark` column) this binary writes beyond those it registers
+// with the harness (register_benchmark declares its own): a main() of its own, a derived row's name.
+bool declare_writes(std::initializer_list<const char*> benchmarks);
+// data/benchmarks.csv's header.
+inline constexpr char kRegistryHeader[] =
+    "name,area,binary,args,env,needs,timeout_tiny_s,timeout_quick_s,timeout_full_s,description,quick_ref_s,"
+    "takes_budget,full_ref_s";
+// What --describe prints for `binary`: the header, one row per declared entry with the reference
+// times empty, then a line "# writes: NAME" per benchmark name it writes.
+std::string describe(const std::string& binary);
+
+}  // namespace rigcheck
