@@ -20,7 +20,7 @@ set(RIGCHECK_RUNFOLDER_SOURCES
   bench/runfolder/src/registries.cpp bench/runfolder/src/registry.cpp bench/runfolder/src/machine_identity.cpp)
 set(RIGCHECK_CLAIMS_SOURCES
   bench/claims/src/claims.cpp bench/claims/src/cache_model.cpp bench/claims/src/verdict.cpp
-  bench/claims/src/vocabulary.cpp bench/claims/src/scaling_prediction.cpp)
+  bench/claims/src/vocabulary.cpp bench/claims/src/scaling_prediction.cpp bench/claims/src/gpu_datasheet.cpp)
 set(RIGCHECK_REPORT_SOURCES
   bench/report/src/report.cpp bench/report/src/report_model.cpp bench/report/src/numa_md.cpp bench/report/src/capacity.cpp bench/report/src/capacity_render.cpp
   bench/report/src/capacity_user.cpp bench/report/src/capacity_fit.cpp bench/report/src/capacity_step.cpp

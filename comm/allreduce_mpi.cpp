@@ -75,7 +75,8 @@ struct AlgorithmControl {
         continue;
       if (std::strcmp(name, "coll_tuned_allreduce_algorithm") == 0) index = i;
     }
-    if (index < 0) why_not = "this MPI has no coll_tuned_allreduce_algorithm control variable (not Open MPI's tuned component)";
+    if (index < 0)
+      why_not = "this MPI has no coll_tuned_allreduce_algorithm control variable (not Open MPI's tuned component)";
   }
   bool set(int alg, std::string& err) {
     MPI_T_cvar_handle h;
@@ -136,15 +137,16 @@ struct Job {
   // test cluster of scripts/netns-cluster.sh) are separate nodes on one machine sharing its CPUs.
   int machines = 1;
   int max_ranks_per_machine = 1, threads_of_that_machine = 1;
-  bool oversubscribed = false;  // more ranks on a machine than it has hardware threads
-  std::string link = "unknown";     // RIGCHECK_LINK as the launcher's environment says (netns cluster)
-  std::string tcp_if = "default";   // btl_tcp_if_include the launcher gave, or Open MPI's default
+  bool oversubscribed = false;     // more ranks on a machine than it has hardware threads
+  std::string link = "unknown";    // RIGCHECK_LINK as the launcher's environment says (netns cluster)
+  std::string tcp_if = "default";  // btl_tcp_if_include the launcher gave, or Open MPI's default
   std::string mpi_lib;
   std::string oversubscribed_note() const {
-    return fmt::format("oversubscribed: {} ranks on one machine with {} hardware threads ({} node(s) on {} machine(s)); "
-                       "the ranks take turns on the CPUs, so the times measure the CPU sharing as much as the "
-                       "transport",
-                       max_ranks_per_machine, threads_of_that_machine, nodes, machines);
+    return fmt::format(
+        "oversubscribed: {} ranks on one machine with {} hardware threads ({} node(s) on {} machine(s)); "
+        "the ranks take turns on the CPUs, so the times measure the CPU sharing as much as the "
+        "transport",
+        max_ranks_per_machine, threads_of_that_machine, nodes, machines);
   }
 };
 
@@ -159,8 +161,8 @@ Job gather_job(Session& s) {
   if (const char* t = std::getenv("OMPI_MCA_btl_tcp_if_include")) j.tcp_if = param_safe(t);
   const std::string via = j.tcp_if == "default" ? std::string("default") : param_safe(interfaces_in(j.tcp_if));
   constexpr int kInfo = 1024;
-  std::string me = fmt::format("{}\t{}\t{}\t{}\t{}", host_name(), boot_id(), hardware_thread_count(), via,
-                               network_interfaces());
+  std::string me =
+      fmt::format("{}\t{}\t{}\t{}\t{}", host_name(), boot_id(), hardware_thread_count(), via, network_interfaces());
   me.resize(kInfo - 1, '\0');
   std::vector<char> all_info(static_cast<size_t>(kInfo) * j.nranks);
   MPI_Gather(me.c_str(), kInfo, MPI_CHAR, all_info.data(), kInfo, MPI_CHAR, 0, MPI_COMM_WORLD);
@@ -214,14 +216,15 @@ Job gather_job(Session& s) {
     for (auto& [b, n] : per_machine) ids.push_back(b);
     for (int r = 0; r < j.nranks; ++r) {
       const int machine = static_cast<int>(std::find(ids.begin(), ids.end(), boots[r]) - ids.begin());
-      s.row(names::kMpiRanks, fmt::format("rank{}", r),
-            fmt::format("host={};nics={};tcp_if_include={};tcp_via={};link={};machine={};machine_threads={};ranks={};"
-                        "nodes={};machines={};mpi={}",
-                        hosts[r], nics[r], j.tcp_if, vias[r], j.link, machine, threads[r], j.nranks, j.nodes,
-                        j.machines, j.mpi_lib),
-            "rank", r, "count", -1, Status::ok,
-            "host name, network interfaces (/sys/class/net), the interface holding btl_tcp_if_include's subnet, and the "
-            "machine (kernel boot id: network-namespace nodes of one machine share it) of the node this rank ran on");
+      s.row(
+          names::kMpiRanks, fmt::format("rank{}", r),
+          fmt::format("host={};nics={};tcp_if_include={};tcp_via={};link={};machine={};machine_threads={};ranks={};"
+                      "nodes={};machines={};mpi={}",
+                      hosts[r], nics[r], j.tcp_if, vias[r], j.link, machine, threads[r], j.nranks, j.nodes, j.machines,
+                      j.mpi_lib),
+          "rank", r, "count", -1, Status::ok,
+          "host name, network interfaces (/sys/class/net), the interface holding btl_tcp_if_include's subnet, and the "
+          "machine (kernel boot id: network-namespace nodes of one machine share it) of the node this rank ran on");
     }
   }
   return j;
@@ -234,8 +237,9 @@ std::string case_params(const Options& o, const Job& job, const Plan& p) {
       "size_bytes={};count={};type=float32;redop=sum;place={};ranks={};nodes={};algorithm={};algorithm_id={};"
       "algorithm_choice={};transport={};pages={};mpi={};machines={};oversubscribed={};tcp_if_include={};link={}",
       p.bytes, p.bytes / 4, p.inplace ? "in" : "out", job.nranks, job.nodes, ompi_allreduce_algorithm_name(p.algorithm),
-      p.algorithm, p.algorithm == 0 ? "the MPI's own decision rules (it does not say which algorithm they pick)"
-                                    : "forced through MPI_T coll_tuned_allreduce_algorithm",
+      p.algorithm,
+      p.algorithm == 0 ? "the MPI's own decision rules (it does not say which algorithm they pick)"
+                       : "forced through MPI_T coll_tuned_allreduce_algorithm",
       o.transport, o.huge_pages ? "huge" : "4k", job.mpi_lib, job.machines, job.oversubscribed ? "yes" : "no",
       job.tcp_if, job.link);
 }
@@ -253,16 +257,19 @@ bool check_case(Session& s, const Job& job, const Plan& p, const std::string& pa
   MPI_Allreduce(&wrong_local, &wrong, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
   const bool ok = wrong == 0;
   const std::string check_note =
-      ok ? fmt::format("checked all {} elements on each of {} ranks against the exact sum (inputs are multiples of 1/4, "
-                       "summed exactly in float32)",
-                       count, job.nranks)
+      ok ? fmt::format(
+               "checked all {} elements on each of {} ranks against the exact sum (inputs are multiples of 1/4, "
+               "summed exactly in float32)",
+               count, job.nranks)
          : fmt::format("WRONG: {} of {} elements (all ranks) differ from the exact sum", wrong, count * job.nranks);
-  s.row(kBench, cname, params, names::kCheckWrong, static_cast<double>(wrong), "count", -1, ok ? Status::ok : Status::failed,
-        check_note);
+  s.row(kBench, cname, params, names::kCheckWrong, static_cast<double>(wrong), "count", -1,
+        ok ? Status::ok : Status::failed, check_note);
   if (!ok) {
-    s.case_failed(kBench, cname, check_note,
-                  fmt::format("--filter '^{}/{}$'   (started by the launcher: mpirun -np {})", kBench, cname, job.nranks));
-    if (job.rank == 0) std::printf("%s\n", table_line(p.bytes, count, "float", "sum", p.inplace, 0, 0, 0, wrong).c_str());
+    s.case_failed(
+        kBench, cname, check_note,
+        fmt::format("--filter '^{}/{}$'   (started by the launcher: mpirun -np {})", kBench, cname, job.nranks));
+    if (job.rank == 0)
+      std::printf("%s\n", table_line(p.bytes, count, "float", "sum", p.inplace, 0, 0, 0, wrong).c_str());
     return false;
   }
   s.case_ok();
@@ -325,14 +332,17 @@ void run_case(Session& s, const Options& o, const Job& job, const Plan& p, MPI_C
       note = job.oversubscribed_note() + (note.empty() ? "" : "; " + note);
     }
     const double algbw = algbw_gbps(static_cast<double>(p.bytes), per);
-    s.row(kBench, cname, params, names::kTimePerIter, per, "s", rep, st, note.empty() ? "the slowest rank's time per call" : note);
-    s.row(kBench, cname, params, names::kAlgbw, algbw, "GB/s", rep, st, note.empty() ? "size / time (nccl-tests)" : note);
+    s.row(kBench, cname, params, names::kTimePerIter, per, "s", rep, st,
+          note.empty() ? "the slowest rank's time per call" : note);
+    s.row(kBench, cname, params, names::kAlgbw, algbw, "GB/s", rep, st,
+          note.empty() ? "size / time (nccl-tests)" : note);
     s.row(kBench, cname, params, names::kBusbw, algbw * busbw_factor_allreduce(job.nranks), "GB/s", rep, st,
           note.empty() ? "algbw x 2(n-1)/n (nccl-tests, all-reduce)" : note);
     s.row(kBench, cname, params, names::kCpuUtilization, min_util, "fraction", rep, st, "lowest over ranks");
     s.row(kBench, cname, params, names::kIterations, static_cast<double>(iters), "count", rep, st, "");
     if (count_bytes)
-      s.row(kBench, cname, params, names::kNetTxBytesPerRank, static_cast<double>(tx_sum) / iters / job.nranks, "B", rep,
+      s.row(kBench, cname, params, names::kNetTxBytesPerRank, static_cast<double>(tx_sum) / iters / job.nranks, "B",
+            rep,
             Status::ok,  // a byte count does not depend on CPU contention
             "transmit bytes of every interface (loopback included) in /proc/net/dev, read by one rank per node, summed "
             "over nodes, divided by calls and ranks: includes TCP/IP headers and any other traffic of the node");
@@ -393,7 +403,8 @@ void run_plan(Session& s, const Options& o, const Job& job, const std::vector<Pl
 int run(int argc, char** argv) {
   SharedOptions shared;
   shared.threads = false;  // one thread per rank: the launcher sets the ranks
-  Session s(argv[0], "comm_allreduce_mpi: MPI_Allreduce of float32 sums over the ranks the launcher starts (nccl-tests columns)",
+  Session s(argv[0],
+            "comm_allreduce_mpi: MPI_Allreduce of float32 sums over the ranks the launcher starts (nccl-tests columns)",
             shared);
   Options o;
   std::vector<Plan> plan;
@@ -409,7 +420,8 @@ int run(int argc, char** argv) {
 
   if (o.transport == "tcp") {
     // Before MPI_Init, which would fail on every rank without saying why: each rank checks its node.
-    const std::string missing = tcp_transport_missing(routable_interfaces(), std::getenv("OMPI_MCA_btl_tcp_if_include"));
+    const std::string missing =
+        tcp_transport_missing(routable_interfaces(), std::getenv("OMPI_MCA_btl_tcp_if_include"));
     if (!missing.empty()) {
       const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");  // one line, not one per rank
       if (!rank) rank = std::getenv("PMIX_RANK");

@@ -68,7 +68,8 @@ void add_options(CLI::App& app, Options& o) {
                  "auto (the MPI's choice), shm (vader,self: one node), tcp (tcp,self over the ob1 PML)")
       ->capture_default_str();
   app.add_option("--warmup", o.warmup, "untimed calls before timing")->capture_default_str();
-  app.add_flag("--huge-pages", o.huge_pages, "buffers on transparent huge pages (MADV_HUGEPAGE) instead of plain pages");
+  app.add_flag("--huge-pages", o.huge_pages,
+               "buffers on transparent huge pages (MADV_HUGEPAGE) instead of plain pages");
   app.add_flag("--net1,!--no-net1", o.net1, "add the 100M-float32 case of claim NET-1 (quick and full)");
 }
 
@@ -86,8 +87,9 @@ std::vector<Plan> make_plan(const Session& s, const Options& o) {
   if (opt.sizes.empty() && o.algorithms.empty()) {
     plan = profile_plan(opt.profile);
     if (o.modes != "out,in" && o.modes != "in,out")
-      plan.erase(std::remove_if(plan.begin(), plan.end(), [&](const Plan& p) { return p.inplace != (o.modes == "in"); }),
-                 plan.end());
+      plan.erase(
+          std::remove_if(plan.begin(), plan.end(), [&](const Plan& p) { return p.inplace != (o.modes == "in"); }),
+          plan.end());
   } else {
     std::vector<int> algs = parse_algorithms(o.algorithms.empty() ? "default" : o.algorithms);
     std::vector<int64_t> sizes = opt.sizes.empty() ? parse_size_list("8-1M*8,1M") : opt.sizes;
@@ -116,12 +118,23 @@ std::vector<Plan> make_plan(const Session& s, const Options& o) {
 // The binary's rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh),
 // beside the plan their arguments select, and the benchmark names it writes.
 namespace {
-const bool entry_mpi = declare_entry({"comm_allreduce_mpi", "comm", "@launcher", "", "", {60, 120, 3600},
-    "MPI_Allreduce float32 sum, in- and out-of-place, nccl-tests columns, Open MPI's all-reduce algorithms; 100M "
-    "floats (NET-1)"});
-const bool entry_mpi_tcp = declare_entry({"comm_allreduce_mpi_tcp", "comm",
-    "@launcher --transport tcp --sizes 8,4K --modes out", "", "", {60, 120, 1800},
-    "MPI_Allreduce over TCP: small-message latency and the bytes each rank sends for 100M floats (NET-1, NET-2)"});
+const bool entry_mpi = declare_entry(
+    {"comm_allreduce_mpi",
+     "comm",
+     "@launcher",
+     "",
+     "",
+     {60, 120, 3600},
+     "MPI_Allreduce float32 sum, in- and out-of-place, nccl-tests columns, Open MPI's all-reduce algorithms; 100M "
+     "floats (NET-1)"});
+const bool entry_mpi_tcp = declare_entry(
+    {"comm_allreduce_mpi_tcp",
+     "comm",
+     "@launcher --transport tcp --sizes 8,4K --modes out",
+     "",
+     "",
+     {60, 120, 1800},
+     "MPI_Allreduce over TCP: small-message latency and the bytes each rank sends for 100M floats (NET-1, NET-2)"});
 const bool writes = declare_writes({names::kMpiAllreduce, names::kMpiRanks});
 }  // namespace
 

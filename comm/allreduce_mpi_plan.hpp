@@ -15,7 +15,7 @@
 
 namespace rigcheck::comm::mpi {
 
-inline constexpr int64_t kNet1Bytes = 400000000;   // NET-1: 100M float32 parameters
+inline constexpr int64_t kNet1Bytes = 400000000;  // NET-1: 100M float32 parameters
 inline constexpr const char* kBench = names::kMpiAllreduce;
 
 // One case: an Open MPI all-reduce algorithm, a message size, in or out of place.

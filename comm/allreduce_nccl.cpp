@@ -45,20 +45,18 @@ using namespace rigcheck::comm;
 
 namespace {
 
-#define CUDA_OK(x)                                                                                            \
-  do {                                                                                                        \
-    cudaError_t e_ = (x);                                                                                     \
-    if (e_ != cudaSuccess) throw std::runtime_error(fmt::format("{}: {}", #x, cudaGetErrorString(e_)));      \
+#define CUDA_OK(x)                                                                                      \
+  do {                                                                                                  \
+    cudaError_t e_ = (x);                                                                               \
+    if (e_ != cudaSuccess) throw std::runtime_error(fmt::format("{}: {}", #x, cudaGetErrorString(e_))); \
   } while (0)
-#define NCCL_OK(x)                                                                                            \
-  do {                                                                                                        \
-    ncclResult_t r_ = (x);                                                                                    \
-    if (r_ != ncclSuccess) throw std::runtime_error(fmt::format("{}: {}", #x, ncclGetErrorString(r_)));      \
+#define NCCL_OK(x)                                                                                      \
+  do {                                                                                                  \
+    ncclResult_t r_ = (x);                                                                              \
+    if (r_ != ncclSuccess) throw std::runtime_error(fmt::format("{}: {}", #x, ncclGetErrorString(r_))); \
   } while (0)
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 std::string env_or(const char* k, const char* fallback = "unset") {
   const char* v = std::getenv(k);
@@ -133,8 +131,9 @@ std::vector<Plan> make_plan(const Session& s, const Options& o) {
     if (o.modes.find("out") != std::string::npos) plan.push_back({sz, false});
     if (o.modes.find("in") != std::string::npos) plan.push_back({sz, true});
   }
-  plan.erase(std::remove_if(plan.begin(), plan.end(), [&](const Plan& p) { return !s.selected(kBench, case_name(o, p)); }),
-             plan.end());
+  plan.erase(
+      std::remove_if(plan.begin(), plan.end(), [&](const Plan& p) { return !s.selected(kBench, case_name(o, p)); }),
+      plan.end());
   return plan;
 }
 
@@ -156,7 +155,8 @@ std::string no_gpu_reason(const Options& o, const Group& g, int* ndev) {
   *ndev = 0;
   cudaError_t st = cudaGetDeviceCount(ndev);
   if (st != cudaSuccess)
-    return fmt::format("no usable CUDA GPU: cudaGetDeviceCount returned {} ({})", static_cast<int>(st), cudaGetErrorString(st));
+    return fmt::format("no usable CUDA GPU: cudaGetDeviceCount returned {} ({})", static_cast<int>(st),
+                       cudaGetErrorString(st));
   if (*ndev == 0) return "no CUDA GPU: cudaGetDeviceCount found 0 devices";
   if (o.launch == "process" && g.local_rank >= *ndev)
     return fmt::format("{} ranks on this node but only {} GPU(s): one process per GPU", g.local_rank + 1, *ndev);
@@ -206,7 +206,8 @@ void record_gpus(Session& s, Ctx& c) {
     std::string lower(bus);
     for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     std::string numa = read_first_line("/sys/bus/pci/devices/" + lower + "/numa_node");
-    mine += fmt::format("{}\t{}\t{}\t{}\t{}\t{}\n", r.global_rank, host_name(), prop.name, bus, numa, network_interfaces());
+    mine +=
+        fmt::format("{}\t{}\t{}\t{}\t{}\t{}\n", r.global_rank, host_name(), prop.name, bus, numa, network_interfaces());
   }
   std::vector<std::string> hosts;
   for (const std::string& block : c.g.gather(mine)) {
@@ -219,8 +220,9 @@ void record_gpus(Session& s, Ctx& c) {
       if (f.size() < 6) continue;
       hosts.push_back(f[1]);
       c.gpu_name = f[2];
-      s.row(names::kNcclRanks, "rank" + f[0], fmt::format("host={};gpu={};pci_bus={};numa_node={};nics={}", f[1], f[2], f[3], f[4], f[5]),
-            "rank", std::atof(f[0].c_str()), "count", -1, Status::ok,
+      s.row(names::kNcclRanks, "rank" + f[0],
+            fmt::format("host={};gpu={};pci_bus={};numa_node={};nics={}", f[1], f[2], f[3], f[4], f[5]), "rank",
+            std::atof(f[0].c_str()), "count", -1, Status::ok,
             "host, GPU, its PCI bus id and NUMA node (/sys/bus/pci/devices/BUS/numa_node), network interfaces");
     }
   }
@@ -255,7 +257,8 @@ void read_transport(Ctx& c) {
       if (k == "network") {
         std::string net;
         in >> net;
-        if (net != "-" && all.network.find(net) == std::string::npos) all.network += (all.network.empty() ? "" : "+") + net;
+        if (net != "-" && all.network.find(net) == std::string::npos)
+          all.network += (all.network.empty() ? "" : "+") + net;
       } else if (in >> n) {
         all.paths[k] += static_cast<int>(n);
       }
@@ -311,13 +314,15 @@ void run_case(Session& s, const Options& o, Ctx& c, const Plan& p, std::vector<f
   const std::string params = fmt::format(
       "size_bytes={};count={};type=float32;redop=sum;place={};ranks={};nodes={};launch={};gpu={};"
       "transport={};transport_paths={};nccl_network={};nccl_version={};{}",
-      p.bytes, count, p.inplace ? "in" : "out", c.nranks, c.nodes, o.launch, c.gpu_name, c.transport, c.paths, c.network,
-      c.nccl_version, c.knobs);
+      p.bytes, count, p.inplace ? "in" : "out", c.nranks, c.nodes, o.launch, c.gpu_name, c.transport, c.paths,
+      c.network, c.nccl_version, c.knobs);
   const std::string cname = case_name(o, p);
   const bool ok = wrong == 0;
-  const std::string note = ok ? fmt::format("checked all {} elements on each of {} GPUs against the exact sum", count, c.nranks)
-                              : fmt::format("WRONG: {} of {} elements (all GPUs) differ from the exact sum", wrong, count * c.nranks);
-  s.row(kBench, cname, params, names::kCheckWrong, static_cast<double>(wrong), "count", -1, ok ? Status::ok : Status::failed, note);
+  const std::string note =
+      ok ? fmt::format("checked all {} elements on each of {} GPUs against the exact sum", count, c.nranks)
+         : fmt::format("WRONG: {} of {} elements (all GPUs) differ from the exact sum", wrong, count * c.nranks);
+  s.row(kBench, cname, params, names::kCheckWrong, static_cast<double>(wrong), "count", -1,
+        ok ? Status::ok : Status::failed, note);
   if (!ok) {
     s.case_failed(kBench, cname, note);
     return;
@@ -377,14 +382,29 @@ bool init_group(const Options& o, Group& g, int* argc, char*** argv, const std::
 }
 
 // Its rows of the benchmark registry, data/benchmarks.csv (--describe), and the benchmark names it writes.
-const bool entry_nccl = declare_entry({"comm_allreduce_nccl", "comm", "--launch single", "", "gpu_count>=1",
-    {60, 300, 1800}, "NCCL all-reduce, one process driving every local GPU, transport read back from NCCL (GPU-6)"});
-const bool entry_nccl_nop2p = declare_entry({"comm_allreduce_nccl_nop2p", "comm", "--launch single",
-    "NCCL_P2P_DISABLE=1", "gpu_count>=2", {60, 300, 1800},
-    "NCCL all-reduce with NCCL_P2P_DISABLE=1: the A side of GPU-6"});
-const bool entry_nccl_mpi = declare_entry({"comm_allreduce_nccl_mpi", "comm", "@launcher --launch process", "",
-    "gpu_count>=1", {60, 300, 1800},
-    "NCCL all-reduce, one process per GPU started by the launcher, bootstrapped through MPI (GPU-7 across nodes)"});
+const bool entry_nccl =
+    declare_entry({"comm_allreduce_nccl",
+                   "comm",
+                   "--launch single",
+                   "",
+                   "gpu_count>=1",
+                   {60, 300, 1800},
+                   "NCCL all-reduce, one process driving every local GPU, transport read back from NCCL (GPU-6)"});
+const bool entry_nccl_nop2p = declare_entry({"comm_allreduce_nccl_nop2p",
+                                             "comm",
+                                             "--launch single",
+                                             "NCCL_P2P_DISABLE=1",
+                                             "gpu_count>=2",
+                                             {60, 300, 1800},
+                                             "NCCL all-reduce with NCCL_P2P_DISABLE=1: the A side of GPU-6"});
+const bool entry_nccl_mpi = declare_entry(
+    {"comm_allreduce_nccl_mpi",
+     "comm",
+     "@launcher --launch process",
+     "",
+     "gpu_count>=1",
+     {60, 300, 1800},
+     "NCCL all-reduce, one process per GPU started by the launcher, bootstrapped through MPI (GPU-7 across nodes)"});
 const bool writes = declare_writes({names::kNcclAllreduce, names::kNcclRanks});
 
 int run(int argc, char** argv) {

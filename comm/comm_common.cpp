@@ -64,14 +64,15 @@ double busbw_factor_allreduce(int nranks) { return nranks > 0 ? 2.0 * (nranks - 
 double ring_bytes_per_rank(double bytes, int nranks) { return busbw_factor_allreduce(nranks) * bytes; }
 
 std::string table_header() {
-  return fmt::format("#{:>12} {:>12} {:>8} {:>6} {:>9} {:>10} {:>8} {:>8} {:>8}\n"
-                     "#{:>12} {:>12} {:>8} {:>6} {:>9} {:>10} {:>8} {:>8} {:>8}",
-                     "size", "count", "type", "redop", "place", "time", "algbw", "busbw", "#wrong", "(B)",
-                     "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "");
+  return fmt::format(
+      "#{:>12} {:>12} {:>8} {:>6} {:>9} {:>10} {:>8} {:>8} {:>8}\n"
+      "#{:>12} {:>12} {:>8} {:>6} {:>9} {:>10} {:>8} {:>8} {:>8}",
+      "size", "count", "type", "redop", "place", "time", "algbw", "busbw", "#wrong", "(B)", "(elements)", "", "", "",
+      "(us)", "(GB/s)", "(GB/s)", "");
 }
 
-std::string table_line(int64_t bytes, int64_t count, const std::string& type, const std::string& redop,
-                       bool inplace, double time_us, double algbw, double busbw, int64_t wrong) {
+std::string table_line(int64_t bytes, int64_t count, const std::string& type, const std::string& redop, bool inplace,
+                       double time_us, double algbw, double busbw, int64_t wrong) {
   return fmt::format(" {:>12} {:>12} {:>8} {:>6} {:>9} {:>10.2f} {:>8.3f} {:>8.3f} {:>8}", bytes, count, type, redop,
                      inplace ? "in-place" : "out-place", time_us, algbw, busbw, wrong);
 }
@@ -92,8 +93,10 @@ std::string network_interfaces(const std::string& sysfs_net) {
     std::string state = read_first_line(sysfs_net + "/" + n + "/operstate");
     std::string speed = read_first_line(sysfs_net + "/" + n + "/speed");  // Mb/s; -1 or unreadable if unknown
     std::string s = state.empty() ? "state unknown" : state;
-    if (!speed.empty() && speed[0] != '-') s += "," + speed + "Mb/s";
-    else s += ",speed unknown";
+    if (!speed.empty() && speed[0] != '-')
+      s += "," + speed + "Mb/s";
+    else
+      s += ",speed unknown";
     out += (out.empty() ? "" : " ") + n + "(" + s + ")";
   }
   return out.empty() ? "none" : out;
@@ -170,14 +173,22 @@ std::string NcclTransport::summary() const {
 
 const char* ompi_allreduce_algorithm_name(int id) {
   switch (id) {
-    case 0: return "default";
-    case 1: return "basic_linear";
-    case 2: return "nonoverlapping";
-    case 3: return "recursive_doubling";
-    case 4: return "ring";
-    case 5: return "segmented_ring";
-    case 6: return "rabenseifner";
-    default: return "unknown";
+    case 0:
+      return "default";
+    case 1:
+      return "basic_linear";
+    case 2:
+      return "nonoverlapping";
+    case 3:
+      return "recursive_doubling";
+    case 4:
+      return "ring";
+    case 5:
+      return "segmented_ring";
+    case 6:
+      return "rabenseifner";
+    default:
+      return "unknown";
   }
 }
 

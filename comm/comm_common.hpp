@@ -28,8 +28,8 @@ double ring_bytes_per_rank(double bytes, int nranks);
 
 // The nccl-tests table: header lines and one line per measurement.
 std::string table_header();
-std::string table_line(int64_t bytes, int64_t count, const std::string& type, const std::string& redop,
-                       bool inplace, double time_us, double algbw, double busbw, int64_t wrong);
+std::string table_line(int64_t bytes, int64_t count, const std::string& type, const std::string& redop, bool inplace,
+                       double time_us, double algbw, double busbw, int64_t wrong);
 
 // This node's network interfaces from /sys/class/net (loopback left out):
 // "eth0(up,10000Mb/s) ib0(up,100000Mb/s)" (no ; or =: it goes in params); "none" when there is none.

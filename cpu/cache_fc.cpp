@@ -52,12 +52,20 @@ std::vector<int64_t> sweep_sizes(const CommonOptions& o, std::string& basis) {
 }
 
 // Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh).
-const bool entry_cpu_cache_fc = declare_entry({"cpu_cache_fc", "cpu", "", "", "", {90, 300, 1800},
-    "L3 working-set sweep: fully connected layer, weights 1 MiB to 8x the L3, batch 1/16/64, one pinned thread "
-    "(CPU-3, CPU-4)", true});
+const bool entry_cpu_cache_fc = declare_entry(
+    {"cpu_cache_fc",
+     "cpu",
+     "",
+     "",
+     "",
+     {90, 300, 1800},
+     "L3 working-set sweep: fully connected layer, weights 1 MiB to 8x the L3, batch 1/16/64, one pinned thread "
+     "(CPU-3, CPU-4)",
+     true});
 
 const bool sweep = register_benchmark(
-    {names::kFcWorkingSet, "fully connected layer f32, weights 1 MiB to past the L3, batch 1/16/64, one pinned thread (--threads: others)",
+    {names::kFcWorkingSet,
+     "fully connected layer f32, weights 1 MiB to past the L3, batch 1/16/64, one pinned thread (--threads: others)",
      [](const CommonOptions& o) {
        std::vector<Case> cs;
        std::string basis;
@@ -68,26 +76,26 @@ const bool sweep = register_benchmark(
        if (o.profile == Profile::full) batches = {1, 16, 64};
        for (int64_t batch : batches)
          for (int64_t t : tlist)
-         for (int64_t bytes : sizes) {
-           const int threads = static_cast<int>(t);
-           const int64_t oc = std::max<int64_t>(1, bytes / (4 * kIn));
-           const double wbytes = 4.0 * kIn * oc;
-           Case c;
-           c.name = fmt::format("b{}/w{}KiB/t{}", batch, static_cast<int64_t>(wbytes) / 1024, threads);
-           c.params = {{"batch", std::to_string(batch)},
-                       {"in", std::to_string(kIn)},
-                       {"out", std::to_string(oc)},
-                       {"weights_bytes", fmt::format("{:.0f}", wbytes)},
-                       {"working_set_bytes", fmt::format("{:.0f}", wbytes + 4.0 * (batch * kIn + batch * oc + oc))},
-                       {"dtype", "f32"},
-                       {"threads", std::to_string(threads)},
-                       {"sizes_basis", basis}};
-           c.work.flops = 2.0 * batch * kIn * oc;
-           c.work.bytes = wbytes + 4.0 * (batch * kIn + batch * oc + oc);  // weights, input, output, bias once
-           c.threads = threads;
-           c.make = [=] { return make_onednn_fc_sweep(batch, kIn, oc); };
-           cs.push_back(std::move(c));
-         }
+           for (int64_t bytes : sizes) {
+             const int threads = static_cast<int>(t);
+             const int64_t oc = std::max<int64_t>(1, bytes / (4 * kIn));
+             const double wbytes = 4.0 * kIn * oc;
+             Case c;
+             c.name = fmt::format("b{}/w{}KiB/t{}", batch, static_cast<int64_t>(wbytes) / 1024, threads);
+             c.params = {{"batch", std::to_string(batch)},
+                         {"in", std::to_string(kIn)},
+                         {"out", std::to_string(oc)},
+                         {"weights_bytes", fmt::format("{:.0f}", wbytes)},
+                         {"working_set_bytes", fmt::format("{:.0f}", wbytes + 4.0 * (batch * kIn + batch * oc + oc))},
+                         {"dtype", "f32"},
+                         {"threads", std::to_string(threads)},
+                         {"sizes_basis", basis}};
+             c.work.flops = 2.0 * batch * kIn * oc;
+             c.work.bytes = wbytes + 4.0 * (batch * kIn + batch * oc + oc);  // weights, input, output, bias once
+             c.threads = threads;
+             c.make = [=] { return make_onednn_fc_sweep(batch, kIn, oc); };
+             cs.push_back(std::move(c));
+           }
        return cs;
      }});
 

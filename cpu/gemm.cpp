@@ -13,9 +13,12 @@ namespace {
 std::vector<int64_t> gemm_sizes(const CommonOptions& o) {
   if (!o.sizes.empty()) return o.sizes;
   switch (o.profile) {
-    case Profile::tiny: return {256};
-    case Profile::quick: return {2048};
-    case Profile::full: return {1024, 2048, 4096};
+    case Profile::tiny:
+      return {256};
+    case Profile::quick:
+      return {2048};
+    case Profile::full:
+      return {1024, 2048, 4096};
   }
   return {2048};
 }
@@ -28,8 +31,11 @@ std::vector<Case> square_cases(const CommonOptions& o, Make make) {
     for (int64_t t : default_threads(o)) {
       Case c;
       c.name = fmt::format("m{}n{}k{}/t{}", s, s, s, t);
-      c.params = {{"m", std::to_string(s)}, {"n", std::to_string(s)}, {"k", std::to_string(s)},
-                  {"dtype", "f32"}, {"threads", std::to_string(t)}};
+      c.params = {{"m", std::to_string(s)},
+                  {"n", std::to_string(s)},
+                  {"k", std::to_string(s)},
+                  {"dtype", "f32"},
+                  {"threads", std::to_string(t)}};
       c.work.flops = 2.0 * s * s * s;
       c.work.bytes = 4.0 * 3 * s * s;  // compulsory traffic: A, B read and C written once
       c.threads = static_cast<int>(t);
@@ -43,8 +49,15 @@ std::vector<Case> square_cases(const CommonOptions& o, Make make) {
 const bool reps_defaults = register_repetition_defaults({3, 5, 10}, kShortQuickMinTimeS);
 
 // Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh).
-const bool entry_cpu_gemm = declare_entry({"cpu_gemm", "cpu", "", "", "", {120, 300, 3600},
-    "GEMM thread scaling: oneDNN matmul, inner product, dnnl_sgemm, OpenBLAS sgemm (CPU-1)", true});
+const bool entry_cpu_gemm =
+    declare_entry({"cpu_gemm",
+                   "cpu",
+                   "",
+                   "",
+                   "",
+                   {120, 300, 3600},
+                   "GEMM thread scaling: oneDNN matmul, inner product, dnnl_sgemm, OpenBLAS sgemm (CPU-1)",
+                   true});
 
 const bool matmul = register_benchmark(
     {names::kGemmMatmul, "oneDNN matmul f32, square M=N=K, threads 1..cores", [](const CommonOptions& o) {
@@ -56,31 +69,34 @@ const bool sgemm_onednn = register_benchmark(
        return square_cases(o, [](int64_t s, int) { return make_onednn_sgemm(s, s, s); });
      }});
 
-const bool sgemm_openblas = register_benchmark(
-    {names::kGemmSgemmOpenblas, "OpenBLAS cblas_sgemm, square (kernel per OPENBLAS_CORETYPE)",
-     [](const CommonOptions& o) {
-       return square_cases(o, [](int64_t s, int) { return make_openblas_sgemm(s, s, s); });
-     }});
+const bool sgemm_openblas =
+    register_benchmark({names::kGemmSgemmOpenblas, "OpenBLAS cblas_sgemm, square (kernel per OPENBLAS_CORETYPE)",
+                        [](const CommonOptions& o) {
+                          return square_cases(o, [](int64_t s, int) { return make_openblas_sgemm(s, s, s); });
+                        }});
 
-const bool fc = register_benchmark(
-    {names::kFcInnerProduct, "oneDNN inner product (fully connected layer) f32, batch x in -> out",
-     [](const CommonOptions& o) {
-       std::vector<Case> cs;
-       const int64_t batch = 64, features = o.profile == Profile::tiny ? 256 : 4096;
-       for (int64_t t : default_threads(o)) {
-         Case c;
-         c.name = fmt::format("b{}i{}o{}/t{}", batch, features, features, t);
-         c.params = {{"batch", std::to_string(batch)}, {"in", std::to_string(features)},
-                     {"out", std::to_string(features)}, {"dtype", "f32"}, {"threads", std::to_string(t)}};
-         c.work.flops = 2.0 * batch * features * features;
-         c.work.bytes = 4.0 * (batch * features * 2 + features * features);
-         c.threads = static_cast<int>(t);
-         c.make = [=] { return make_onednn_inner_product(batch, features, features, DType::f32); };
-         c.interleave = "threads";
-         cs.push_back(std::move(c));
-       }
-       return cs;
-     }});
+const bool fc =
+    register_benchmark({names::kFcInnerProduct, "oneDNN inner product (fully connected layer) f32, batch x in -> out",
+                        [](const CommonOptions& o) {
+                          std::vector<Case> cs;
+                          const int64_t batch = 64, features = o.profile == Profile::tiny ? 256 : 4096;
+                          for (int64_t t : default_threads(o)) {
+                            Case c;
+                            c.name = fmt::format("b{}i{}o{}/t{}", batch, features, features, t);
+                            c.params = {{"batch", std::to_string(batch)},
+                                        {"in", std::to_string(features)},
+                                        {"out", std::to_string(features)},
+                                        {"dtype", "f32"},
+                                        {"threads", std::to_string(t)}};
+                            c.work.flops = 2.0 * batch * features * features;
+                            c.work.bytes = 4.0 * (batch * features * 2 + features * features);
+                            c.threads = static_cast<int>(t);
+                            c.make = [=] { return make_onednn_inner_product(batch, features, features, DType::f32); };
+                            c.interleave = "threads";
+                            cs.push_back(std::move(c));
+                          }
+                          return cs;
+                        }});
 
 }  // namespace
 }  // namespace rigcheck::cpu

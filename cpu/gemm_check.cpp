@@ -53,16 +53,16 @@ const GemmReference& gemm_reference(const std::vector<float>& a, const std::vect
 }
 }  // namespace
 
-CheckResult check_gemm(const std::vector<float>& a, const std::vector<float>& b, const std::vector<float>& c,
-                       int64_t m, int64_t n, int64_t k, bool b_transposed, const std::vector<float>* bias,
-                       double u) {
+CheckResult check_gemm(const std::vector<float>& a, const std::vector<float>& b, const std::vector<float>& c, int64_t m,
+                       int64_t n, int64_t k, bool b_transposed, const std::vector<float>* bias, double u) {
   bool reused = false;
   const GemmReference& gr = gemm_reference(a, b, m, n, k, b_transposed, reused);
   const std::vector<double>&ref = gr.ref, &mag = gr.mag;
   const double gamma = (k + 1) * u / (1 - (k + 1) * u);  // +1: the bias addition
   CheckResult r;
-  r.method = fmt::format("every element vs OpenBLAS dgemm in double, tolerance (K+1)u/(1-(K+1)u)*(|A||B|+|bias|), u=2^{}",
-                         static_cast<int>(std::lround(std::log2(u))));
+  r.method =
+      fmt::format("every element vs OpenBLAS dgemm in double, tolerance (K+1)u/(1-(K+1)u)*(|A||B|+|bias|), u=2^{}",
+                  static_cast<int>(std::lround(std::log2(u))));
   if (reused) r.method += " (the dgemm of an earlier case whose A and B equal these element by element)";
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {

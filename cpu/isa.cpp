@@ -33,20 +33,25 @@ Case make_case(const Shape& s, DType t, int threads, const std::string& cap) {
   const std::string kind = s.kind;
   if (kind == "matmul") {
     c.name = fmt::format("matmul_{}/m{}n{}k{}/t{}", to_string(t), s.a, s.b, s.c, threads);
-    c.params = {{"primitive", "matmul"}, {"m", std::to_string(s.a)}, {"n", std::to_string(s.b)},
-                {"k", std::to_string(s.c)}};
+    c.params = {
+        {"primitive", "matmul"}, {"m", std::to_string(s.a)}, {"n", std::to_string(s.b)}, {"k", std::to_string(s.c)}};
     c.work.flops = 2.0 * s.a * s.b * s.c;
     c.make = [=] { return make_onednn_matmul(s.a, s.b, s.c, t); };
   } else if (kind == "inner_product") {
     c.name = fmt::format("inner_product_{}/b{}i{}o{}/t{}", to_string(t), s.a, s.b, s.c, threads);
-    c.params = {{"primitive", "inner_product"}, {"batch", std::to_string(s.a)}, {"in", std::to_string(s.b)},
+    c.params = {{"primitive", "inner_product"},
+                {"batch", std::to_string(s.a)},
+                {"in", std::to_string(s.b)},
                 {"out", std::to_string(s.c)}};
     c.work.flops = 2.0 * s.a * s.b * s.c;
     c.make = [=] { return make_onednn_inner_product(s.a, s.b, s.c, t); };
   } else {
     c.name = fmt::format("conv3x3_{}/n{}c{}k{}hw{}/t{}", to_string(t), s.a, s.b, s.c, s.d, threads);
-    c.params = {{"primitive", "conv3x3"}, {"n", std::to_string(s.a)}, {"c", std::to_string(s.b)},
-                {"k", std::to_string(s.c)}, {"hw", std::to_string(s.d)}};
+    c.params = {{"primitive", "conv3x3"},
+                {"n", std::to_string(s.a)},
+                {"c", std::to_string(s.b)},
+                {"k", std::to_string(s.c)},
+                {"hw", std::to_string(s.d)}};
     c.work.flops = 2.0 * s.a * s.c * s.b * 9 * s.d * s.d;
     c.make = [=] { return make_onednn_conv(s.a, s.b, s.c, s.d, t); };
   }
@@ -59,28 +64,40 @@ Case make_case(const Shape& s, DType t, int threads, const std::string& cap) {
 const bool reps_defaults = register_repetition_defaults({3, 5, 10}, kShortQuickMinTimeS);
 
 // Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh).
-const bool entry_cpu_isa = declare_entry({"cpu_isa", "cpu",
-    "--alternate-env ONEDNN_MAX_CPU_ISA=AVX2",
-    "", "isa_avx512f=yes", {240, 600, 3600},
-    "oneDNN primitives with every ISA the CPU has and, in a second process taking turns with it repetition by "
-    "repetition, with the ISA capped at AVX2 (CPU-5); under a time budget the floor's 3 pairs", true});
-const bool entry_cpu_isa_sve = declare_entry({"cpu_isa_sve", "cpu",
-    "--alternate-env ONEDNN_MAX_CPU_ISA=ADVANCED_SIMD",
-    "", "isa_sve=yes;sve_vector_bits>=512", {240, 600, 3600},
-    "aarch64, in place of CPU-5 and not the guide's claim: the same oneDNN primitives with SVE against, in a "
-    "second process taking turns, the ISA capped at Advanced SIMD (NEON); Debian's oneDNN 2.6 has SVE kernels for "
-    "512-bit vectors only (docs/arm.md)", true});
+const bool entry_cpu_isa = declare_entry(
+    {"cpu_isa",
+     "cpu",
+     "--alternate-env ONEDNN_MAX_CPU_ISA=AVX2",
+     "",
+     "isa_avx512f=yes",
+     {240, 600, 3600},
+     "oneDNN primitives with every ISA the CPU has and, in a second process taking turns with it repetition by "
+     "repetition, with the ISA capped at AVX2 (CPU-5); under a time budget the floor's 3 pairs",
+     true});
+const bool entry_cpu_isa_sve = declare_entry(
+    {"cpu_isa_sve",
+     "cpu",
+     "--alternate-env ONEDNN_MAX_CPU_ISA=ADVANCED_SIMD",
+     "",
+     "isa_sve=yes;sve_vector_bits>=512",
+     {240, 600, 3600},
+     "aarch64, in place of CPU-5 and not the guide's claim: the same oneDNN primitives with SVE against, in a "
+     "second process taking turns, the ISA capped at Advanced SIMD (NEON); Debian's oneDNN 2.6 has SVE kernels for "
+     "512-bit vectors only (docs/arm.md)",
+     true});
 
-const bool isa = register_benchmark(
-    {names::kIsaPrimitives, "oneDNN matmul, inner product and 3x3 convolution at all cores, f32 and bf16, "
-                       "under the ISA cap in ONEDNN_MAX_CPU_ISA",
-     [](const CommonOptions& o) {
-       std::vector<Case> cs;
-       const int threads = static_cast<int>(o.threads.empty() ? o.physical_cores : o.threads.back());
-       for (DType t : {DType::f32, DType::bf16})
-         for (const Shape& s : shapes(o)) cs.push_back(make_case(s, t, threads, onednn_isa_cap()));
-       return cs;
-     }});
+const bool isa = register_benchmark({names::kIsaPrimitives,
+                                     "oneDNN matmul, inner product and 3x3 convolution at all cores, f32 and bf16, "
+                                     "under the ISA cap in ONEDNN_MAX_CPU_ISA",
+                                     [](const CommonOptions& o) {
+                                       std::vector<Case> cs;
+                                       const int threads =
+                                           static_cast<int>(o.threads.empty() ? o.physical_cores : o.threads.back());
+                                       for (DType t : {DType::f32, DType::bf16})
+                                         for (const Shape& s : shapes(o))
+                                           cs.push_back(make_case(s, t, threads, onednn_isa_cap()));
+                                       return cs;
+                                     }});
 
 }  // namespace
 }  // namespace rigcheck::cpu

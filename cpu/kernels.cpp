@@ -97,7 +97,10 @@ class OnednnKernel : public Kernel {
   // (cpu_cache_fc's weights up to 256 MiB and their reordered copy, each check's double copies).
   OnednnKernel() { keep_freed_memory(); }
   Params facts() const override {
-    return {{"impl", impl_}, {"isa", onednn_effective_isa()}, {"isa_cap", onednn_isa_cap()}, {"allocator", kKeepFreedAllocator}};
+    return {{"impl", impl_},
+            {"isa", onednn_effective_isa()},
+            {"isa_cap", onednn_isa_cap()},
+            {"allocator", kKeepFreedAllocator}};
   }
   void run() override {
     prim_.execute(strm_, args_);
@@ -216,7 +219,8 @@ class FcSweep final : public OnednnKernel {
     memory::desc src_md({batch, ic}, memory::data_type::f32, tag::nc),
         w_any({oc, ic}, memory::data_type::f32, tag::any), bias_md({oc}, memory::data_type::f32, tag::x),
         dst_md({batch, oc}, memory::data_type::f32, tag::nc);
-    auto pd = onednn_api::inner_product_pd(engine(), dnnl::prop_kind::forward_inference, src_md, w_any, bias_md, dst_md);
+    auto pd =
+        onednn_api::inner_product_pd(engine(), dnnl::prop_kind::forward_inference, src_md, w_any, bias_md, dst_md);
     impl_ = pd.impl_info_str();
     prim_ = dnnl::inner_product_forward(pd);
     memory src(src_md, engine()), bias(bias_md, engine()), dst(dst_md, engine());
@@ -247,15 +251,17 @@ class FcSweep final : public OnednnKernel {
     std::mt19937_64 gen(99);
     const int64_t samples = std::min<int64_t>(512, mb_ * oc_);
     CheckResult r;
-    r.method = fmt::format("{} random outputs vs a double dot product over regenerated weights, tolerance "
-                           "(K+1)u/(1-(K+1)u)*(|x||w|+|bias|), u=2^-24",
-                           samples);
+    r.method = fmt::format(
+        "{} random outputs vs a double dot product over regenerated weights, tolerance "
+        "(K+1)u/(1-(K+1)u)*(|x||w|+|bias|), u=2^-24",
+        samples);
     for (int64_t s = 0; s < samples; ++s) {
       int64_t b = static_cast<int64_t>(gen() % static_cast<uint64_t>(mb_));
       int64_t o = static_cast<int64_t>(gen() % static_cast<uint64_t>(oc_));
       double ref = bias_[static_cast<size_t>(o)], mag = std::fabs(ref);
       for (int64_t i = 0; i < ic_; ++i) {
-        double x = src_[static_cast<size_t>(b * ic_ + i)], w = hashed_uniform(kSeed, static_cast<uint64_t>(o * ic_ + i));
+        double x = src_[static_cast<size_t>(b * ic_ + i)],
+               w = hashed_uniform(kSeed, static_cast<uint64_t>(o * ic_ + i));
         ref += x * w;
         mag += std::fabs(x * w);
       }
@@ -289,7 +295,7 @@ class Conv final : public OnednnKernel {
     dnnl::convolution_forward::primitive_desc pd;
     try {
       pd = onednn_api::convolution_pd(engine(), dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                                    src_any, w_any, bias_md, dst_any, {1, 1}, {1, 1}, {1, 1});
+                                      src_any, w_any, bias_md, dst_any, {1, 1}, {1, 1}, {1, 1});
     } catch (const dnnl::error& e) {
       rethrow_as_skip(e, "convolution", t);
     }
@@ -316,8 +322,10 @@ class Conv final : public OnednnKernel {
     const int64_t terms = c_ * 9 + 1;
     const double u = roundoff_of(t_), gamma = terms * u / (1 - terms * u);
     const int64_t total = n_ * k_ * hw_ * hw_, samples = std::min<int64_t>(total, 20000);
-    r.method = fmt::format("{} random outputs of {} vs direct convolution in double, tolerance "
-                           "gamma_(9C+1)*sum|x||w|, u=2^-24", samples, total);
+    r.method = fmt::format(
+        "{} random outputs of {} vs direct convolution in double, tolerance "
+        "gamma_(9C+1)*sum|x||w|, u=2^-24",
+        samples, total);
     std::mt19937_64 gen(9);
     std::uniform_int_distribution<int64_t> pick(0, total - 1);
     for (int64_t s = 0; s < samples; ++s) {
@@ -378,7 +386,9 @@ class OnednnSgemm final : public Sgemm {
     if (st != dnnl_success) throw std::runtime_error(fmt::format("dnnl_sgemm returned {}", static_cast<int>(st)));
   }
   Params facts() const override {
-    return {{"impl", "dnnl_sgemm"}, {"isa", onednn_effective_isa()}, {"isa_cap", onednn_isa_cap()},
+    return {{"impl", "dnnl_sgemm"},
+            {"isa", onednn_effective_isa()},
+            {"isa_cap", onednn_isa_cap()},
             {"allocator", kKeepFreedAllocator}};
   }
 };
@@ -397,7 +407,8 @@ class OpenblasSgemm final : public Sgemm {
     const char* env = std::getenv("OPENBLAS_CORETYPE");
     return {{"impl", fmt::format("openblas:{}", core ? core : "unknown")},
             {"openblas_threads", std::to_string(openblas_get_num_threads())},
-            {"openblas_coretype_env", env ? env : "unset"}, {"allocator", kKeepFreedAllocator}};
+            {"openblas_coretype_env", env ? env : "unset"},
+            {"allocator", kKeepFreedAllocator}};
   }
 };
 

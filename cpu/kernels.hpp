@@ -20,9 +20,8 @@ uint16_t to_bf16_bits(float f);  // round to nearest even
 // C (MxN) = A (MxK) * op(B) + bias, checked element by element against OpenBLAS dgemm in
 // double. op(B) = B (KxN) or, with b_transposed, B^T where B is NxK. The tolerance of each
 // element is the worst-case summation bound gamma_K * (|A||B|)_ij with gamma_K = K*u/(1-K*u).
-CheckResult check_gemm(const std::vector<float>& a, const std::vector<float>& b, const std::vector<float>& c,
-                       int64_t m, int64_t n, int64_t k, bool b_transposed, const std::vector<float>* bias,
-                       double unit_roundoff);
+CheckResult check_gemm(const std::vector<float>& a, const std::vector<float>& b, const std::vector<float>& c, int64_t m,
+                       int64_t n, int64_t k, bool b_transposed, const std::vector<float>* bias, double unit_roundoff);
 
 // The ISA oneDNN dispatches to in this process, e.g. "avx2", "avx512_core_bf16".
 std::string onednn_effective_isa();

@@ -72,12 +72,17 @@ class FmaPeak final : public Kernel {
 const bool reps_defaults = register_repetition_defaults({3, 5, 10}, kShortQuickMinTimeS);
 
 // Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh).
-const bool entry_cpu_peak = declare_entry({"cpu_peak", "cpu", "", "", "", {60, 120, 600},
-    "f32 FMA peak per ISA and thread count (the suite's own kernel)", true});
+const bool entry_cpu_peak = declare_entry({"cpu_peak",
+                                           "cpu",
+                                           "",
+                                           "",
+                                           "",
+                                           {60, 120, 600},
+                                           "f32 FMA peak per ISA and thread count (the suite's own kernel)",
+                                           true});
 
 const bool peak = register_benchmark(
-    {names::kFmaPeak, "the suite's own f32 FMA throughput kernel per ISA and thread count",
-     [](const CommonOptions& o) {
+    {names::kFmaPeak, "the suite's own f32 FMA throughput kernel per ISA and thread count", [](const CommonOptions& o) {
        std::vector<Case> cs;
        const int64_t iters = o.profile == Profile::tiny ? 1 << 14 : 1 << 20;
        for (const FmaIsa& isa : fma_isas())

@@ -53,7 +53,8 @@ bool has_sve() { return (getauxval(AT_HWCAP) & HWCAP_SVE) != 0; }
 
 const std::vector<FmaIsa>& fma_isas() {
   static const std::vector<FmaIsa> isas = {
-      {"neon", [] { return 4; }, kChains, fma_neon, [] { return true; }, "aarch64: Advanced SIMD is architectural", false},
+      {"neon", [] { return 4; }, kChains, fma_neon, [] { return true; }, "aarch64: Advanced SIMD is architectural",
+       false},
       {"sve", sve_lanes, kChains, fma_sve, has_sve, "HWCAP", true},
   };
   return isas;

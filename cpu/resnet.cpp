@@ -149,9 +149,10 @@ class ResNetKernel final : public Kernel {
     r.checked = err.numel();
     r.wrong = (err > tol).sum().item<int64_t>() + (got.isfinite().logical_not()).sum().item<int64_t>();
     r.worst = (err / tol).max().item<double>();
-    r.method = fmt::format("{} logits of the f32 {} forward pass vs a float64 copy of the model (tolerance 1e-3 "
-                           "x (max |logit| + |logit|); reference: {})",
-                           r.checked, mode_ == Mode::train ? "train-mode" : "eval-mode", ref_note_);
+    r.method = fmt::format(
+        "{} logits of the f32 {} forward pass vs a float64 copy of the model (tolerance 1e-3 "
+        "x (max |logit| + |logit|); reference: {})",
+        r.checked, mode_ == Mode::train ? "train-mode" : "eval-mode", ref_note_);
     if (mode_ == Mode::train) {
       // Two steps on the fixed batch: finite, falling loss.
       const float l0 = train_step(*model_, *opt_, data_).loss.item<float>();
@@ -203,7 +204,8 @@ class ResNetKernel final : public Kernel {
   std::vector<Observed> observed() override {
     if (steps_ == 0) return {};
     return {{"minor_page_faults_per_step", "count", static_cast<double>(faults_) / steps_,
-             fmt::format("mean over the {} timed steps of this case (the process's minor faults; {})", steps_, kKeepFreedAllocator)}};
+             fmt::format("mean over the {} timed steps of this case (the process's minor faults; {})", steps_,
+                         kKeepFreedAllocator)}};
   }
 
   Params facts() const override {
@@ -214,8 +216,9 @@ class ResNetKernel final : public Kernel {
             {"allocator", kKeepFreedAllocator},
             {"mkldnn_enabled", at::globalContext().userEnabledMkldnn() ? "yes" : "no"},
             // Training on ATen's own convolutions where LibTorch's oneDNN cannot train (zoo::train_step).
-            {"train_convolutions", mode_ != Mode::train ? "n/a"
-                                   : onednn_conv_backward_defect().empty() ? "onednn" : "aten (oneDNN's backward crashes here)"}};
+            {"train_convolutions", mode_ != Mode::train                    ? "n/a"
+                                   : onednn_conv_backward_defect().empty() ? "onednn"
+                                                                           : "aten (oneDNN's backward crashes here)"}};
   }
 
  private:
@@ -260,8 +263,9 @@ class ResNetKernel final : public Kernel {
         same = ref.state[i].sizes() == mine[i].sizes() && ref.state[i].dtype() == mine[i].dtype() &&
                torch::equal(ref.state[i], mine[i]);
       if (same) {
-        ref_note_ = fmt::format("the float64 logits of an earlier case of this process, whose {} equal these bit for bit",
-                                mode_ == Mode::train ? "f32 weights and input" : "f32 weights, batch-norm statistics and input");
+        ref_note_ = fmt::format(
+            "the float64 logits of an earlier case of this process, whose {} equal these bit for bit",
+            mode_ == Mode::train ? "f32 weights and input" : "f32 weights, batch-norm statistics and input");
         return ref.logits;
       }
     }
@@ -289,7 +293,7 @@ class ResNetKernel final : public Kernel {
   Mode mode_;
   int batch_;
   int threads_;
-  int ref_threads_;  // the threads of the float64 reference's forward pass: every usable core
+  int ref_threads_;       // the threads of the float64 reference's forward pass: every usable core
   std::string ref_note_;  // where the check's float64 logits came from
   long faults_ = 0, steps_ = 0;
   bool warmed_up_ = false;
@@ -320,16 +324,17 @@ Case make_case(Mode mode, const Shape& s, int threads, const CommonOptions& o, c
   c.work.flops = mode == Mode::train ? training_flops_per_step(cfg, s.batch) : forward_flops(cfg, s.batch);
   c.work.items = s.batch;
   c.work.items_unit = "images";
-  c.params = {{"model", "resnet50"},
-              {"mode", m},
-              {"batch", std::to_string(s.batch)},
-              {"image", std::to_string(s.image)},
-              {"dtype", "f32"},
-              {"threads", std::to_string(threads)},
-              {"isa_cap", cap},
-              {"profile", to_string(o.profile)},
-              {"per_repetition", mode == Mode::train ? "one training step" : "one forward pass"},
-              {"warmup", mode == Mode::train ? "one untimed step before the first timed one" : "one untimed forward pass"}};
+  c.params = {
+      {"model", "resnet50"},
+      {"mode", m},
+      {"batch", std::to_string(s.batch)},
+      {"image", std::to_string(s.image)},
+      {"dtype", "f32"},
+      {"threads", std::to_string(threads)},
+      {"isa_cap", cap},
+      {"profile", to_string(o.profile)},
+      {"per_repetition", mode == Mode::train ? "one training step" : "one forward pass"},
+      {"warmup", mode == Mode::train ? "one untimed step before the first timed one" : "one untimed forward pass"}};
   if (mode == Mode::train)
     c.params.push_back({"step", fmt::format("zoo::train_step: cross-entropy, SGD lr {} momentum 0.9, grads set to "
                                             "none, fixed random batch",
@@ -354,25 +359,41 @@ std::string isa_cap_from_env() {
   std::string aten = lower(std::getenv("ATEN_CPU_CAPABILITY")), dnnl = lower(std::getenv("ONEDNN_MAX_CPU_ISA"));
   if (aten == "avx512") aten.clear();
   if (aten.empty() && dnnl.empty()) return "native";
-  if (aten.empty() || dnnl.empty() || aten == dnnl) return aten.empty() ? "onednn_" + dnnl : (dnnl.empty() ? "aten_" + aten : aten);
+  if (aten.empty() || dnnl.empty() || aten == dnnl)
+    return aten.empty() ? "onednn_" + dnnl : (dnnl.empty() ? "aten_" + aten : aten);
   return "aten_" + aten + "+onednn_" + dnnl;
 }
 
 // Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh).
-const bool entry_cpu_resnet = declare_entry({"cpu_resnet", "cpu",
-    "--filter ^resnet50_train_step/",
-    "", "", {300, 900, 3600},
-    "ResNet-50 training step (LibTorch, batch 16, 224x224, SGD momentum) at 1..cores threads, images/s (CPU-1, "
-    "CPU-2)", true});
-const bool entry_cpu_resnet_isa_avx2 = declare_entry({"cpu_resnet_isa_avx2", "cpu",
-    "--filter ^resnet50_isa/",
-    "ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2", "isa_avx512f=yes", {300, 0, 3600},
-    "ResNet-50 inference and training step with ATen and oneDNN capped at AVX2 (CPU-5, second evidence)", true});
-const bool entry_cpu_resnet_isa_native = declare_entry({"cpu_resnet_isa_native", "cpu",
-    "--filter ^resnet50_isa/",
-    "ATEN_CPU_CAPABILITY=avx512", "isa_avx512f=yes", {300, 0, 3600},
-    "ResNet-50 inference and training step with every ISA the CPU has, ATen's AVX-512 kernels opted in (CPU-5, "
-    "second evidence)", true});
+const bool entry_cpu_resnet = declare_entry(
+    {"cpu_resnet",
+     "cpu",
+     "--filter ^resnet50_train_step/",
+     "",
+     "",
+     {300, 900, 3600},
+     "ResNet-50 training step (LibTorch, batch 16, 224x224, SGD momentum) at 1..cores threads, images/s (CPU-1, "
+     "CPU-2)",
+     true});
+const bool entry_cpu_resnet_isa_avx2 =
+    declare_entry({"cpu_resnet_isa_avx2",
+                   "cpu",
+                   "--filter ^resnet50_isa/",
+                   "ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2",
+                   "isa_avx512f=yes",
+                   {300, 0, 3600},
+                   "ResNet-50 inference and training step with ATen and oneDNN capped at AVX2 (CPU-5, second evidence)",
+                   true});
+const bool entry_cpu_resnet_isa_native = declare_entry(
+    {"cpu_resnet_isa_native",
+     "cpu",
+     "--filter ^resnet50_isa/",
+     "ATEN_CPU_CAPABILITY=avx512",
+     "isa_avx512f=yes",
+     {300, 0, 3600},
+     "ResNet-50 inference and training step with every ISA the CPU has, ATen's AVX-512 kernels opted in (CPU-5, "
+     "second evidence)",
+     true});
 
 const bool scaling = register_benchmark(
     {names::kResnetTrainStep, "ResNet-50 training step (batch 16, 224x224, SGD momentum) at 1..cores threads",

@@ -50,7 +50,8 @@ class Triad final : public Kernel {
     r.method = "every element vs b + s*c in long double, tolerance 1 ulp (an FMA may round once)";
     for (size_t i = 0; i < a_.size(); ++i) {
       const long double ref = static_cast<long double>(b_[i]) + static_cast<long double>(s_) * c_[i];
-      const double tol = std::nextafter(std::fabs(static_cast<double>(ref)), INFINITY) - std::fabs(static_cast<double>(ref));
+      const double tol =
+          std::nextafter(std::fabs(static_cast<double>(ref)), INFINITY) - std::fabs(static_cast<double>(ref));
       const double err = std::fabs(static_cast<double>(a_[i] - ref)) / tol;
       ++r.checked;
       if (!(err <= 1)) ++r.wrong;  // NaN counts as wrong
@@ -69,14 +70,19 @@ class Triad final : public Kernel {
 // Its row of the benchmark registry (examples/benchmarks.csv here, data/benchmarks.csv for the suite's
 // binaries): name, area, args, env, needs, the timeout of each profile (tiny, quick, full), description,
 // and whether it keeps --time-budget. `example_triad --describe` prints it; scripts/registry.sh writes the file.
-const bool entry = declare_entry({"example_triad", "cpu", "", "", "", {60, 120, 600},
-    "the example of docs/adding-a-benchmark.md: STREAM triad on doubles", true});
+const bool entry = declare_entry({"example_triad",
+                                  "cpu",
+                                  "",
+                                  "",
+                                  "",
+                                  {60, 120, 600},
+                                  "the example of docs/adding-a-benchmark.md: STREAM triad on doubles",
+                                  true});
 // The benchmark names it writes beyond the one it registers: its derived row's (below).
 const bool writes = declare_writes({kTriadBest});
 
 const bool triad = register_benchmark(
-    {kTriad, "the example of docs/adding-a-benchmark.md: STREAM triad on doubles",
-     [](const CommonOptions& o) {
+    {kTriad, "the example of docs/adding-a-benchmark.md: STREAM triad on doubles", [](const CommonOptions& o) {
        // --sizes overrides the profile's default: elements per array.
        std::vector<int64_t> sizes = o.sizes;
        if (sizes.empty())

@@ -16,12 +16,12 @@ inline std::string cuda_error_text(cudaError_t e) {
   return fmt::format("{} ({})", cudaGetErrorName(e), cudaGetErrorString(e));
 }
 
-#define RIGCHECK_CUDA(call)                                                                              \
-  do {                                                                                                   \
-    cudaError_t rc_ = (call);                                                                            \
-    if (rc_ != cudaSuccess)                                                                              \
-      throw std::runtime_error(fmt::format("{}:{}: {}: {}", __FILE__, __LINE__, #call,                   \
-                                           ::rigcheck::gpu::cuda_error_text(rc_)));                     \
+#define RIGCHECK_CUDA(call)                                                                                \
+  do {                                                                                                     \
+    cudaError_t rc_ = (call);                                                                              \
+    if (rc_ != cudaSuccess)                                                                                \
+      throw std::runtime_error(                                                                            \
+          fmt::format("{}:{}: {}: {}", __FILE__, __LINE__, #call, ::rigcheck::gpu::cuda_error_text(rc_))); \
   } while (0)
 
 // Why cudaGetDeviceCount failed, in words a user can act on. Without a driver it returns

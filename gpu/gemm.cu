@@ -31,12 +31,12 @@ static_assert(kReduceNone == CUBLASLT_REDUCTION_SCHEME_NONE && kReduceInplace ==
                   kReduceOutputType == CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE,
               "numerics.hpp's reduction scheme values are cuBLASLt's");
 
-#define RIGCHECK_LT(call)                                                                            \
-  do {                                                                                               \
-    cublasStatus_t st_ = (call);                                                                     \
-    if (st_ != CUBLAS_STATUS_SUCCESS)                                                                \
-      throw std::runtime_error(fmt::format("{}:{}: {}: cuBLAS status {}", __FILE__, __LINE__, #call, \
-                                           static_cast<int>(st_)));                                  \
+#define RIGCHECK_LT(call)                                                                                \
+  do {                                                                                                   \
+    cublasStatus_t st_ = (call);                                                                         \
+    if (st_ != CUBLAS_STATUS_SUCCESS)                                                                    \
+      throw std::runtime_error(                                                                          \
+          fmt::format("{}:{}: {}: cuBLAS status {}", __FILE__, __LINE__, #call, static_cast<int>(st_))); \
   } while (0)
 
 // Counts the outputs that are not finite (exponent all ones: infinity or NaN) over the whole D,
@@ -68,10 +68,14 @@ cudaDataType_t cuda_type(const std::string& name) {
 std::pair<int, int> min_cc(Dtype d) {
   switch (d) {
     case Dtype::tf32:
-    case Dtype::bf16: return {8, 0};
-    case Dtype::fp8_e4m3: return {8, 9};
-    case Dtype::f16: return {7, 0};
-    default: return {5, 0};
+    case Dtype::bf16:
+      return {8, 0};
+    case Dtype::fp8_e4m3:
+      return {8, 9};
+    case Dtype::f16:
+      return {7, 0};
+    default:
+      return {5, 0};
   }
 }
 
@@ -86,7 +90,8 @@ std::vector<uint8_t> make_input(const DtypeInfo& d, int64_t rows, int64_t K, uin
     for (int64_t k = 0; k < K; ++k) {
       float x = random_input(s, d.mantissa_bits);
       uint8_t* p = v.data() + static_cast<size_t>(r * K + k) * d.in_bytes;
-      if (d.in_bytes == 4) std::memcpy(p, &x, 4);
+      if (d.in_bytes == 4)
+        std::memcpy(p, &x, 4);
       else if (d.dtype == Dtype::f16) {
         uint16_t h = f16_encode_exact(x);
         std::memcpy(p, &h, 2);
@@ -124,7 +129,8 @@ class LtGemm final : public Kernel {
     if (dev_.cc_major * 10 + dev_.cc_minor < ma * 10 + mi)
       throw Skip(fmt::format("{} GEMM on tensor cores needs compute capability {}.{}; {} is {}.{}", d_.name, ma, mi,
                              dev_.name, dev_.cc_major, dev_.cc_minor));
-    const size_t a_bytes = static_cast<size_t>(M_ * K_) * d_.in_bytes, b_bytes = static_cast<size_t>(N_ * K_) * d_.in_bytes,
+    const size_t a_bytes = static_cast<size_t>(M_ * K_) * d_.in_bytes,
+                 b_bytes = static_cast<size_t>(N_ * K_) * d_.in_bytes,
                  d_bytes = static_cast<size_t>(M_ * N_) * d_.out_bytes;
     size_t free_b = 0, total_b = 0;
     RIGCHECK_CUDA(cudaMemGetInfo(&free_b, &total_b));
@@ -188,10 +194,10 @@ class LtGemm final : public Kernel {
     uint32_t scheme = 0;
     int32_t splits = 1;
     size_t got = 0;
-    if (cublasLtMatmulAlgoConfigGetAttribute(&heur_.algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, &scheme, sizeof scheme, &got) ==
-            CUBLAS_STATUS_SUCCESS &&
-        cublasLtMatmulAlgoConfigGetAttribute(&heur_.algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splits, sizeof splits, &got) ==
-            CUBLAS_STATUS_SUCCESS)
+    if (cublasLtMatmulAlgoConfigGetAttribute(&heur_.algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, &scheme, sizeof scheme,
+                                             &got) == CUBLAS_STATUS_SUCCESS &&
+        cublasLtMatmulAlgoConfigGetAttribute(&heur_.algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splits, sizeof splits,
+                                             &got) == CUBLAS_STATUS_SUCCESS)
       reduction_ = fmt::format("split-K {} (reduction scheme {})", splits, scheme);
     else
       reduction_ = "unknown: cublasLtMatmulAlgoConfigGetAttribute refused";
@@ -239,7 +245,8 @@ class LtGemm final : public Kernel {
     // A sample of outputs against double on the host.
     std::mt19937_64 gen(7);
     std::vector<std::pair<int64_t, int64_t>> at = {{0, 0}, {M_ - 1, N_ - 1}, {0, N_ - 1}, {M_ - 1, 0}};
-    for (int i = 0; i < kSamples; ++i) at.push_back({static_cast<int64_t>(gen() % M_), static_cast<int64_t>(gen() % N_)});
+    for (int i = 0; i < kSamples; ++i)
+      at.push_back({static_cast<int64_t>(gen() % M_), static_cast<int64_t>(gen() % N_)});
     std::vector<uint8_t> got(d_.out_bytes);
     for (auto [i, j] : at) {
       RIGCHECK_CUDA(cudaMemcpy(got.data(), dd_->p + static_cast<size_t>(i + j * M_) * d_.out_bytes, d_.out_bytes,
@@ -263,8 +270,7 @@ class LtGemm final : public Kernel {
     r.method = fmt::format(
         "every output finite (device), and {} outputs against double on the host with the bound "
         "((1+u_in)^2(1+gamma_(K+1)(u_acc))-1) sum|a||b| + u_out |c|, u_in={:g} u_acc={:g}{} u_out={:g}",
-        at.size(), d_.u_in, d_.u_acc, d_.acc_chunk ? fmt::format(" within chunks of {}", d_.acc_chunk) : "",
-        d_.u_out);
+        at.size(), d_.u_in, d_.u_acc, d_.acc_chunk ? fmt::format(" within chunks of {}", d_.acc_chunk) : "", d_.u_out);
     sampler_ = nvml_->ok() ? std::make_unique<Sampler>(*nvml_) : nullptr;
     return r;
   }
@@ -309,8 +315,9 @@ class LtGemm final : public Kernel {
                                      candidates_, chosen_)});
     if (sustained_s_ <= 0) p.push_back({"timing", timing_fact(launches_)});
     if (d_.name == std::string("fp8_e4m3"))
-      p.push_back({"fast_accum", "off: CUBLASLT_MATMUL_DESC_FAST_ACCUM not set, every partial sum in f32 (datasheets' "
-                                 "fp8 figures assume fast accumulation: the % of datasheet reads low)"});
+      p.push_back({"fast_accum",
+                   "off: CUBLASLT_MATMUL_DESC_FAST_ACCUM not set, every partial sum in f32 (datasheets' "
+                   "fp8 figures assume fast accumulation: the % of datasheet reads low)"});
     p.push_back({"workspace_bytes", std::to_string(kWorkspace)});
     p.push_back({"split_k", reduction_});
     if (!nvml_->ok()) p.push_back({"power_sampling", "none: " + nvml_->why()});
@@ -366,16 +373,25 @@ class LtGemm final : public Kernel {
 std::vector<int64_t> gemm_sizes(const CommonOptions& o) {
   if (!o.sizes.empty()) return o.sizes;
   switch (o.profile) {
-    case Profile::tiny: return {256};
-    case Profile::quick: return {4096, 8192};
-    default: return {2048, 4096, 8192, 16384};
+    case Profile::tiny:
+      return {256};
+    case Profile::quick:
+      return {4096, 8192};
+    default:
+      return {2048, 4096, 8192, 16384};
   }
 }
 
 // Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh).
-const bool entry_gpu_gemm = declare_entry({"gpu_gemm", "gpu", "", "", "", {60, 300, 1800},
-    "cuBLASLt GEMM per data type (f32 tf32 f16 bf16 fp8), and a sustained GEMM with power, temperature and clocks "
-    "sampled (GPU-3, GPU-4, PWR-1, PWR-2, THM-1)"});
+const bool entry_gpu_gemm = declare_entry(
+    {"gpu_gemm",
+     "gpu",
+     "",
+     "",
+     "",
+     {60, 300, 1800},
+     "cuBLASLt GEMM per data type (f32 tf32 f16 bf16 fp8), and a sustained GEMM with power, temperature and clocks "
+     "sampled (GPU-3, GPU-4, PWR-1, PWR-2, THM-1)"});
 
 const bool gemm = register_benchmark(
     {names::kGpuGemm, "cuBLASLt GEMM per data type (f32, tf32, f16, bf16, fp8 e4m3), f32 accumulate, TFLOP/s",
@@ -398,26 +414,29 @@ const bool gemm = register_benchmark(
        return cs;
      }});
 
-const bool sustained = register_benchmark(
-    {names::kGpuGemmSustained, "bf16 (f16 before Ampere) 8192^3 GEMM held for seconds per repetition: power, heat, clocks",
-     [](const CommonOptions& o) {
-       std::vector<Case> cs;
-       const double secs = o.profile == Profile::tiny ? 0.05 : o.profile == Profile::quick ? 4 : 20;
-       const int64_t n = o.profile == Profile::tiny ? 256 : 8192;
-       Case c;
-       c.name = fmt::format("n{}/{}s", n, secs);
-       c.params = {{"m", std::to_string(n)}, {"n", std::to_string(n)}, {"k", std::to_string(n)},
-                   {"seconds_per_rep", fmt::format("{:g}", secs)}};
-       c.manual_time = true;
-       c.make = [n, secs]() -> std::unique_ptr<Kernel> {
-         require_gpus();
-         cudaDeviceProp p{};
-         RIGCHECK_CUDA(cudaGetDeviceProperties(&p, 0));
-         return std::make_unique<LtGemm>(p.major >= 8 ? Dtype::bf16 : Dtype::f16, n, secs);
-       };
-       cs.push_back(std::move(c));
-       return cs;
-     }});
+const bool sustained =
+    register_benchmark({names::kGpuGemmSustained,
+                        "bf16 (f16 before Ampere) 8192^3 GEMM held for seconds per repetition: power, heat, clocks",
+                        [](const CommonOptions& o) {
+                          std::vector<Case> cs;
+                          const double secs = o.profile == Profile::tiny ? 0.05 : o.profile == Profile::quick ? 4 : 20;
+                          const int64_t n = o.profile == Profile::tiny ? 256 : 8192;
+                          Case c;
+                          c.name = fmt::format("n{}/{}s", n, secs);
+                          c.params = {{"m", std::to_string(n)},
+                                      {"n", std::to_string(n)},
+                                      {"k", std::to_string(n)},
+                                      {"seconds_per_rep", fmt::format("{:g}", secs)}};
+                          c.manual_time = true;
+                          c.make = [n, secs]() -> std::unique_ptr<Kernel> {
+                            require_gpus();
+                            cudaDeviceProp p{};
+                            RIGCHECK_CUDA(cudaGetDeviceProperties(&p, 0));
+                            return std::make_unique<LtGemm>(p.major >= 8 ? Dtype::bf16 : Dtype::f16, n, secs);
+                          };
+                          cs.push_back(std::move(c));
+                          return cs;
+                        }});
 
 }  // namespace
 }  // namespace rigcheck::gpu

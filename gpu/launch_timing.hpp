@@ -68,9 +68,10 @@ inline double single_call_rate(const std::vector<double>& seconds, double work) 
 
 // The `timing` fact every such GPU case writes (data/params.csv: a description of the method).
 inline std::string timing_fact(int k) {
-  return fmt::format("{} back-to-back launches between one CUDA event pair (an iteration), per call = interval / {}; "
-                     "single_call_* row: one launch between the pair",
-                     k, k);
+  return fmt::format(
+      "{} back-to-back launches between one CUDA event pair (an iteration), per call = interval / {}; "
+      "single_call_* row: one launch between the pair",
+      k, k);
 }
 
 }  // namespace rigcheck::gpu

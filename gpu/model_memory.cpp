@@ -79,10 +79,11 @@ class TrainStep final : public Kernel {
     const RawSample mem = nvml_->ok() ? nvml_->read() : RawSample{};
     if (mem.mem_ok) device_bytes_ = static_cast<double>(mem.mem_total);
     if (mem.mem_ok && estimate_ > 1.5 * device_bytes_)
-      throw Skip(fmt::format("{} at batch {} ({}) does not fit: the estimate {:.1f} GB is over 1.5x the device's {:.1f} GB "
-                             "(not tried)",
-                             cfg.name, kBatch, zoo::to_string(prec_), estimate_ / 1e9, device_bytes_ / 1e9),
-                 memory_rows());
+      throw Skip(
+          fmt::format("{} at batch {} ({}) does not fit: the estimate {:.1f} GB is over 1.5x the device's {:.1f} GB "
+                      "(not tried)",
+                      cfg.name, kBatch, zoo::to_string(prec_), estimate_ / 1e9, device_bytes_ / 1e9),
+          memory_rows());
     reset_peaks();
     try {
       model_ = zoo::build_model(cfg, torch::kCUDA, torch::kFloat32, 1);
@@ -99,8 +100,9 @@ class TrainStep final : public Kernel {
     CheckResult r;
     // The first step's loss against its value at initialisation: the cross-entropy of random
     // labels over C classes is ln C when the initial logits are small (the published inits).
-    const double classes = cfg_.arch == zoo::Arch::gpt2 ? cfg_.vocab_size
-                           : cfg_.arch == zoo::Arch::bert ? cfg_.cls_labels : cfg_.num_classes;
+    const double classes = cfg_.arch == zoo::Arch::gpt2   ? cfg_.vocab_size
+                           : cfg_.arch == zoo::Arch::bert ? cfg_.cls_labels
+                                                          : cfg_.num_classes;
     const double expect = std::log(classes);
     double loss = NAN;
     try {
@@ -112,7 +114,8 @@ class TrainStep final : public Kernel {
     r.checked = 1;
     r.worst = std::fabs(loss - expect) / (0.25 * expect);
     r.wrong = std::isfinite(loss) && r.worst <= 1 ? 0 : 1;
-    r.method = fmt::format("first step's loss {:.4f} vs ln(classes) = {:.4f} for random labels, within 25%", loss, expect);
+    r.method =
+        fmt::format("first step's loss {:.4f} vs ln(classes) = {:.4f} for random labels, within 25%", loss, expect);
 #if RIGCHECK_TORCH_CUDA
     // Warm-up done (the first step allocates the optimizer state); peaks from here on.
     torch::cuda::synchronize();
@@ -143,7 +146,8 @@ class TrainStep final : public Kernel {
     return {{"optimizer", zoo::to_string(optimizer())},
             {"autocast_used", zoo::to_string(prec_)},
             {"seq_len", std::to_string(cfg_.seq_len)},
-            {"image_size", cfg_.arch == zoo::Arch::gpt2 || cfg_.arch == zoo::Arch::bert ? "-" : std::to_string(cfg_.image_size)}};
+            {"image_size",
+             cfg_.arch == zoo::Arch::gpt2 || cfg_.arch == zoo::Arch::bert ? "-" : std::to_string(cfg_.image_size)}};
   }
 
   std::vector<Observed> observed() override {
@@ -159,19 +163,22 @@ class TrainStep final : public Kernel {
       PowerSummary s = summarize(sampler_->stop());
       sampler_.reset();
       if (!std::isnan(s.mem_used_max_bytes))
-        out.push_back({names::kDeviceUsedBytes, "bytes", s.mem_used_max_bytes,
-                       fmt::format("NVML device memory in use, largest of {} samples (CUDA context and other processes included)",
-                                   s.samples)});
+        out.push_back(
+            {names::kDeviceUsedBytes, "bytes", s.mem_used_max_bytes,
+             fmt::format("NVML device memory in use, largest of {} samples (CUDA context and other processes included)",
+                         s.samples)});
     }
-    out.push_back({"estimate_bytes", "bytes", estimate_,
-                   "the zoo's analytic estimate (weights + gradients + optimizer state + activations), not a measurement"});
+    out.push_back(
+        {"estimate_bytes", "bytes", estimate_,
+         "the zoo's analytic estimate (weights + gradients + optimizer state + activations), not a measurement"});
 #endif
     return out;
   }
 
  private:
   zoo::Optimizer optimizer() const {
-    return cfg_.arch == zoo::Arch::bert || cfg_.arch == zoo::Arch::gpt2 ? zoo::Optimizer::adamw : zoo::Optimizer::sgd_momentum;
+    return cfg_.arch == zoo::Arch::bert || cfg_.arch == zoo::Arch::gpt2 ? zoo::Optimizer::adamw
+                                                                        : zoo::Optimizer::sgd_momentum;
   }
   zoo::StepResult step() {
     zoo::StepOptions o;
@@ -186,14 +193,15 @@ class TrainStep final : public Kernel {
       // The step held this much at once before it asked for more than the device could give.
       const Peak p = read_peaks();
       if (std::isfinite(p.allocated) && p.allocated > 0)
-        rows.push_back({"oom_lower_bound_bytes", "bytes", p.allocated,
-                        fmt::format("measured: CUDA out of memory at batch {} ({}); the caching allocator's peak allocated "
-                                    "when it failed: the step needs more than this",
-                                    kBatch, zoo::to_string(prec_))});
+        rows.push_back(
+            {"oom_lower_bound_bytes", "bytes", p.allocated,
+             fmt::format("measured: CUDA out of memory at batch {} ({}); the caching allocator's peak allocated "
+                         "when it failed: the step needs more than this",
+                         kBatch, zoo::to_string(prec_))});
 #endif
       for (auto& r : memory_rows()) rows.push_back(r);
-      throw Skip(fmt::format("{} at batch {} ({}) does not fit in this GPU's memory (estimate {:.1f} GB): {}", cfg_.name,
-                             kBatch, zoo::to_string(prec_), estimate_ / 1e9, m.substr(0, m.find('\n'))),
+      throw Skip(fmt::format("{} at batch {} ({}) does not fit in this GPU's memory (estimate {:.1f} GB): {}",
+                             cfg_.name, kBatch, zoo::to_string(prec_), estimate_ / 1e9, m.substr(0, m.find('\n'))),
                  rows);
     }
     throw e;
@@ -221,8 +229,14 @@ class TrainStep final : public Kernel {
 };
 
 // Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh).
-const bool entry_gpu_model_memory = declare_entry({"gpu_model_memory", "gpu", "", "", "", {120, 600, 3600},
-    "training-step device memory of the zoo's models at batch 16, fp32 and mixed precision (GPU-1)"});
+const bool entry_gpu_model_memory =
+    declare_entry({"gpu_model_memory",
+                   "gpu",
+                   "",
+                   "",
+                   "",
+                   {120, 600, 3600},
+                   "training-step device memory of the zoo's models at batch 16, fp32 and mixed precision (GPU-1)"});
 
 const bool memory = register_benchmark(
     {names::kModelMemory, "training-step device memory per zoo model at batch 16, fp32 and mixed precision (GPU-1)",
@@ -234,11 +248,13 @@ const bool memory = register_benchmark(
          for (zoo::Precision prec : {zoo::Precision::fp32, zoo::Precision::amp_bf16}) {
            const zoo::ModelConfig cfg = zoo::config_by_name(name);
            Case c;
-           c.name = fmt::format("{}/{}/b{}", name, zoo::to_string(prec) , kBatch);
-           c.params = {{"model", name}, {"precision", prec == zoo::Precision::fp32 ? "fp32" : "amp"},
-                       {"autocast", zoo::to_string(prec)}, {"batch", std::to_string(kBatch)}};
+           c.name = fmt::format("{}/{}/b{}", name, zoo::to_string(prec), kBatch);
+           c.params = {{"model", name},
+                       {"precision", prec == zoo::Precision::fp32 ? "fp32" : "amp"},
+                       {"autocast", zoo::to_string(prec)},
+                       {"batch", std::to_string(kBatch)}};
            c.work.flops = zoo::training_flops_per_step(cfg, kBatch);
-           c.manual_time = true;           // a step and a device synchronisation, wall clock
+           c.manual_time = true;        // a step and a device synchronisation, wall clock
            c.threads = o.usable_cores;  // LibTorch's CPU threads (model initialisation)
            c.make = [cfg, prec]() -> std::unique_ptr<Kernel> { return std::make_unique<TrainStep>(cfg, prec); };
            cs.push_back(std::move(c));

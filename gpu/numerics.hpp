@@ -14,15 +14,15 @@ enum class Dtype { f32, tf32, f16, bf16, fp8_e4m3 };
 struct DtypeInfo {
   Dtype dtype;
   const char* name;
-  int in_bytes;        // bytes of one A or B element in memory
-  int out_bytes;       // bytes of one output element
+  int in_bytes;   // bytes of one A or B element in memory
+  int out_bytes;  // bytes of one output element
   const char* out_name;
-  int mantissa_bits;   // stored mantissa bits of the inputs (the generator keeps only these)
-  double u_in;         // relative rounding of the inputs by the unit itself (tf32: f32 data cut to 10 bits)
-  double u_acc;        // unit roundoff of the accumulator
-  int acc_chunk;       // > 0: the accumulator has u_acc only within chunks of this many products,
-                       // which are then added in f32 (fp8 on Hopper, cuBLASLt's default slow accumulation)
-  double u_out;        // rounding of the output to its format (0: the output is the f32 accumulator)
+  int mantissa_bits;  // stored mantissa bits of the inputs (the generator keeps only these)
+  double u_in;        // relative rounding of the inputs by the unit itself (tf32: f32 data cut to 10 bits)
+  double u_acc;       // unit roundoff of the accumulator
+  int acc_chunk;      // > 0: the accumulator has u_acc only within chunks of this many products,
+                      // which are then added in f32 (fp8 on Hopper, cuBLASLt's default slow accumulation)
+  double u_out;       // rounding of the output to its format (0: the output is the f32 accumulator)
 };
 
 inline const DtypeInfo& info(Dtype d) {
@@ -74,7 +74,8 @@ inline constexpr uint32_t kAllowedReductionSchemes = kReduceNone | kReduceComput
 //   e1 + gamma_S(u_out) (1 + u_in)^2 (1 + g) sum_abs
 // (each of the S roundings of a partial and the S - 1 additions costs at most u_out of the
 // magnitudes summed, and sum |partial| <= (1 + u_in)^2 (1 + g) sum_abs). S <= 1: gemm_error_bound.
-inline double gemm_error_bound_output_partials(const DtypeInfo& d, int64_t K, double sum_abs, double exact, int slices) {
+inline double gemm_error_bound_output_partials(const DtypeInfo& d, int64_t K, double sum_abs, double exact,
+                                               int slices) {
   if (slices <= 1) return gemm_error_bound(d, K, sum_abs, exact);
   const double g = gamma_n(static_cast<double>(K) + 1, d.u_acc);
   const double e1 = ((1 + d.u_in) * (1 + d.u_in) * (1 + g) - 1) * sum_abs;
@@ -132,17 +133,23 @@ inline double bf16_decode(uint16_t h) { return f32_from_bits(static_cast<uint32_
 inline double f16_decode(uint16_t h) {
   const int sign = h >> 15, exp = (h >> 10) & 0x1F, man = h & 0x3FF;
   double v;
-  if (exp == 0) v = std::ldexp(man, -24);
-  else if (exp == 31) v = man ? NAN : INFINITY;
-  else v = std::ldexp(1024 + man, exp - 25);
+  if (exp == 0)
+    v = std::ldexp(man, -24);
+  else if (exp == 31)
+    v = man ? NAN : INFINITY;
+  else
+    v = std::ldexp(1024 + man, exp - 25);
   return sign ? -v : v;
 }
 inline double e4m3_decode(uint8_t q) {
   const int sign = q >> 7, exp = (q >> 3) & 0xF, man = q & 7;
   double v;
-  if (exp == 15 && man == 7) v = NAN;  // e4m3 (OCP "fn"): no infinities, one NaN per sign
-  else if (exp == 0) v = std::ldexp(man, -9);
-  else v = std::ldexp(8 + man, exp - 10);
+  if (exp == 15 && man == 7)
+    v = NAN;  // e4m3 (OCP "fn"): no infinities, one NaN per sign
+  else if (exp == 0)
+    v = std::ldexp(man, -9);
+  else
+    v = std::ldexp(8 + man, exp - 10);
   return sign ? -v : v;
 }
 

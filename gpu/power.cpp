@@ -50,8 +50,10 @@ PowerSummary summarize(const std::vector<RawSample>& raw, double from_s, double 
     if (!std::isnan(s.power_instant_w)) instant.push_back(s.power_instant_w);
     if (!std::isnan(s.power_w)) average.push_back(s.power_w);
     if (!std::isnan(s.energy_j)) {
-      if (std::isnan(gpu_prev_j)) gpu_first_t = r.t_s;
-      else if (s.energy_j >= gpu_prev_j) gpu_sum_j += s.energy_j - gpu_prev_j;
+      if (std::isnan(gpu_prev_j))
+        gpu_first_t = r.t_s;
+      else if (s.energy_j >= gpu_prev_j)
+        gpu_sum_j += s.energy_j - gpu_prev_j;
       gpu_prev_j = s.energy_j;
       gpu_last_t = r.t_s;
     }
@@ -61,7 +63,8 @@ PowerSummary summarize(const std::vector<RawSample>& raw, double from_s, double 
       if (std::isnan(temp_first)) temp_first = s.temp_c;
       temp_max = std::isnan(temp_max) ? s.temp_c : std::max(temp_max, s.temp_c);
     }
-    if (!std::isnan(s.mem_used_bytes)) mem_max = std::isnan(mem_max) ? s.mem_used_bytes : std::max(mem_max, s.mem_used_bytes);
+    if (!std::isnan(s.mem_used_bytes))
+      mem_max = std::isnan(mem_max) ? s.mem_used_bytes : std::max(mem_max, s.mem_used_bytes);
     if (s.reasons_ok) {
       ++reasons_n;
       p.reasons_seen |= s.reasons;
@@ -85,7 +88,8 @@ PowerSummary summarize(const std::vector<RawSample>& raw, double from_s, double 
   p.average_samples = static_cast<int>(average.size());
   if (!instant.empty()) {
     p.power_max_w = *std::max_element(instant.begin(), instant.end());
-    p.power_max_method = fmt::format("largest of {} instantaneous readings (NVML field NVML_FI_DEV_POWER_INSTANT)", instant.size());
+    p.power_max_method =
+        fmt::format("largest of {} instantaneous readings (NVML field NVML_FI_DEV_POWER_INSTANT)", instant.size());
   } else if (!average.empty()) {
     p.power_max_w = *std::max_element(average.begin(), average.end());
     p.power_max_method = fmt::format(
@@ -98,16 +102,17 @@ PowerSummary summarize(const std::vector<RawSample>& raw, double from_s, double 
     p.energy_j = gpu_sum_j;
     p.energy_window_s = window;
     p.power_mean_w = gpu_sum_j / window;
-    p.power_mean_method = fmt::format("total-energy counter (nvmlDeviceGetTotalEnergyConsumption): {:.1f} J over {:.2f} s",
-                                      gpu_sum_j, window);
+    p.power_mean_method = fmt::format(
+        "total-energy counter (nvmlDeviceGetTotalEnergyConsumption): {:.1f} J over {:.2f} s", gpu_sum_j, window);
   } else if (!instant.empty()) {
     p.power_mean_w = mean(instant);
-    p.power_mean_method = fmt::format("mean of {} instantaneous readings (the energy counter spanned {}: under {} s)",
-                                      instant.size(), std::isnan(window) ? "nothing" : fmt::format("{:.2f} s", window),
-                                      kMinEnergyWindowS);
+    p.power_mean_method =
+        fmt::format("mean of {} instantaneous readings (the energy counter spanned {}: under {} s)", instant.size(),
+                    std::isnan(window) ? "nothing" : fmt::format("{:.2f} s", window), kMinEnergyWindowS);
   } else if (!average.empty()) {
     p.power_mean_w = mean(average);
-    p.power_mean_method = fmt::format("mean of {} readings of nvmlDeviceGetPowerUsage (1-second averages)", average.size());
+    p.power_mean_method =
+        fmt::format("mean of {} readings of nvmlDeviceGetPowerUsage (1-second averages)", average.size());
   }
   p.temp_max_c = temp_max;
   p.temp_first_c = temp_first;
@@ -135,8 +140,10 @@ RawSample Nvml::read() const {
   using nvml::symbol;
   static auto temp = symbol<int (*)(nvml::Device, int, unsigned*)>("nvmlDeviceGetTemperature");
   static auto clock = symbol<int (*)(nvml::Device, int, unsigned*)>("nvmlDeviceGetClockInfo");
-  static auto reasons_new = symbol<int (*)(nvml::Device, unsigned long long*)>("nvmlDeviceGetCurrentClocksEventReasons");
-  static auto reasons_old = symbol<int (*)(nvml::Device, unsigned long long*)>("nvmlDeviceGetCurrentClocksThrottleReasons");
+  static auto reasons_new =
+      symbol<int (*)(nvml::Device, unsigned long long*)>("nvmlDeviceGetCurrentClocksEventReasons");
+  static auto reasons_old =
+      symbol<int (*)(nvml::Device, unsigned long long*)>("nvmlDeviceGetCurrentClocksThrottleReasons");
   static auto mem = symbol<int (*)(nvml::Device, unsigned long long*)>("nvmlDeviceGetMemoryInfo");
   static auto fields = symbol<int (*)(nvml::Device, int, nvml::FieldValue*)>("nvmlDeviceGetFieldValues");
   r.power_ok = nvml::get_uint(dev_, "nvmlDeviceGetPowerUsage", r.power_mw) == 0;
@@ -150,7 +157,8 @@ RawSample Nvml::read() const {
     r.power_instant_mw = r.power_instant_ok ? static_cast<unsigned>(mw) : 0;
   }
   r.temp_ok = temp && temp(dev_, 0 /* NVML_TEMPERATURE_GPU */, &r.temp_c) == 0;
-  r.clocks_ok = clock && clock(dev_, 1 /* NVML_CLOCK_SM */, &r.sm_mhz) == 0 && clock(dev_, 2 /* NVML_CLOCK_MEM */, &r.mem_mhz) == 0;
+  r.clocks_ok = clock && clock(dev_, 1 /* NVML_CLOCK_SM */, &r.sm_mhz) == 0 &&
+                clock(dev_, 2 /* NVML_CLOCK_MEM */, &r.mem_mhz) == 0;
   auto reasons = reasons_new ? reasons_new : reasons_old;
   r.reasons_ok = reasons && reasons(dev_, &r.reasons) == 0;
   unsigned long long m[3] = {};  // nvmlMemory_t: total, free, used
@@ -173,9 +181,7 @@ std::vector<std::pair<std::string, std::string>> Nvml::facts() const {
 
 // ------------------------------------------------------------------ sampler
 namespace {
-double mono_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double mono_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 }  // namespace
 
 Sampler::Sampler(const Nvml& nvml, int interval_ms) : nvml_(nvml), interval_ms_(interval_ms), start_(mono_s()) {
@@ -211,8 +217,8 @@ std::vector<RawSample> Sampler::stop() {
 
 std::vector<Kernel::Observed> observed_rows(const PowerSummary& p) {
   std::vector<Kernel::Observed> out;
-  const std::string note = fmt::format("{} NVML samples; clock-event reasons seen: {}", p.samples,
-                                       throttle_reason_names(p.reasons_seen));
+  const std::string note =
+      fmt::format("{} NVML samples; clock-event reasons seen: {}", p.samples, throttle_reason_names(p.reasons_seen));
   auto add = [&](const char* m, double v, const char* unit, const std::string& n) {
     if (!std::isnan(v)) out.push_back({m, unit, v, n});
   };

@@ -32,23 +32,23 @@ using rigcheck::rapl_package_files;
 
 // One reading as NVML returns it (raw units; a field NVML refused is marked by its *_ok false).
 struct RawSample {
-  double t_s = 0;                    // seconds since the sampler started
-  unsigned power_mw = 0;             // nvmlDeviceGetPowerUsage: milliwatts (a 1 s average on Ampere+)
+  double t_s = 0;         // seconds since the sampler started
+  unsigned power_mw = 0;  // nvmlDeviceGetPowerUsage: milliwatts (a 1 s average on Ampere+)
   bool power_ok = false;
-  unsigned power_instant_mw = 0;     // field NVML_FI_DEV_POWER_INSTANT: milliwatts, instantaneous
+  unsigned power_instant_mw = 0;  // field NVML_FI_DEV_POWER_INSTANT: milliwatts, instantaneous
   bool power_instant_ok = false;
   unsigned long long energy_mj = 0;  // nvmlDeviceGetTotalEnergyConsumption: mJ since the driver loaded
   bool energy_ok = false;
-  unsigned temp_c = 0;               // nvmlDeviceGetTemperature(NVML_TEMPERATURE_GPU): degrees C
+  unsigned temp_c = 0;  // nvmlDeviceGetTemperature(NVML_TEMPERATURE_GPU): degrees C
   bool temp_ok = false;
   unsigned sm_mhz = 0, mem_mhz = 0;  // nvmlDeviceGetClockInfo(NVML_CLOCK_SM / NVML_CLOCK_MEM)
   bool clocks_ok = false;
-  unsigned long long reasons = 0;    // nvmlDeviceGetCurrentClocksEventReasons bitmask
+  unsigned long long reasons = 0;  // nvmlDeviceGetCurrentClocksEventReasons bitmask
   bool reasons_ok = false;
   unsigned long long mem_used = 0;   // nvmlDeviceGetMemoryInfo: bytes in use on the device
   unsigned long long mem_total = 0;  // and its total
   bool mem_ok = false;
-  double cpu_energy_j = -1;          // RAPL packages' energy counter, summed (J); < 0 unreadable
+  double cpu_energy_j = -1;  // RAPL packages' energy counter, summed (J); < 0 unreadable
 };
 
 // A sample in SI units; NaN where NVML did not answer.
@@ -76,11 +76,11 @@ struct PowerSummary {
   int instant_samples = 0, average_samples = 0;     // readings of each power source in the window
   double energy_j = NAN, energy_window_s = NAN;     // the energy counter's increase and its span
   double sm_mhz_median = NAN, sm_mhz_min = NAN, mem_mhz_median = NAN, mem_used_max_bytes = NAN;
-  double thermal_fraction = NAN;  // share of samples with a thermal slowdown reason
-  double power_cap_fraction = NAN;  // share with a power-cap/brake reason
+  double thermal_fraction = NAN;        // share of samples with a thermal slowdown reason
+  double power_cap_fraction = NAN;      // share with a power-cap/brake reason
   unsigned long long reasons_seen = 0;  // union of every sample's reasons
-  double cpu_power_mean_w = NAN;   // RAPL: energy / time over the samples (NaN: unreadable)
-  double cpu_power_max_w = NAN;    // largest interval mean between successive samples
+  double cpu_power_mean_w = NAN;        // RAPL: energy / time over the samples (NaN: unreadable)
+  double cpu_power_max_w = NAN;         // largest interval mean between successive samples
 };
 // Summary of the samples whose t_s lies in [from_s, to_s].
 PowerSummary summarize(const std::vector<RawSample>& s, double from_s = 0, double to_s = 1e300);

@@ -76,7 +76,8 @@ class Matmul final : public Kernel {
     CheckResult r;
     const DtypeInfo& d = info(dt_ == torch::kBFloat16 ? Dtype::bf16 : Dtype::f16);
     std::mt19937_64 gen(5);
-    auto a = a_.to(torch::kCPU, torch::kDouble), b = b_.to(torch::kCPU, torch::kDouble), c = c_.to(torch::kCPU, torch::kDouble);
+    auto a = a_.to(torch::kCPU, torch::kDouble), b = b_.to(torch::kCPU, torch::kDouble),
+         c = c_.to(torch::kCPU, torch::kDouble);
     auto pa = a.accessor<double, 2>(), pb = b.accessor<double, 2>(), pc = c.accessor<double, 2>();
     for (int s = 0; s < 64; ++s) {
       int64_t i = gen() % n_, j = gen() % n_;
@@ -94,9 +95,10 @@ class Matmul final : public Kernel {
       if (!(rel <= 1)) ++r.wrong;
       r.worst = std::max(r.worst, rel);
     }
-    r.method = fmt::format("64 outputs against double on the host; the 16-bit bound with up to {} split-K partial sums "
-                           "rounded to {} (reduced-precision reduction)",
-                           kSlices, d.name);
+    r.method = fmt::format(
+        "64 outputs against double on the host; the 16-bit bound with up to {} split-K partial sums "
+        "rounded to {} (reduced-precision reduction)",
+        kSlices, d.name);
     return r;
   }
   double run_timed() override {
@@ -110,7 +112,8 @@ class Matmul final : public Kernel {
   std::vector<Observed> observed() override {
     if (single_.empty()) return {};
     return {{"single_call_gflops", "GFLOP/s", single_call_rate(single_, 2.0 * n_ * n_ * n_),
-             fmt::format("one call alone between the event pair (ATen's dispatch inside it), median of {}", single_.size())}};
+             fmt::format("one call alone between the event pair (ATen's dispatch inside it), median of {}",
+                         single_.size())}};
   }
 
  private:
@@ -148,7 +151,8 @@ class Copy final : public Kernel {
   std::vector<Observed> observed() override {
     if (single_.empty()) return {};
     return {{"single_call_gbps", "GB/s", single_call_rate(single_, 2.0 * bytes_),
-             fmt::format("one copy alone between the event pair (ATen's dispatch inside it), median of {}", single_.size())}};
+             fmt::format("one copy alone between the event pair (ATen's dispatch inside it), median of {}",
+                         single_.size())}};
   }
 
  private:
@@ -166,7 +170,11 @@ const bool peer = register_benchmark(
        for (auto [dt, name] : {std::pair{torch::kBFloat16, "bf16"}, std::pair{torch::kHalf, "f16"}}) {
          Case c;
          c.name = fmt::format("matmul_{}/n{}", name, n);
-         c.params = {{"op", "matmul"}, {"dtype", name}, {"m", std::to_string(n)}, {"n", std::to_string(n)}, {"k", std::to_string(n)}};
+         c.params = {{"op", "matmul"},
+                     {"dtype", name},
+                     {"m", std::to_string(n)},
+                     {"n", std::to_string(n)},
+                     {"k", std::to_string(n)}};
          const int k = gemm_launches(n, n, n);  // as gpu_gemm's: an iteration is k calls
          c.work.flops = k * 2.0 * n * n * n;
          c.manual_time = true;
@@ -175,7 +183,8 @@ const bool peer = register_benchmark(
          cs.push_back(std::move(c));
        }
        std::vector<int64_t> sizes = o.sizes;
-       if (sizes.empty()) sizes = {o.profile == Profile::tiny ? (int64_t{1} << 20) : (int64_t{256} << 20), int64_t{1} << 30};
+       if (sizes.empty())
+         sizes = {o.profile == Profile::tiny ? (int64_t{1} << 20) : (int64_t{256} << 20), int64_t{1} << 30};
        for (int64_t bytes : sizes) {
          Case c;
          c.name = fmt::format("copy/{}MiB", bytes >> 20);

@@ -37,8 +37,10 @@ struct HostBuf {
     }
   }
   ~HostBuf() {
-    if (pinned) cudaFreeHost(p);
-    else munmap(p, n);
+    if (pinned)
+      cudaFreeHost(p);
+    else
+      munmap(p, n);
   }
 };
 
@@ -115,10 +117,18 @@ class Copy final : public Kernel {
   // stream, with the events on a non-blocking stream, timed the staging only.
   void copy() {
     switch (kind_) {
-      case Kind::h2d: RIGCHECK_CUDA(cudaMemcpyAsync(a_->p, src_host_->p, bytes_, cudaMemcpyHostToDevice, stream_)); break;
-      case Kind::d2h: RIGCHECK_CUDA(cudaMemcpyAsync(dst_host_->p, a_->p, bytes_, cudaMemcpyDeviceToHost, stream_)); break;
-      case Kind::d2d: RIGCHECK_CUDA(cudaMemcpyAsync(b_->p, a_->p, bytes_, cudaMemcpyDeviceToDevice, stream_)); break;
-      case Kind::p2p: RIGCHECK_CUDA(cudaMemcpyPeerAsync(b_->p, b_->dev, a_->p, 0, bytes_, stream_)); break;
+      case Kind::h2d:
+        RIGCHECK_CUDA(cudaMemcpyAsync(a_->p, src_host_->p, bytes_, cudaMemcpyHostToDevice, stream_));
+        break;
+      case Kind::d2h:
+        RIGCHECK_CUDA(cudaMemcpyAsync(dst_host_->p, a_->p, bytes_, cudaMemcpyDeviceToHost, stream_));
+        break;
+      case Kind::d2d:
+        RIGCHECK_CUDA(cudaMemcpyAsync(b_->p, a_->p, bytes_, cudaMemcpyDeviceToDevice, stream_));
+        break;
+      case Kind::p2p:
+        RIGCHECK_CUDA(cudaMemcpyPeerAsync(b_->p, b_->dev, a_->p, 0, bytes_, stream_));
+        break;
     }
   }
 
@@ -196,21 +206,30 @@ class Copy final : public Kernel {
   std::unique_ptr<DevMem> a_, b_;
   bool peer_enabled_ = false;
   int launches_ = 1;
-  std::vector<double> single_;  // seconds of one copy alone, per timed iteration
+  std::vector<double> single_;         // seconds of one copy alone, per timed iteration
   std::unique_ptr<EventTimer> timer_;  // created after require_gpus(): events need a driver
 };
 
 // Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh).
-const bool entry_gpu_transfer = declare_entry({"gpu_transfer", "gpu", "", "", "", {60, 180, 900},
-    "copy bandwidth host-device pinned and pageable, device-device, GPU-GPU with and without peer access; PCIe "
-    "generation and width"});
+const bool entry_gpu_transfer = declare_entry(
+    {"gpu_transfer",
+     "gpu",
+     "",
+     "",
+     "",
+     {60, 180, 900},
+     "copy bandwidth host-device pinned and pageable, device-device, GPU-GPU with and without peer access; PCIe "
+     "generation and width"});
 
 const bool transfer = register_benchmark(
     {names::kGpuTransfer, "copy bandwidth H2D/D2H pinned and pageable, D2D, P2P with and without peer access",
      [](const CommonOptions& o) {
        std::vector<Case> cs;
        std::vector<int64_t> sizes = o.sizes;
-       if (sizes.empty()) sizes = {o.profile == Profile::tiny ? (int64_t{1} << 20) : o.profile == Profile::quick ? (int64_t{256} << 20) : (int64_t{1} << 30)};
+       if (sizes.empty())
+         sizes = {o.profile == Profile::tiny    ? (int64_t{1} << 20)
+                  : o.profile == Profile::quick ? (int64_t{256} << 20)
+                                                : (int64_t{1} << 30)};
        struct K {
          const char* name;
          Kind kind;
@@ -231,7 +250,9 @@ const bool transfer = register_benchmark(
          for (int64_t bytes : sizes) {
            Case c;
            c.name = fmt::format("{}/{}MiB", k.name, bytes >> 20);
-           c.params = {{"copy", k.name}, {"bytes", std::to_string(bytes)}, {"what", k.what},
+           c.params = {{"copy", k.name},
+                       {"bytes", std::to_string(bytes)},
+                       {"what", k.what},
                        {"bytes_counted", k.traffic == 2 ? "read+written" : "copied"}};
            const int launches = copy_launches(static_cast<double>(bytes));  // copies per iteration
            c.work.bytes = launches * k.traffic * static_cast<double>(bytes);

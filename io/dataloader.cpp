@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "dataloader_plan.hpp"
 #include "device.hpp"
 #include "fio_driver.hpp"
 #include "io_common.hpp"
@@ -23,144 +24,6 @@
 
 namespace rigcheck::io {
 namespace {
-
-std::vector<double> parse_doubles(const std::string& s) {
-  std::vector<double> out;
-  size_t start = 0;
-  while (start <= s.size()) {
-    size_t end = s.find(',', start);
-    if (end == std::string::npos) end = s.size();
-    std::string item = s.substr(start, end - start);
-    size_t pos = 0;
-    double v = 0;
-    try {
-      v = std::stod(item, &pos);
-    } catch (...) {
-      pos = 0;
-    }
-    if (pos != item.size() || !(v >= 0)) throw std::invalid_argument(fmt::format("'{}' is not a ratio >= 0", item));
-    out.push_back(v);
-    start = end + 1;
-  }
-  return out;
-}
-
-// A worker list: parse_int_list's syntax, plus 0 (the step loads its own batch).
-std::vector<int64_t> parse_workers(const std::string& s) {
-  std::string rest;
-  bool zero = false;
-  for (size_t start = 0; start <= s.size();) {
-    size_t end = s.find(',', start);
-    if (end == std::string::npos) end = s.size();
-    std::string item = s.substr(start, end - start);
-    if (item == "0")
-      zero = true;
-    else
-      rest += (rest.empty() ? "" : ",") + item;
-    start = end + 1;
-  }
-  std::vector<int64_t> out;
-  if (zero) out.push_back(0);
-  if (!rest.empty())
-    for (int64_t w : parse_int_list(rest, 256)) out.push_back(w);
-  return out;
-}
-
-struct WaitCase {
-  std::string name;
-  double ratio;
-  int workers, prefetch;
-  std::string params;
-  int64_t checked = 0, wrong = 0;
-};
-
-struct PeerCase {
-  int64_t w;
-  std::string params_p, params_f, job;
-  int64_t wrong = 0, checked = 0;
-  std::string fio_error;  // the last fio failure, if any
-  std::string no_fio;     // why fio cannot run this case (too few file descriptors), if so
-};
-
-struct DlOptions {
-  std::string scratch_dir, fio_binary = "fio", ratios_s, workers_s, peer_workers_s, sample_size_s = "110592",
-                           compute_mode = "sleep";
-  int samples = 0, batch = 0, steps = 0, prefetch = 2;
-  double peer_runtime = 0;
-  bool no_peer = false;
-  int64_t sample_bytes = 0;
-  std::vector<double> ratios;
-  std::vector<int64_t> workers, peer_workers;
-};
-
-void add_options(CLI::App& app, DlOptions& o) {
-  app.add_option("--scratch", o.scratch_dir,
-                 "existing directory for the sample files (default: a new temporary directory under $TMPDIR or "
-                 "/var/tmp); only files created by this program are touched, and removed at the end");
-  app.add_option("--fio-binary", o.fio_binary, "fio executable for the peer runs")->capture_default_str();
-  app.add_option("--samples", o.samples, "sample files (default: tiny 48, quick 512, full 4096)");
-  app.add_option("--sample-size", o.sample_size_s, "bytes per sample file (default 110592 = 108 KiB, ImageNet-like; a "
-                                                   "multiple of 4096 reads with O_DIRECT)")->capture_default_str();
-  app.add_option("--batch", o.batch, "samples per batch (default 64; tiny 8)");
-  app.add_option("--steps", o.steps, "training steps per repetition (default: tiny 4, quick 8, full 20)");
-  app.add_option("--prefetch", o.prefetch, "prefetch factor of the worker cases")->capture_default_str();
-  app.add_option("--ratios", o.ratios_s, "compute:I/O ratios, compute time = ratio x one batch's single-thread load time "
-                                         "(default: tiny 1, quick 0.1,0.25,0.5,1, full 0.1,0.25,0.5,1,2,4)");
-  app.add_option("--workers", o.workers_s, "worker counts swept at ratio 1 (default: tiny 0,4, quick 0,1,2,4, full 0,1,2,4,8)");
-  app.add_option("--peer-workers", o.peer_workers_s, "worker counts of the fio comparison (default: tiny 2, quick 1,4,8, "
-                                                     "full 1,2,4,8)");
-  app.add_option("--peer-runtime", o.peer_runtime, "seconds per fio peer run (default: tiny 0.3, quick 0.3, full 2)");
-  app.add_option("--compute", o.compute_mode, "sleep (the host waits on an accelerator) or spin (CPU busy)")
-      ->capture_default_str();
-  app.add_flag("--no-peer", o.no_peer, "skip the fio comparison");
-}
-
-void validate(DlOptions& o, Profile p) {
-  const bool tiny = p == Profile::tiny, quick = p == Profile::quick;
-  o.sample_bytes = parse_size(o.sample_size_s);
-  if (o.samples == 0) o.samples = tiny ? 48 : quick ? 512 : 4096;
-  if (o.batch == 0) o.batch = tiny ? 8 : 64;
-  if (o.steps == 0) o.steps = tiny ? 4 : quick ? 8 : 20;
-  if (o.peer_runtime == 0) o.peer_runtime = tiny || quick ? 0.3 : 2;
-  o.ratios = parse_doubles(o.ratios_s.empty() ? (tiny ? "1" : quick ? "0.1,0.25,0.5,1" : "0.1,0.25,0.5,1,2,4") : o.ratios_s);
-  o.workers = parse_workers(o.workers_s.empty() ? (tiny ? "0,4" : quick ? "0,1,2,4" : "0,1,2,4,8") : o.workers_s);
-  o.peer_workers =
-      parse_int_list(o.peer_workers_s.empty() ? (tiny ? "2" : quick ? "1,4,8" : "1,2,4,8") : o.peer_workers_s, 256);
-  if (o.samples < 1 || o.batch < 1 || o.steps < 2 || o.prefetch < 1)
-    throw std::invalid_argument("--samples, --batch >= 1, --steps >= 2, --prefetch >= 1");
-  if (o.compute_mode != "sleep" && o.compute_mode != "spin") throw std::invalid_argument("--compute must be sleep or spin");
-}
-
-// Cases of dataloader_io_wait: the IO-3 pair at every ratio, the worker sweep at ratio 1.
-std::vector<WaitCase> plan_wait(const Session& s, const DlOptions& o) {
-  const bool has_ratio1 = std::find(o.ratios.begin(), o.ratios.end(), 1.0) != o.ratios.end();
-  std::vector<WaitCase> cases;
-  auto add = [&](double r, int w, int p) {
-    std::string name = w == 0 ? fmt::format("r{:g}/w0", r) : fmt::format("r{:g}/w{}p{}", r, w, p);
-    for (auto& c : cases)
-      if (c.name == name) return;
-    cases.push_back({name, r, w, w == 0 ? 0 : p, "", 0, 0});
-  };
-  for (double r : o.ratios) {
-    add(r, 0, 0);
-    add(r, 4, o.prefetch);
-  }
-  for (int64_t w : o.workers) add(has_ratio1 ? 1.0 : o.ratios.front(), static_cast<int>(w), o.prefetch);
-  if (s.options().profile != Profile::tiny) add(has_ratio1 ? 1.0 : o.ratios.front(), 4, 1);
-  std::vector<WaitCase> keep;
-  for (auto& c : cases)
-    if (s.selected(names::kDataloaderIoWait, c.name)) keep.push_back(c);
-  return keep;
-}
-
-std::vector<int64_t> plan_peers(const Session& s, const DlOptions& o) {
-  std::vector<int64_t> peers;
-  if (!o.no_peer)
-    for (int64_t w : o.peer_workers)
-      if (s.selected(names::kDataloaderVsFio, fmt::format("pipeline/w{}", w)) || s.selected(names::kDataloaderVsFio, fmt::format("fio/w{}", w)))
-        peers.push_back(w);
-  return peers;
-}
 
 // The sample files, written with pseudo-random bytes (their checksums kept), synced and dropped
 // from the page cache.
@@ -185,17 +48,23 @@ Dataset make_dataset(Scratch& scratch, const DlOptions& o, const std::string& pr
 // One repetition of a dataloader_io_wait case: its rows.
 void run_wait_case(Session& s, const Dataset& d, const DlOptions& o, WaitCase& c, double t_io, int warmup, int rep,
                    const std::string& block) {
-  PipelineConfig pc{o.batch, c.workers, c.prefetch, o.steps, warmup, c.ratio * t_io, o.compute_mode == "spin",
+  PipelineConfig pc{o.batch,
+                    c.workers,
+                    c.prefetch,
+                    o.steps,
+                    warmup,
+                    c.ratio * t_io,
+                    o.compute_mode == "spin",
                     1000u + static_cast<uint64_t>(rep)};
   PipelineResult r = run_pipeline(d, pc, block);
   c.checked += r.checked;
   c.wrong += r.wrong;
   std::string emulated;  // the pipeline's own clock: mistrusted under emulation (session.hpp)
   const Status st = r.wrong ? Status::failed : trust_emulated(&emulated);
-  const std::string note = r.wrong ? fmt::format("WRONG: {} of {} samples read back differ from what was written",
-                                                 r.wrong, r.checked)
-                           : !emulated.empty() ? emulated
-                                               : fmt::format("load average {:.2f}", load_average_1m());
+  const std::string note =
+      r.wrong ? fmt::format("WRONG: {} of {} samples read back differ from what was written", r.wrong, r.checked)
+      : !emulated.empty() ? emulated
+                          : fmt::format("load average {:.2f}", load_average_1m());
   auto row = [&](const char* m, double v, const char* u) {
     s.row(names::kDataloaderIoWait, c.name, c.params, m, st != Status::failed ? v : NAN, u, rep, st, note);
   };
@@ -226,7 +95,13 @@ void run_peer(Session& s, const Dataset& d, const DlOptions& o, PeerCase& pc, Fi
   // parallel reads (a guess for the step count only, not a figure).
   const int tsteps = static_cast<int>(
       std::clamp(o.peer_runtime / std::max(1e-6, t_io / static_cast<double>(std::min<int64_t>(pc.w, 2))), 6.0, 5000.0));
-  PipelineConfig cfg{o.batch, static_cast<int>(pc.w), o.prefetch, tsteps, std::min(2, tsteps / 3), 0, false,
+  PipelineConfig cfg{o.batch,
+                     static_cast<int>(pc.w),
+                     o.prefetch,
+                     tsteps,
+                     std::min(2, tsteps / 3),
+                     0,
+                     false,
                      2000u + static_cast<uint64_t>(rep)};
   PipelineResult r = run_pipeline(d, cfg, block);
   pc.wrong += r.wrong;
@@ -236,8 +111,11 @@ void run_peer(Session& s, const Dataset& d, const DlOptions& o, PeerCase& pc, Fi
   const Status st = r.wrong ? Status::failed : trust_emulated(&emulated);
   const double load = load_average_1m();
   const std::string pipe = fmt::format("pipeline/w{}", pc.w), peer = fmt::format("fio/w{}", pc.w);
-  s.row(names::kDataloaderVsFio, pipe, pc.params_p, names::kIops, st != Status::failed ? pipe_iops : NAN, "IOPS", rep, st,
-        r.wrong ? "WRONG samples" : !emulated.empty() ? emulated : fmt::format("load average {:.2f}", load));
+  s.row(names::kDataloaderVsFio, pipe, pc.params_p, names::kIops, st != Status::failed ? pipe_iops : NAN, "IOPS", rep,
+        st,
+        r.wrong             ? "WRONG samples"
+        : !emulated.empty() ? emulated
+                            : fmt::format("load average {:.2f}", load));
   if (!fio) {
     s.row(names::kDataloaderVsFio, peer, pc.params_f, "", NAN, "", rep, Status::skipped, fio_problem);
     return;
@@ -258,8 +136,8 @@ void run_peer(Session& s, const Dataset& d, const DlOptions& o, PeerCase& pc, Fi
     s.row(names::kDataloaderVsFio, peer, pc.params_f, names::kIops, f.iops, "IOPS", rep, fio_status,
           (emulated.empty() ? std::string() : emulated + "; ") + fmt::format("load average {:.2f}", load));
     if (st == Status::ok)
-      s.row(names::kDataloaderVsFio, fmt::format("ratio/w{}", pc.w), pc.params_p, "iops_ratio", pipe_iops / f.iops, "fraction",
-            rep, Status::ok, "pipeline IOPS / fio IOPS, same repetition, run one after the other");
+      s.row(names::kDataloaderVsFio, fmt::format("ratio/w{}", pc.w), pc.params_p, "iops_ratio", pipe_iops / f.iops,
+            "fraction", rep, Status::ok, "pipeline IOPS / fio IOPS, same repetition, run one after the other");
     std::fprintf(stderr, "  dataloader_vs_fio/w%lld rep %d: pipeline %.0f IOPS, fio %.0f IOPS, ratio %.3f\n",
                  static_cast<long long>(pc.w), rep, pipe_iops, f.iops, pipe_iops / f.iops);
   } catch (const FioError& e) {
@@ -270,8 +148,8 @@ void run_peer(Session& s, const Dataset& d, const DlOptions& o, PeerCase& pc, Fi
 
 // The peer pairs' parameters and fio job files; *fio_problem says why fio cannot run (then no fio).
 std::vector<PeerCase> set_up_peers(const DlOptions& o, const std::vector<int64_t>& peers, const Params& common,
-                                   const Dataset& d, Scratch& scratch, const std::string& aux, std::unique_ptr<Fio>& fio,
-                                   std::string* fio_problem) {
+                                   const Dataset& d, Scratch& scratch, const std::string& aux,
+                                   std::unique_ptr<Fio>& fio, std::string* fio_problem) {
   std::string fio_version;
   // fio runs its jobs as threads of one process, each job opening the files of the directory:
   // the soft open-file limit is raised to the hard limit, and where even that is too few for
@@ -284,7 +162,8 @@ std::vector<PeerCase> set_up_peers(const DlOptions& o, const std::vector<int64_t
     try {
       fio = std::make_unique<Fio>(o.fio_binary);
       fio_version = fio->version();
-      if (!d.direct) throw FioError("the files refuse O_DIRECT here: fio and the pipeline would not bypass the cache alike");
+      if (!d.direct)
+        throw FioError("the files refuse O_DIRECT here: fio and the pipeline would not bypass the cache alike");
     } catch (const FioError& e) {
       *fio_problem = e.what();
       fio.reset();
@@ -293,7 +172,9 @@ std::vector<PeerCase> set_up_peers(const DlOptions& o, const std::vector<int64_t
   std::vector<PeerCase> ps;
   for (int64_t w : peers) {
     PeerCase pc{w, "", "", "", 0, 0, "", ""};
-    Params p = {{"workers", std::to_string(w)}, {"queue_depth", std::to_string(w)}, {"rw", "randread"},
+    Params p = {{"workers", std::to_string(w)},
+                {"queue_depth", std::to_string(w)},
+                {"rw", "randread"},
                 {"bs", std::to_string(o.sample_bytes)}};
     p.insert(p.end(), common.begin(), common.end());
     Params pp = p, pf = p;
@@ -305,17 +186,32 @@ std::vector<PeerCase> set_up_peers(const DlOptions& o, const std::vector<int64_t
     pf.push_back({"fio_openfiles", std::to_string(openfiles)});
     pf.push_back({"open_file_limit", std::to_string(lim.soft)});
     if (openfiles == 0)
-      pc.no_fio = fmt::format("the open-file limit {} (hard limit {}) leaves fewer than one file per fio job for {} jobs "
-                              "(fio keeps 64 descriptors for itself): raise it with ulimit -n", lim.soft, lim.hard, w);
+      pc.no_fio = fmt::format(
+          "the open-file limit {} (hard limit {}) leaves fewer than one file per fio job for {} jobs "
+          "(fio keeps 64 descriptors for itself): raise it with ulimit -n",
+          lim.soft, lim.hard, w);
     else if (openfiles < nfiles)
-      std::fprintf(stderr, "io_dataloader: fio peer w%lld: %lld jobs x %lld files exceed the open-file limit %lld: "
-                   "openfiles=%lld per job\n", static_cast<long long>(w), static_cast<long long>(w),
-                   static_cast<long long>(nfiles), static_cast<long long>(lim.soft), static_cast<long long>(openfiles));
+      std::fprintf(stderr,
+                   "io_dataloader: fio peer w%lld: %lld jobs x %lld files exceed the open-file limit %lld: "
+                   "openfiles=%lld per job\n",
+                   static_cast<long long>(w), static_cast<long long>(w), static_cast<long long>(nfiles),
+                   static_cast<long long>(lim.soft), static_cast<long long>(openfiles));
     pc.params_p = format_params(pp);
     pc.params_f = format_params(pf);
     if (fio && pc.no_fio.empty()) {
-      FioJob j{fmt::format("peer_w{}", w), "randread", o.sample_bytes, 1, static_cast<int>(w), "psync", "", d.dir, 0,
-               o.peer_runtime, std::min(0.5, o.peer_runtime / 3), true, {"file_service_type=random"}};
+      FioJob j{fmt::format("peer_w{}", w),
+               "randread",
+               o.sample_bytes,
+               1,
+               static_cast<int>(w),
+               "psync",
+               "",
+               d.dir,
+               0,
+               o.peer_runtime,
+               std::min(0.5, o.peer_runtime / 3),
+               true,
+               {"file_service_type=random"}};
       if (openfiles < nfiles) j.extra.push_back(fmt::format("openfiles={}", openfiles));
       pc.job = scratch.create_empty(fmt::format("{}/peer-w{}.fio", aux, w));
       std::FILE* f = std::fopen(pc.job.c_str(), "w");
@@ -345,19 +241,27 @@ void measure(Session& s, const DlOptions& o, std::vector<WaitCase>& wcases, cons
   // Calibration: one batch loaded by the step itself (0 workers), no compute.
   PipelineConfig cal{o.batch, 0, 0, 5, 1, 0, false, 7};
   PipelineResult cr = run_pipeline(d, cal, block);
-  if (cr.wrong) throw std::runtime_error(fmt::format("calibration: {} of {} samples read back wrong", cr.wrong, cr.checked));
+  if (cr.wrong)
+    throw std::runtime_error(fmt::format("calibration: {} of {} samples read back wrong", cr.wrong, cr.checked));
   const double t_io = cr.wait_s / cr.steps;
   std::fprintf(stderr, "%s: %s on %s (%s), %s; one batch of %d loaded by one thread: %.2f ms\n", s.prog().c_str(),
                bypass.c_str(), block.empty() ? dev.source.c_str() : block.c_str(), dev.dev_class.c_str(),
                dev.fstype.c_str(), o.batch, t_io * 1e3);
-  const Params common = {{"batch", std::to_string(o.batch)},       {"sample_bytes", std::to_string(o.sample_bytes)},
-                         {"samples", std::to_string(o.samples)},   {"cache_bypass", bypass},
-                         {"t_io_batch_s", fmt::format("{:.6g}", t_io)}, {"device", block.empty() ? dev.source : block},
-                         {"device_class", dev.dev_class},          {"fstype", dev.fstype}};
+  const Params common = {{"batch", std::to_string(o.batch)},
+                         {"sample_bytes", std::to_string(o.sample_bytes)},
+                         {"samples", std::to_string(o.samples)},
+                         {"cache_bypass", bypass},
+                         {"t_io_batch_s", fmt::format("{:.6g}", t_io)},
+                         {"device", block.empty() ? dev.source : block},
+                         {"device_class", dev.dev_class},
+                         {"fstype", dev.fstype}};
   for (auto& c : wcases) {
-    Params p = {{"ratio", fmt::format("{:g}", c.ratio)}, {"workers", std::to_string(c.workers)},
-                {"prefetch", std::to_string(c.prefetch)}, {"compute", o.compute_mode},
-                {"compute_s", fmt::format("{:.6g}", c.ratio * t_io)}, {"steps", std::to_string(o.steps)},
+    Params p = {{"ratio", fmt::format("{:g}", c.ratio)},
+                {"workers", std::to_string(c.workers)},
+                {"prefetch", std::to_string(c.prefetch)},
+                {"compute", o.compute_mode},
+                {"compute_s", fmt::format("{:.6g}", c.ratio * t_io)},
+                {"steps", std::to_string(o.steps)},
                 {"warmup_steps", std::to_string(warmup)}};
     p.insert(p.end(), common.begin(), common.end());
     c.params = format_params(p);
@@ -374,30 +278,44 @@ void measure(Session& s, const DlOptions& o, std::vector<WaitCase>& wcases, cons
   // sample (or none checked) fails.
   for (auto& c : wcases) {
     const bool bad = c.wrong || c.checked == 0;
-    const std::string note = fmt::format("{} wrong of {} samples: every sample read was checksummed against the "
-                                         "pseudo-random bytes written to it (never zeros)", c.wrong, c.checked);
+    const std::string note = fmt::format(
+        "{} wrong of {} samples: every sample read was checksummed against the "
+        "pseudo-random bytes written to it (never zeros)",
+        c.wrong, c.checked);
     s.row(names::kDataloaderIoWait, c.name, c.params, names::kCheckWrong, static_cast<double>(c.wrong), "count", -1,
           bad ? Status::failed : Status::ok, note);
-    if (bad) s.case_failed(names::kDataloaderIoWait, c.name, note);
-    else s.case_ok();
+    if (bad)
+      s.case_failed(names::kDataloaderIoWait, c.name, note);
+    else
+      s.case_ok();
   }
   for (auto& pc : ps) {
     const bool bad = pc.wrong || pc.checked == 0;
-    const std::string note = fmt::format("{} wrong of {} samples: every sample read was checksummed", pc.wrong, pc.checked);
-    s.row(names::kDataloaderVsFio, fmt::format("pipeline/w{}", pc.w), pc.params_p, names::kCheckWrong, static_cast<double>(pc.wrong),
-          "count", -1, bad ? Status::failed : Status::ok, note);
-    if (bad) s.case_failed(names::kDataloaderVsFio, fmt::format("pipeline/w{}", pc.w), note);
-    else if (!pc.fio_error.empty()) s.case_failed(names::kDataloaderVsFio, fmt::format("fio/w{}", pc.w), "fio peer: " + pc.fio_error);
-    else s.case_ok();
+    const std::string note =
+        fmt::format("{} wrong of {} samples: every sample read was checksummed", pc.wrong, pc.checked);
+    s.row(names::kDataloaderVsFio, fmt::format("pipeline/w{}", pc.w), pc.params_p, names::kCheckWrong,
+          static_cast<double>(pc.wrong), "count", -1, bad ? Status::failed : Status::ok, note);
+    if (bad)
+      s.case_failed(names::kDataloaderVsFio, fmt::format("pipeline/w{}", pc.w), note);
+    else if (!pc.fio_error.empty())
+      s.case_failed(names::kDataloaderVsFio, fmt::format("fio/w{}", pc.w), "fio peer: " + pc.fio_error);
+    else
+      s.case_ok();
   }
   if (!fio_problem.empty()) std::fprintf(stderr, "%s: fio peer skipped: %s\n", s.prog().c_str(), fio_problem.c_str());
 }
 
 // Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh), and the
 // benchmark names it writes.
-const bool entry_io_dataloader = declare_entry({"io_dataloader", "io", "", "", "", {60, 180, 1800},
-    "DataLoader-style prefetch pipeline over sample files: I/O wait per step against compute:I/O ratio and "
-    "workers, IOPS issued; fio on the same files as the peer (IO-1, IO-3)"});
+const bool entry_io_dataloader = declare_entry(
+    {"io_dataloader",
+     "io",
+     "",
+     "",
+     "",
+     {60, 180, 1800},
+     "DataLoader-style prefetch pipeline over sample files: I/O wait per step against compute:I/O ratio and "
+     "workers, IOPS issued; fio on the same files as the peer (IO-1, IO-3)"});
 const bool writes = declare_writes({names::kDataloaderIoWait, names::kDataloaderVsFio});
 
 int dataloader_main(int argc, char** argv) {
@@ -437,9 +355,11 @@ int dataloader_main(int argc, char** argv) {
   if (!s.open_results()) return kExitUsage;
   install_cleanup_handlers();
   std::unique_ptr<Scratch> scratch;
-  return run_measure(s, scratch, [&] { measure(s, o, wcases, peers, scratch); }, [&](const std::string& why) {
-    for (auto& c : wcases) s.row(names::kDataloaderIoWait, c.name, c.params, "", NAN, "", -1, Status::failed, why);
-  });
+  return run_measure(
+      s, scratch, [&] { measure(s, o, wcases, peers, scratch); },
+      [&](const std::string& why) {
+        for (auto& c : wcases) s.row(names::kDataloaderIoWait, c.name, c.params, "", NAN, "", -1, Status::failed, why);
+      });
 }
 
 }  // namespace

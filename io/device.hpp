@@ -7,13 +7,13 @@ namespace rigcheck::io {
 
 struct DeviceInfo {
   std::string mount_point;
-  std::string fstype;       // ext4, xfs, tmpfs...
-  std::string source;       // /dev/vda, tmpfs...
-  std::string device;       // the whole block device's name in /sys/block (vda, nvme0n1), or empty
-  std::string dev_class;    // nvme optane sata_ssd sas_ssd hdd virtio virtio_scsi xen tmpfs zram loop dm md mmc usb other
-  std::string model;        // from sysfs when present
-  std::string rotational;   // 0 / 1 / unknown
-  std::string how;          // how the class was found
+  std::string fstype;     // ext4, xfs, tmpfs...
+  std::string source;     // /dev/vda, tmpfs...
+  std::string device;     // the whole block device's name in /sys/block (vda, nvme0n1), or empty
+  std::string dev_class;  // nvme optane sata_ssd sas_ssd hdd virtio virtio_scsi xen tmpfs zram loop dm md mmc usb other
+  std::string model;      // from sysfs when present
+  std::string rotational;  // 0 / 1 / unknown
+  std::string how;         // how the class was found
 };
 
 DeviceInfo device_of(const std::string& dir);

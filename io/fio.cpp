@@ -43,21 +43,25 @@ void add_options(CLI::App& app, FioOptions& f) {
   app.add_option("--scratch", f.scratch_dir,
                  "existing directory for the scratch file (default: a new temporary directory under $TMPDIR or "
                  "/var/tmp); only files created here by this program are touched, and removed at the end");
-  app.add_option("--file", f.file_name, "name of the scratch file inside --scratch (must not exist; default "
-                                        "rigcheck-fio.<pid>.dat)");
-  app.add_option("--fio-binary", f.fio_binary, "fio executable (a name looked up in PATH, or a path)")->capture_default_str();
+  app.add_option("--file", f.file_name,
+                 "name of the scratch file inside --scratch (must not exist; default "
+                 "rigcheck-fio.<pid>.dat)");
+  app.add_option("--fio-binary", f.fio_binary, "fio executable (a name looked up in PATH, or a path)")
+      ->capture_default_str();
   app.add_option("--ioengine", f.ioengine, "auto (first of io_uring, libaio, psync that works) or one of them")
       ->capture_default_str();
   app.add_option("--file-size", f.file_size_s, "scratch file size (default: tiny 16M, quick 256M, full 1G)");
   app.add_option("--runtime", f.runtime_spec, "seconds fio measures per run (default: tiny 0.3, quick 0.3, full 3)");
   app.add_option("--ramp", f.ramp_spec, "seconds of ramp before measuring (default: tiny 0, quick 0.1, full 1)");
-  app.add_flag("--allow-write", f.allow_write, "also run the write profiles (sequential and random write on the "
-                                               "scratch file)");
+  app.add_flag("--allow-write", f.allow_write,
+               "also run the write profiles (sequential and random write on the "
+               "scratch file)");
 }
 
 void validate(FioOptions& f, Profile p) {
   const int i = static_cast<int>(p);
-  f.file_size = f.file_size_s.empty() ? std::array<int64_t, 3>{16 << 20, 256 << 20, 1 << 30}[i] : parse_size(f.file_size_s);
+  f.file_size =
+      f.file_size_s.empty() ? std::array<int64_t, 3>{16 << 20, 256 << 20, 1 << 30}[i] : parse_size(f.file_size_s);
   f.runtime = f.runtime_spec.empty() ? std::array<double, 3>{0.3, 0.3, 3}[i] : std::stod(f.runtime_spec);
   f.ramp = f.ramp_spec.empty() ? std::array<double, 3>{0, 0.1, 1}[i] : std::stod(f.ramp_spec);
   if (!(f.runtime > 0) || f.ramp < 0) throw std::invalid_argument("--runtime must be > 0 and --ramp >= 0");
@@ -70,8 +74,8 @@ void validate(FioOptions& f, Profile p) {
 // (8 in the full profile).
 std::vector<FioCase> plan(const Session& session, bool allow_write) {
   const CommonOptions& opt = session.options();
-  const int jobs = static_cast<int>(
-      std::max<int64_t>(1, std::min<int64_t>(opt.usable_cores, opt.profile == Profile::full ? 8 : 4)));
+  const int jobs =
+      static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(opt.usable_cores, opt.profile == Profile::full ? 8 : 4)));
   std::vector<FioCase> all = {
       {"seqread_1m_qd32", "read", 1 << 20, 32, 1, false},
       {"randread_4k_qd1", "randread", 4096, 1, 1, false},
@@ -179,6 +183,30 @@ int check_file(const std::string& file_path, uint64_t sum, const std::vector<Fio
   return wrong;
 }
 
+// What a case's rows say of it: the job, fio's version and engine, and the device and file it read.
+std::string case_params(const FioCase& c, const FioOptions& f, const std::string& engine, const std::string& version,
+                        bool direct, const DeviceInfo& dev, const std::string& scratch_root, const std::string& stem) {
+  return format_params({{"rw", c.rw},
+                        {"bs", std::to_string(c.bs)},
+                        {"iodepth", std::to_string(c.iodepth)},
+                        {"numjobs", std::to_string(c.numjobs)},
+                        {"ioengine", engine},
+                        {"fio_version", version},
+                        {"direct", direct ? "1" : "0"},
+                        {"file_size", std::to_string(f.file_size)},
+                        {"runtime_s", fmt::format("{}", f.runtime)},
+                        {"ramp_s", fmt::format("{}", f.ramp)},
+                        {"device", dev.device.empty() ? dev.source : dev.device},
+                        {"device_class", dev.dev_class},
+                        {"guide_class", guide_class_of(dev.dev_class)},
+                        {"fstype", dev.fstype},
+                        {"model", param_text(dev.model)},
+                        {"rotational", dev.rotational},
+                        {"class_from", param_text(dev.how)},
+                        {"scratch", param_text(scratch_root)},
+                        {"job_file", stem + ".jobs/" + c.name + ".fio"}});
+}
+
 // Creates the scratch file, probes the engine, runs every case repetition-major (A B C A B C, so
 // that drift spreads over every case), checks the file, writes the rows.
 void measure(Session& s, const FioOptions& f, const std::vector<FioCase>& cases, Fio& fio, const std::string& version,
@@ -216,19 +244,12 @@ void measure(Session& s, const FioOptions& f, const std::vector<FioCase>& cases,
   std::vector<CaseState> st(cases.size());
   for (size_t i = 0; i < cases.size(); ++i) {
     const FioCase& c = cases[i];
-    FioJob j{c.name, c.rw, c.bs, c.iodepth, c.numjobs, engine, file_path, "", f.file_size, f.runtime, f.ramp, dio.direct, {}};
+    FioJob j{c.name, c.rw,        c.bs,      c.iodepth, c.numjobs,  engine, file_path,
+             "",     f.file_size, f.runtime, f.ramp,    dio.direct, {}};
     st[i].job_path = jobs_dir + "/" + c.name + ".fio";
     st[i].direct_note = dio.note;
     write_new_file(st[i].job_path, job_file_text(j));
-    st[i].params = format_params({{"rw", c.rw}, {"bs", std::to_string(c.bs)}, {"iodepth", std::to_string(c.iodepth)},
-                                  {"numjobs", std::to_string(c.numjobs)}, {"ioengine", engine}, {"fio_version", version},
-                                  {"direct", dio.direct ? "1" : "0"}, {"file_size", std::to_string(f.file_size)},
-                                  {"runtime_s", fmt::format("{}", f.runtime)}, {"ramp_s", fmt::format("{}", f.ramp)},
-                                  {"device", dev.device.empty() ? dev.source : dev.device}, {"device_class", dev.dev_class},
-                                  {"guide_class", guide_class_of(dev.dev_class)}, {"fstype", dev.fstype},
-                                  {"model", param_text(dev.model)}, {"rotational", dev.rotational},
-                                  {"class_from", param_text(dev.how)}, {"scratch", param_text(scratch->root())},
-                                  {"job_file", opt.stem + ".jobs/" + c.name + ".fio"}});
+    st[i].params = case_params(c, f, engine, version, dio.direct, dev, scratch->root(), opt.stem);
   }
   bool broken_output = false;
   for (int rep = 0; rep < opt.reps && !broken_output; ++rep)
@@ -263,12 +284,14 @@ void measure(Session& s, const FioOptions& f, const std::vector<FioCase>& cases,
   const int file_wrong = check_file(file_path, sum, cases, &file_check);
   for (size_t i = 0; i < cases.size(); ++i) {
     const int wrong = st[i].wrong + file_wrong;
-    const std::string note =
-        fmt::format("{} of {} fio runs rejected (error field, no data, more than one job entry, bw_bytes x runtime vs "
-                    "io_bytes beyond 5%); {}; ioengine probe: {}{}",
-                    st[i].wrong, opt.reps, file_check, probe_note.empty() ? engine + " worked first" : probe_note + engine + " worked",
-                    dio.note.empty() ? "" : "; " + dio.note);
-    s.row(names::kFio, cases[i].name, st[i].params, names::kCheckWrong, wrong, "count", -1, wrong ? Status::failed : Status::ok, note);
+    const std::string note = fmt::format(
+        "{} of {} fio runs rejected (error field, no data, more than one job entry, bw_bytes x runtime vs "
+        "io_bytes beyond 5%); {}; ioengine probe: {}{}",
+        st[i].wrong, opt.reps, file_check,
+        probe_note.empty() ? engine + " worked first" : probe_note + engine + " worked",
+        dio.note.empty() ? "" : "; " + dio.note);
+    s.row(names::kFio, cases[i].name, st[i].params, names::kCheckWrong, wrong, "count", -1,
+          wrong ? Status::failed : Status::ok, note);
     if (wrong)
       s.case_failed(names::kFio, cases[i].name, note);
     else
@@ -278,11 +301,23 @@ void measure(Session& s, const FioOptions& f, const std::vector<FioCase>& cases,
 
 // Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh), and the
 // benchmark names it writes.
-const bool entry_io_fio_disk = declare_entry({"io_fio_disk", "io", "", "", "", {60, 120, 900},
-    "fio (Debian's) on a scratch file in a new directory under /var/tmp: 1 MiB sequential read QD32, 4 KiB random "
-    "read QD1 and QD32 x jobs (IO-2)"});
-const bool entry_io_fio_tmpfs = declare_entry({"io_fio_tmpfs", "io", "--scratch /dev/shm", "", "", {60, 120, 900},
-    "the same fio profiles on tmpfs (/dev/shm): the guide's RAM disk row (IO-2)"});
+const bool entry_io_fio_disk = declare_entry(
+    {"io_fio_disk",
+     "io",
+     "",
+     "",
+     "",
+     {60, 120, 900},
+     "fio (Debian's) on a scratch file in a new directory under /var/tmp: 1 MiB sequential read QD32, 4 KiB random "
+     "read QD1 and QD32 x jobs (IO-2)"});
+const bool entry_io_fio_tmpfs =
+    declare_entry({"io_fio_tmpfs",
+                   "io",
+                   "--scratch /dev/shm",
+                   "",
+                   "",
+                   {60, 120, 900},
+                   "the same fio profiles on tmpfs (/dev/shm): the guide's RAM disk row (IO-2)"});
 const bool writes = declare_writes({names::kFio});
 
 int fio_main(int argc, char** argv) {
@@ -296,7 +331,8 @@ int fio_main(int argc, char** argv) {
   const std::vector<FioCase> cases = plan(s, f.allow_write);
   if (s.listing()) {
     for (const FioCase& c : cases)
-      s.list_case(names::kFio, c.name, fmt::format("rw={};bs={};iodepth={};numjobs={}", c.rw, c.bs, c.iodepth, c.numjobs));
+      s.list_case(names::kFio, c.name,
+                  fmt::format("rw={};bs={};iodepth={};numjobs={}", c.rw, c.bs, c.iodepth, c.numjobs));
     return kExitOk;
   }
   if (auto rc = s.require_cases(cases.size())) return *rc;
@@ -328,17 +364,21 @@ int fio_main(int argc, char** argv) {
     return s.run([&] {
       for (const FioCase& c : cases) {
         s.row(names::kFio, c.name, "", "", NAN, "", -1, missing ? Status::skipped : Status::failed, e.what());
-        if (missing) s.case_skipped(e.what());
-        else s.case_failed(names::kFio, c.name, e.what());
+        if (missing)
+          s.case_skipped(e.what());
+        else
+          s.case_failed(names::kFio, c.name, e.what());
       }
     });
   }
 
   install_cleanup_handlers();
   std::unique_ptr<Scratch> scratch;
-  return run_measure(s, scratch, [&] { measure(s, f, cases, *fio, version, scratch); }, [&](const std::string& why) {
-    for (const FioCase& c : cases) s.row(names::kFio, c.name, "", "", NAN, "", -1, Status::failed, why);
-  });
+  return run_measure(
+      s, scratch, [&] { measure(s, f, cases, *fio, version, scratch); },
+      [&](const std::string& why) {
+        for (const FioCase& c : cases) s.row(names::kFio, c.name, "", "", NAN, "", -1, Status::failed, why);
+      });
 }
 
 }  // namespace

@@ -201,8 +201,10 @@ FioResult parse_fio_json(const std::string& path, const std::string& direction) 
 Fio::Fio(const std::string& binary) {
   if (binary.find('/') != std::string::npos) {
     if (!is_executable(binary))
-      throw FioError(fmt::format("fio not found: {} is not an executable file (--fio-binary); install Debian's fio "
-                                 "(scripts/setup.sh)", binary));
+      throw FioError(
+          fmt::format("fio not found: {} is not an executable file (--fio-binary); install Debian's fio "
+                      "(scripts/setup.sh)",
+                      binary));
     path_ = binary;
     return;
   }
@@ -216,8 +218,10 @@ Fio::Fio(const std::string& binary) {
       return;
     }
   }
-  throw FioError(fmt::format("fio not found: no executable '{}' in PATH ({}); install Debian's fio (scripts/setup.sh) "
-                             "or name it with --fio-binary", binary, p));
+  throw FioError(
+      fmt::format("fio not found: no executable '{}' in PATH ({}); install Debian's fio (scripts/setup.sh) "
+                  "or name it with --fio-binary",
+                  binary, p));
 }
 
 std::string Fio::version() const {

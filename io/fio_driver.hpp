@@ -14,15 +14,15 @@ struct FioError : std::runtime_error {
 };
 
 struct FioJob {
-  std::string name;            // job name (the case)
-  std::string rw;              // read, randread, write, randwrite
+  std::string name;  // job name (the case)
+  std::string rw;    // read, randread, write, randwrite
   int64_t bs = 4096;
   int iodepth = 1;
   int numjobs = 1;
   std::string ioengine = "psync";
-  std::string filename;        // one file, or
-  std::string opendir;         // every file of a directory
-  int64_t size = 0;            // bytes of filename (0: the files' own sizes)
+  std::string filename;  // one file, or
+  std::string opendir;   // every file of a directory
+  int64_t size = 0;      // bytes of filename (0: the files' own sizes)
   double runtime_s = 1, ramp_s = 0;
   bool direct = true;
   std::vector<std::string> extra;  // more "key=value" lines
@@ -31,7 +31,7 @@ std::string job_file_text(const FioJob& j);
 
 struct FioResult {
   std::string jobname;
-  double bw_bytes = 0;      // bytes/s (fio's bw_bytes)
+  double bw_bytes = 0;  // bytes/s (fio's bw_bytes)
   double iops = 0;
   double io_bytes = 0;
   double runtime_ms = 0;

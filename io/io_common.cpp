@@ -76,8 +76,10 @@ std::string o_direct_refused(const std::string& path) {
     why = "no aligned buffer for the probe";
   } else {
     const ssize_t n = ::pread(fd, buf, kBlock, 0);
-    if (n < 0) why = fmt::format("read with O_DIRECT: {}", std::strerror(errno));
-    else if (n != static_cast<ssize_t>(kBlock)) why = fmt::format("read with O_DIRECT returned {} of {} bytes", n, kBlock);
+    if (n < 0)
+      why = fmt::format("read with O_DIRECT: {}", std::strerror(errno));
+    else if (n != static_cast<ssize_t>(kBlock))
+      why = fmt::format("read with O_DIRECT returned {} of {} bytes", n, kBlock);
   }
   std::free(buf);
   ::close(fd);
@@ -89,13 +91,15 @@ DirectIo direct_io_plan(const std::string& refused, const std::string& dev_class
   if (refused.empty()) return d;
   if (dev_class == "tmpfs") {
     d.direct = false;
-    d.note = fmt::format("buffered reads (direct=0): this tmpfs refuses O_DIRECT ({}; tmpfs accepts it from Linux 6.6), "
-                         "and a tmpfs file lives in the page cache either way",
-                         refused);
+    d.note = fmt::format(
+        "buffered reads (direct=0): this tmpfs refuses O_DIRECT ({}; tmpfs accepts it from Linux 6.6), "
+        "and a tmpfs file lives in the page cache either way",
+        refused);
   } else {
-    d.skip = fmt::format("the scratch directory's filesystem ({}) refuses O_DIRECT ({}): buffered reads would time the "
-                         "page cache, not the device; name a --scratch on a filesystem that accepts O_DIRECT",
-                         dev_class.empty() ? "of unknown class" : dev_class, refused);
+    d.skip = fmt::format(
+        "the scratch directory's filesystem ({}) refuses O_DIRECT ({}): buffered reads would time the "
+        "page cache, not the device; name a --scratch on a filesystem that accepts O_DIRECT",
+        dev_class.empty() ? "of unknown class" : dev_class, refused);
   }
   return d;
 }

@@ -170,8 +170,7 @@ PipelineResult run_pipeline(const Dataset& d, const PipelineConfig& c, const std
   };
 
   std::vector<std::thread> threads;
-  for (int w = 0; w < c.workers; ++w)
-    threads.emplace_back([&, w] { worker_loop(q, w, load_batch); });
+  for (int w = 0; w < c.workers; ++w) threads.emplace_back([&, w] { worker_loop(q, w, load_batch); });
   auto dispatch = [&](int step) {
     if (step >= c.steps) return;
     {

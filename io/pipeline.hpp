@@ -11,11 +11,11 @@
 namespace rigcheck::io {
 
 struct Dataset {
-  std::string dir;                 // holds only the sample files
+  std::string dir;  // holds only the sample files
   std::vector<std::string> paths;
-  std::vector<uint64_t> sums;      // checksum64 of each file's content, recorded when written
+  std::vector<uint64_t> sums;  // checksum64 of each file's content, recorded when written
   int64_t sample_bytes = 0;
-  bool direct = false;             // O_DIRECT reads (else buffered + fadvise DONTNEED)
+  bool direct = false;  // O_DIRECT reads (else buffered + fadvise DONTNEED)
 };
 
 struct PipelineConfig {
@@ -23,21 +23,21 @@ struct PipelineConfig {
   int workers = 4;
   int prefetch = 2;
   int steps = 16;
-  int warmup = 2;          // first steps left out of the waits (the queue filling up)
-  double compute_s = 0;    // the training step's compute time
-  bool spin = false;       // busy-wait compute instead of sleeping
-  uint64_t seed = 1;       // shuffles the sample order
+  int warmup = 2;        // first steps left out of the waits (the queue filling up)
+  double compute_s = 0;  // the training step's compute time
+  bool spin = false;     // busy-wait compute instead of sleeping
+  uint64_t seed = 1;     // shuffles the sample order
 };
 
 struct PipelineResult {
-  double wall_s = 0;        // measured steps (after warm-up), consumer's wall time
-  double wait_s = 0;        // of which waiting for (or, with 0 workers, loading) data
-  int steps = 0;            // measured steps
-  double run_s = 0;         // the whole run, warm-up included
-  int64_t samples = 0;      // samples loaded over the whole run
-  int64_t reads = 0;        // pread calls over the whole run
+  double wall_s = 0;    // measured steps (after warm-up), consumer's wall time
+  double wait_s = 0;    // of which waiting for (or, with 0 workers, loading) data
+  int steps = 0;        // measured steps
+  double run_s = 0;     // the whole run, warm-up included
+  int64_t samples = 0;  // samples loaded over the whole run
+  int64_t reads = 0;    // pread calls over the whole run
   int64_t bytes = 0;
-  int64_t wrong = 0;        // samples whose bytes differ from what was written
+  int64_t wrong = 0;  // samples whose bytes differ from what was written
   int64_t checked = 0;
   long long device_reads = -1;  // reads completed by the block device over the run (whole device)
   // The same counts within the measured steps (from the start of step `warmup` to the end).

@@ -112,7 +112,9 @@ uint64_t splitmix(uint64_t x) {
 }  // namespace
 
 Refusal::Refusal(const std::string& path, const std::string& reason)
-    : std::runtime_error(fmt::format("refused: {}: {}; nothing was written", path, reason)), path_(path), reason_(reason) {}
+    : std::runtime_error(fmt::format("refused: {}: {}; nothing was written", path, reason)),
+      path_(path),
+      reason_(reason) {}
 
 void check_name_syntax(const std::string& name) {
   if (name.empty()) throw Refusal("(empty)", "an empty path");
@@ -127,7 +129,8 @@ Scratch::Scratch(const std::string& dir) {
     std::string tmpl = base + "/rigcheck-io.XXXXXX";
     std::vector<char> b(tmpl.begin(), tmpl.end());
     b.push_back('\0');
-    if (!::mkdtemp(b.data())) throw Refusal(tmpl, fmt::format("cannot create a temporary directory: {}", std::strerror(errno)));
+    if (!::mkdtemp(b.data()))
+      throw Refusal(tmpl, fmt::format("cannot create a temporary directory: {}", std::strerror(errno)));
     root_ = real_path(b.data());
     created_root_ = true;
     register_entry(root_, true);
@@ -139,7 +142,8 @@ Scratch::Scratch(const std::string& dir) {
     throw Refusal(dir, fmt::format("the scratch directory does not exist ({}); create it first", std::strerror(errno)));
   if (!S_ISDIR(sb.st_mode))
     throw Refusal(dir, fmt::format("is {}, not a directory: rigcheck writes only files it creates itself inside a "
-                                   "scratch directory", kind_of(sb.st_mode)));
+                                   "scratch directory",
+                                   kind_of(sb.st_mode)));
   root_ = real_path(dir);
   if (root_.empty()) throw Refusal(dir, fmt::format("cannot resolve: {}", std::strerror(errno)));
   if (::access(root_.c_str(), W_OK) != 0) throw Refusal(dir, "the scratch directory is not writable");
@@ -154,12 +158,15 @@ std::string Scratch::check_new_path(const std::string& name) const {
   struct stat sb;
   if (::lstat(p.c_str(), &sb) == 0) {
     if (S_ISBLK(sb.st_mode) || S_ISCHR(sb.st_mode))
-      throw Refusal(p, fmt::format("is {}: rigcheck never writes to devices, only to files it creates", kind_of(sb.st_mode)));
+      throw Refusal(
+          p, fmt::format("is {}: rigcheck never writes to devices, only to files it creates", kind_of(sb.st_mode)));
     if (S_ISLNK(sb.st_mode)) {
       std::string target = real_path(p);
-      throw Refusal(p, fmt::format("is a symbolic link{}: rigcheck only creates new files",
-                                   target.empty() ? "" : " to " + target +
-                                                             (inside(root_, target) ? "" : ", outside the scratch directory")));
+      throw Refusal(
+          p, fmt::format("is a symbolic link{}: rigcheck only creates new files",
+                         target.empty()
+                             ? ""
+                             : " to " + target + (inside(root_, target) ? "" : ", outside the scratch directory")));
     }
     throw Refusal(p, fmt::format("already exists ({}): rigcheck only creates new files and never overwrites one",
                                  kind_of(sb.st_mode)));

@@ -91,10 +91,18 @@ class Stream final : public Kernel {
     for (size_t i = 0; i < n; ++i) {
       bool ok = true;
       switch (op_) {
-        case Op::copy: ok = c[i] == a[i]; break;
-        case Op::scale: ok = b[i] == kScalar * c[i]; break;
-        case Op::add: ok = c[i] == a[i] + b[i]; break;
-        case Op::triad: ok = a[i] == b[i] + kScalar * c[i]; break;
+        case Op::copy:
+          ok = c[i] == a[i];
+          break;
+        case Op::scale:
+          ok = b[i] == kScalar * c[i];
+          break;
+        case Op::add:
+          ok = c[i] == a[i] + b[i];
+          break;
+        case Op::triad:
+          ok = a[i] == b[i] + kScalar * c[i];
+          break;
       }
       wrong += !ok;
     }
@@ -166,15 +174,16 @@ std::vector<Case> numa_cases(const CommonOptions& o, const StreamIsa& isa, size_
     Case c = stream_case(fmt::format("triad/plain/{}/per_node", isa.name), Op::triad, false, &isa, 1, n, basis);
     const size_t seen = nodes.size();
     c.make = [seen]() -> std::unique_ptr<Kernel> {
-      throw Skip(fmt::format("STREAM per NUMA node needs two host NUMA nodes with allowed CPUs (this process: {})", seen));
+      throw Skip(
+          fmt::format("STREAM per NUMA node needs two host NUMA nodes with allowed CPUs (this process: {})", seen));
     };
     cs.push_back(std::move(c));
     return cs;
   }
   auto add = [&](int node, int memory, int cores) {
     const std::string where = memory == node ? fmt::format("node{}", node) : fmt::format("node{}/mem{}", node, memory);
-    Case c = stream_case(fmt::format("triad/plain/{}/{}/t{}", isa.name, where, cores), Op::triad, false, &isa, cores,
-                         n, basis);
+    Case c = stream_case(fmt::format("triad/plain/{}/{}/t{}", isa.name, where, cores), Op::triad, false, &isa, cores, n,
+                         basis);
     c.params.push_back({"numa_node", std::to_string(node)});
     c.params.push_back({"memory_node", std::to_string(memory)});
     c.numa_node = node;
@@ -187,10 +196,15 @@ std::vector<Case> numa_cases(const CommonOptions& o, const StreamIsa& isa, size_
 }
 
 // Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh).
-const bool entry_memory_bandwidth = declare_entry({"memory_bandwidth", "memory",
-    "--min-time 0.1",
-    "", "", {60, 240, 1800},
-    "STREAM copy/scale/add/triad, plain and non-temporal stores, threads 1..cores (MEM-2 figures)", true});
+const bool entry_memory_bandwidth =
+    declare_entry({"memory_bandwidth",
+                   "memory",
+                   "--min-time 0.1",
+                   "",
+                   "",
+                   {60, 240, 1800},
+                   "STREAM copy/scale/add/triad, plain and non-temporal stores, threads 1..cores (MEM-2 figures)",
+                   true});
 
 const bool bw = register_benchmark(
     {names::kMemoryBandwidth, "STREAM copy/scale/add/triad, plain and non-temporal stores, threads 1..cores",

@@ -37,18 +37,18 @@
 
 namespace rigcheck::mem {
 namespace {
-using host::Point;
+using host::env_points;
 using host::estimate_of;
 using host::kProbeLayers;
+using host::Point;
 using host::point_params;
-using host::probe_params;
 using host::points;
-using host::env_points;
+using host::probe_params;
 
 struct ChildRun {
   double vmhwm = NAN, baseline = NAN, seconds = NAN, step_seconds = NAN;
   double flops_per_sample = NAN;  // the reference MLP's training flops per sample, as the child printed them
-  double wall = NAN;              // the child process's wall time, start to exit (seconds: its own, from the model's build)
+  double wall = NAN;  // the child process's wall time, start to exit (seconds: its own, from the model's build)
   bool ok = false;
   std::string why;
 };
@@ -58,15 +58,13 @@ std::map<std::string, std::vector<ChildRun>>& child_runs() {
   return m;
 }
 
-
-
 // ---- the full profile's depth probes and near-limit check, chosen from the model's own earlier points
 struct PointInfo {
   std::string model;
   int seq = 0;
-  int batch = 0;       // set when chosen (a probe's or a check's batch 0: at run time)
+  int batch = 0;  // set when chosen (a probe's or a check's batch 0: at run time)
   bool check = false;
-  int layers = 0;      // a depth probe: the model cut to this many layers (0: the whole model)
+  int layers = 0;  // a depth probe: the model cut to this many layers (0: the whole model)
 };
 std::map<std::string, PointInfo>& point_info() {  // case name -> its point
   static std::map<std::string, PointInfo> m;
@@ -85,8 +83,8 @@ int64_t mem_total_bytes() {
 }
 
 constexpr double kGiB = 1073741824.0;
-constexpr double kNearFraction = 0.6;      // of the predicted largest batch
-constexpr double kLowestFraction = 0.2;    // the least a check may be lowered to for time
+constexpr double kNearFraction = 0.6;    // of the predicted largest batch
+constexpr double kLowestFraction = 0.2;  // the least a check may be lowered to for time
 // Seconds the check's ONE child process may take (a check point runs one child: HostStep::run_timed).
 // A check's child is predicted from the largest regular point in proportion to the training flops
 // and ran 65-119 s against this 75 (light_cnn, resnet50; the two full runs of 2026-12-06). The full
@@ -95,7 +93,6 @@ constexpr double kLowestFraction = 0.2;    // the least a check may be lowered t
 // child gets the same.
 constexpr double kChildBudgetS = 75;
 constexpr double kKeepFreeBytes = 4 * kGiB;  // left free beside the check's predicted peak
-
 
 // One child process's rows, written now (write_row_now): the peak, the baseline RSS before the
 // model, the last step's time (not for a depth probe: not the model's step). `index`: the child's
@@ -110,15 +107,20 @@ void write_child_rows(const std::string& case_name, const Params& params, int ba
   std::string emulated;  // under emulation the child's clock and RSS are qemu's (session.hpp)
   d.status = !r.ok ? Status::failed : trust_emulated(&emulated);
   const std::string pre = emulated.empty() ? "" : emulated + "; ";
-  d.note = !r.ok ? r.why
-           : probe ? fmt::format("the model cut to {} of its layers, one child process ({:.1f} s): rigcheck capacity "
-                                 "extrapolates the whole model's peak in depth from these",
-                                 param_value(d.params, "layers"), r.wall)
-                   : only_child ? fmt::format("the one child process of this point (the quick profile: its check is the "
-                                              "measurement); {:.1f} s ({:.1f} s from the model's build)",
-                                              r.wall, r.seconds)
-                   : fmt::format("child process {} of this point (the first is the check); {:.1f} s ({:.1f} s from the model's build)",
-                                 index + 1, r.wall, r.seconds);
+  d.note =
+      !r.ok   ? r.why
+      : probe ? fmt::format(
+                    "the model cut to {} of its layers, one child process ({:.1f} s): rigcheck capacity "
+                    "extrapolates the whole model's peak in depth from these",
+                    param_value(d.params, "layers"), r.wall)
+      : only_child
+          ? fmt::format(
+                "the one child process of this point (the quick profile: its check is the "
+                "measurement); {:.1f} s ({:.1f} s from the model's build)",
+                r.wall, r.seconds)
+          : fmt::format(
+                "child process {} of this point (the first is the check); {:.1f} s ({:.1f} s from the model's build)",
+                index + 1, r.wall, r.seconds);
   if (r.ok) d.note = pre + d.note;
   d.metric = names::kPeakRssBytes;
   d.value = r.ok ? r.vmhwm : NAN;
@@ -140,9 +142,10 @@ void write_child_rows(const std::string& case_name, const Params& params, int ba
       d.metric = names::kGflops;
       d.value = r.flops_per_sample * batch / r.step_seconds / 1e9;
       d.unit = "GFLOP/s";
-      d.note = pre + fmt::format("the last step's {:.4g} GFLOP ({:.0f} per sample x {}, the child's shape_flops_per_sample) / "
-                           "its step_time: what rigcheck capacity estimates a dense user model's step at",
-                           r.flops_per_sample * batch / 1e9, r.flops_per_sample, batch);
+      d.note = pre + fmt::format(
+                         "the last step's {:.4g} GFLOP ({:.0f} per sample x {}, the child's shape_flops_per_sample) / "
+                         "its step_time: what rigcheck capacity estimates a dense user model's step at",
+                         r.flops_per_sample * batch / 1e9, r.flops_per_sample, batch);
       write_row_now(d);
     }
   }
@@ -161,10 +164,10 @@ double med(std::vector<double> v) {
 // when there is none.
 struct Line {
   double icpt = 0, slope = 0;
-  int lo = 0, hi = 0;          // the two largest regular batches
-  double t_lo = 0, t_hi = 0;   // their child processes' seconds (median)
-  int probe_batch = 0;         // > 0: the line passes through the probes' extrapolated peak there
-  long limit = 0;              // the largest batch under the usable memory (total less max(10%, 2 GiB))
+  int lo = 0, hi = 0;         // the two largest regular batches
+  double t_lo = 0, t_hi = 0;  // their child processes' seconds (median)
+  int probe_batch = 0;        // > 0: the line passes through the probes' extrapolated peak there
+  long limit = 0;             // the largest batch under the usable memory (total less max(10%, 2 GiB))
   double at(double b) const { return icpt + slope * b; }
 };
 Line line_of(const std::string& model, int seq) {
@@ -173,10 +176,14 @@ Line line_of(const std::string& model, int seq) {
   for (auto& [name, info] : point_info()) {
     if (info.model != model || info.seq != seq || info.check) continue;
     for (const ChildRun& r : child_runs()[name])
-      if (r.ok && info.layers > 0) probes[info.batch][info.layers].push_back(r.vmhwm);
-      else if (r.ok) peak[info.batch].push_back(r.vmhwm), secs[info.batch].push_back(r.wall);
+      if (r.ok && info.layers > 0)
+        probes[info.batch][info.layers].push_back(r.vmhwm);
+      else if (r.ok)
+        peak[info.batch].push_back(r.vmhwm), secs[info.batch].push_back(r.wall);
   }
-  if (peak.size() < 2) throw Skip(fmt::format("fewer than two batches of {} measured before: no line to choose a near-limit batch from", model));
+  if (peak.size() < 2)
+    throw Skip(
+        fmt::format("fewer than two batches of {} measured before: no line to choose a near-limit batch from", model));
   Line l;
   const auto hi = std::prev(peak.end()), lo = std::prev(hi);
   l.hi = hi->first, l.lo = lo->first, l.t_hi = med(secs[l.hi]), l.t_lo = med(secs[l.lo]);
@@ -192,10 +199,12 @@ Line line_of(const std::string& model, int seq) {
   }
   l.icpt = med(hi->second) - l.slope * l.hi;
   const double total = static_cast<double>(mem_total_bytes());
-  if (!(l.slope > 0) || total <= 0) throw Skip("the measured peak does not grow with the batch (or MemTotal unreadable): no limit to check");
+  if (!(l.slope > 0) || total <= 0)
+    throw Skip("the measured peak does not grow with the batch (or MemTotal unreadable): no limit to check");
   const double usable = total - std::max(0.1 * total, 2 * kGiB);
   l.limit = static_cast<long>(std::floor((usable - l.icpt) / l.slope));
-  if (l.limit < 4) throw Skip(fmt::format("predicted largest batch {}: too small for a separate near-limit point", l.limit));
+  if (l.limit < 4)
+    throw Skip(fmt::format("predicted largest batch {}: too small for a separate near-limit point", l.limit));
   return l;
 }
 
@@ -218,11 +227,12 @@ int within_budget(const std::string& model, int seq, const Line& l, int from, in
   int batch = from;
   while (batch > l.hi && child_seconds(model, seq, l, batch, layers) > kChildBudgetS) batch = batch * 9 / 10;
   if (batch < kLowestFraction * l.limit || batch <= l.hi)
-    throw Skip(fmt::format("predicted largest batch {}; {} at b{} would take about {:.0f} s (b{} took {:.0f} s, b{} {:.0f} "
-                           "s; in proportion to the training flops), over the {:.0f} s its child process may take, and {:.0f}% "
-                           "of the limit (b{}) is the least measured: not measured",
-                           l.limit, what, from, child_seconds(model, seq, l, from, layers), l.lo, l.t_lo, l.hi, l.t_hi,
-                           kChildBudgetS, 100 * kLowestFraction, static_cast<int>(std::ceil(kLowestFraction * l.limit))));
+    throw Skip(fmt::format(
+        "predicted largest batch {}; {} at b{} would take about {:.0f} s (b{} took {:.0f} s, b{} {:.0f} "
+        "s; in proportion to the training flops), over the {:.0f} s its child process may take, and {:.0f}% "
+        "of the limit (b{}) is the least measured: not measured",
+        l.limit, what, from, child_seconds(model, seq, l, from, layers), l.lo, l.t_lo, l.hi, l.t_hi, kChildBudgetS,
+        100 * kLowestFraction, static_cast<int>(std::ceil(kLowestFraction * l.limit))));
   return batch;
 }
 
@@ -233,8 +243,8 @@ int probe_batch(const std::string& model, int seq) {
   auto it = chosen.find({model, seq});
   if (it != chosen.end()) return it->second;
   const Line l = line_of(model, seq);
-  const int batch = within_budget(model, seq, l, static_cast<int>(kNearFraction * l.limit), kProbeLayers.back(),
-                                  "a depth probe");
+  const int batch =
+      within_budget(model, seq, l, static_cast<int>(kNearFraction * l.limit), kProbeLayers.back(), "a depth probe");
   return chosen[{model, seq}] = batch;
 }
 
@@ -246,27 +256,31 @@ int near_limit_batch(const std::string& model, int seq, double& predicted) {
   // With probes, a check lowered for time would test the line far from where it was drawn (BERT-large
   // at seq 128: b9 beside the probes' b39, and b9 measured under b8): the probes stand for it.
   if (l.probe_batch > 0 && child_seconds(model, seq, l, l.probe_batch, 0) > kChildBudgetS)
-    throw Skip(fmt::format("the depth probes measured b{} cut to {} and {} layers; the whole model there would take about "
-                           "{:.0f} s (b{} took {:.0f} s; in proportion to the training flops), over the {:.0f} s a check's "
-                           "child process may take: not checked whole (RIGCHECK_CAPACITY_CHECK={}:{}:{} does it)",
-                           l.probe_batch, kProbeLayers.front(), kProbeLayers.back(),
-                           child_seconds(model, seq, l, l.probe_batch, 0), l.hi, l.t_hi, kChildBudgetS, model,
-                           l.probe_batch, seq));
-  const int batch = within_budget(model, seq, l, l.probe_batch > 0 ? l.probe_batch : static_cast<int>(kNearFraction * l.limit),
-                                  0, "a check");
+    throw Skip(fmt::format(
+        "the depth probes measured b{} cut to {} and {} layers; the whole model there would take about "
+        "{:.0f} s (b{} took {:.0f} s; in proportion to the training flops), over the {:.0f} s a check's "
+        "child process may take: not checked whole (RIGCHECK_CAPACITY_CHECK={}:{}:{} does it)",
+        l.probe_batch, kProbeLayers.front(), kProbeLayers.back(), child_seconds(model, seq, l, l.probe_batch, 0), l.hi,
+        l.t_hi, kChildBudgetS, model, l.probe_batch, seq));
+  const int batch = within_budget(
+      model, seq, l, l.probe_batch > 0 ? l.probe_batch : static_cast<int>(kNearFraction * l.limit), 0, "a check");
   predicted = l.at(batch);
   const Headroom room = memory_headroom();
   if (room.bytes < 0 || static_cast<double>(room.bytes) < predicted + kKeepFreeBytes)
-    throw Skip(fmt::format("near-limit check b{} is predicted to take {:.1f} GiB and {:.1f} GiB must stay free; {}: "
-                           "skipped rather than risk swap or the OOM killer",
-                           batch, predicted / kGiB, kKeepFreeBytes / kGiB, room.what));
+    throw Skip(
+        fmt::format("near-limit check b{} is predicted to take {:.1f} GiB and {:.1f} GiB must stay free; {}: "
+                    "skipped rather than risk swap or the OOM killer",
+                    batch, predicted / kGiB, kKeepFreeBytes / kGiB, room.what));
   return batch;
 }
 
 class HostStep final : public Kernel {
  public:
   HostStep(std::string case_name, const Point& pt, Params params, int threads, double need_bytes)
-      : case_(std::move(case_name)), pt_(pt), params_(std::move(params)), threads_(threads),
+      : case_(std::move(case_name)),
+        pt_(pt),
+        params_(std::move(params)),
+        threads_(threads),
         one_child_(pt.check || pt.layers > 0 || pt.one_child) {
     exe_ = executable_dir() + "/memory_train_step";
     if (::access(exe_.c_str(), X_OK) != 0) {
@@ -292,9 +306,10 @@ class HostStep final : public Kernel {
     const Headroom room = memory_headroom();
     if (room.bytes < 0) throw Skip("MemAvailable not readable in /proc/meminfo: cannot tell whether the point fits");
     if (static_cast<double>(room.bytes) < need_bytes)
-      throw Skip(fmt::format("needs about {:.1f} GiB free (1.5 x the analytic estimate + 1.5 GiB; a capacity check point "
-                             "1.1 x + 2 GiB), {}: skipped rather than risk swap or the OOM killer",
-                             need_bytes / 1073741824.0, room.what));
+      throw Skip(
+          fmt::format("needs about {:.1f} GiB free (1.5 x the analytic estimate + 1.5 GiB; a capacity check point "
+                      "1.1 x + 2 GiB), {}: skipped rather than risk swap or the OOM killer",
+                      need_bytes / 1073741824.0, room.what));
   }
   void run() override { record(once()); }
   // The work runs in a child process, whose CPU time Google Benchmark's process clock does not
@@ -316,9 +331,10 @@ class HostStep final : public Kernel {
     c.checked = 1;
     c.wrong = r.ok ? 0 : 1;
     c.worst = r.ok ? 0 : INFINITY;
-    c.method = r.ok ? fmt::format("the child's own check: loss and every parameter finite, parameters changed by the "
-                                  "steps; peak RSS {:.0f} MiB",
-                                  r.vmhwm / 1048576)
+    c.method = r.ok ? fmt::format(
+                          "the child's own check: loss and every parameter finite, parameters changed by the "
+                          "steps; peak RSS {:.0f} MiB",
+                          r.vmhwm / 1048576)
                     : "child failed: " + r.why;
     return c;
   }
@@ -336,10 +352,11 @@ class HostStep final : public Kernel {
     const int fd = ::mkstemp(tmpl);
     if (fd >= 0) ::close(fd);
     const std::string log = tmpl;
-    std::vector<std::string> argv = {exe_, "--model", pt_.model, "--batch", std::to_string(pt_.batch), "--threads",
-                                     std::to_string(threads_)};
+    std::vector<std::string> argv = {
+        exe_, "--model", pt_.model, "--batch", std::to_string(pt_.batch), "--threads", std::to_string(threads_)};
     if (pt_.seq > 0) argv.insert(argv.end(), {"--seq", std::to_string(pt_.seq)});
-    if (pt_.width > 0) argv.insert(argv.end(), {"--width", std::to_string(pt_.width), "--depth", std::to_string(pt_.depth)});
+    if (pt_.width > 0)
+      argv.insert(argv.end(), {"--width", std::to_string(pt_.width), "--depth", std::to_string(pt_.depth)});
     if (pt_.layers > 0) argv.insert(argv.end(), {"--layers", std::to_string(pt_.layers)});
     const auto t0 = std::chrono::steady_clock::now();
     argv = through_exec_prefix(std::move(argv)).argv;  // under an emulator, through it (emulation.hpp)
@@ -374,15 +391,20 @@ class HostStep final : public Kernel {
   std::string exe_;
 };
 
-
 // The reference MLP's case: not a zoo model (no guide formula, no analytic estimate: MEM-1 leaves it
 // out); its parameters, activations and flops are the child's own shape_* lines.
 Case mlp_case(const Point& pt, int threads) {
   Case c;
   c.name = fmt::format("mlp/w{}/d{}/b{}", pt.width, pt.depth, pt.batch);
-  c.params = {{"model", "mlp"}, {"width", std::to_string(pt.width)}, {"depth", std::to_string(pt.depth)},
-              {"batch", std::to_string(pt.batch)}, {"seq", "0"}, {"dtype", "f32"}, {"optimizer", "sgd_momentum"},
-              {"steps", "2"}, {"threads", std::to_string(threads)}};
+  c.params = {{"model", "mlp"},
+              {"width", std::to_string(pt.width)},
+              {"depth", std::to_string(pt.depth)},
+              {"batch", std::to_string(pt.batch)},
+              {"seq", "0"},
+              {"dtype", "f32"},
+              {"optimizer", "sgd_momentum"},
+              {"steps", "2"},
+              {"threads", std::to_string(threads)}};
   c.threads = threads;  // the child's, on the CPUs the placement gave this process
   c.manual_time = true;
   const double need = 2 * 1073741824.0;  // 0.2 GB of parameters, momentum and activations, and LibTorch
@@ -395,15 +417,21 @@ Case mlp_case(const Point& pt, int threads) {
 }
 
 // Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh).
-const bool entry_memory_host = declare_entry({"memory_host", "memory", "--reps 1", "", "", {300, 600, 7200},
-    "peak RSS (VmHWM) and step time of CPU training steps of zoo models, one process per point, beside the guide's "
-    "formula and the analytic estimate (MEM-1; rigcheck capacity fits its line to them). quick: one batch per "
-    "model, one child process each (light_cnn b16, resnet50 b8, bert_base and gpt2 b16 at seq 64: capacity's line "
-    "through it at the zoo's analytic slope), the reference MLP (w1536 d4 b1536: the dense step rate); full: "
-    "light_cnn b8 b32, resnet50 b4 b16, bert_base b4 b16, bert_large and gpt2 b2 b8 at seq 128, gpt2_xl b1 "
-    "(skipped where it cannot fit), the reference MLP, then a near-limit check per model (one child, at most 75 s) "
-    "chosen from its own points; RIGCHECK_CAPACITY_CHECK=model:batch[:seq],... adds points near the predicted "
-    "limit"});
+const bool entry_memory_host = declare_entry(
+    {"memory_host",
+     "memory",
+     "--reps 1",
+     "",
+     "",
+     {300, 600, 7200},
+     "peak RSS (VmHWM) and step time of CPU training steps of zoo models, one process per point, beside the guide's "
+     "formula and the analytic estimate (MEM-1; rigcheck capacity fits its line to them). quick: one batch per "
+     "model, one child process each (light_cnn b16, resnet50 b8, bert_base and gpt2 b16 at seq 64: capacity's line "
+     "through it at the zoo's analytic slope), the reference MLP (w1536 d4 b1536: the dense step rate); full: "
+     "light_cnn b8 b32, resnet50 b4 b16, bert_base b4 b16, bert_large and gpt2 b2 b8 at seq 128, gpt2_xl b1 "
+     "(skipped where it cannot fit), the reference MLP, then a near-limit check per model (one child, at most 75 s) "
+     "chosen from its own points; RIGCHECK_CAPACITY_CHECK=model:batch[:seq],... adds points near the predicted "
+     "limit"});
 
 const bool host = register_benchmark(
     {names::kHostMemoryTraining,

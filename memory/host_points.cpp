@@ -24,11 +24,13 @@ std::vector<Point> env_points(const char* var) {
     if (e == std::string::npos) e = s.size();
     const std::string item = s.substr(b, e - b);
     const size_t c1 = item.find(':'), c2 = item.find(':', c1 == std::string::npos ? c1 : c1 + 1);
-    if (c1 == std::string::npos) throw std::invalid_argument(fmt::format("{}: '{}' is not model:batch[:seq]", var, item));
+    if (c1 == std::string::npos)
+      throw std::invalid_argument(fmt::format("{}: '{}' is not model:batch[:seq]", var, item));
     Point p{item.substr(0, c1), std::atoi(item.substr(c1 + 1, c2 - c1 - 1).c_str()),
             c2 == std::string::npos ? 0 : std::atoi(item.substr(c2 + 1).c_str()), !probe};
     if (p.batch < 1) throw std::invalid_argument(fmt::format("{}: '{}' has no batch >= 1", var, item));
-    if (!probe) v.push_back(p);
+    if (!probe)
+      v.push_back(p);
     else if (zoo::config_by_name(p.model).layers < 2)
       throw std::invalid_argument(fmt::format("{}: '{}': only a transformer's layers can be probed", var, item));
     else
@@ -46,7 +48,8 @@ const Point kReferenceMlp{"mlp", 1536, 0, false, 1536, 4};
 
 std::vector<Point> points(Profile p) {
   switch (p) {
-    case Profile::tiny: return {{"light_cnn", 2, 0}};
+    case Profile::tiny:
+      return {{"light_cnn", 2, 0}};
     // Quick: ONE batch of every zoo model that fits, one child process each (its check's:
     // HostStep::run_timed). rigcheck capacity draws its line through the largest measured batch at
     // the zoo's analytic activations per sample whether one batch or two were measured. light_cnn at
@@ -58,7 +61,8 @@ std::vector<Point> points(Profile p) {
     // check). Then the reference MLP (kReferenceMlp): the GFLOP/s LibTorch's training step reaches here.
     case Profile::quick:
       return {{"light_cnn", 16, 0}, {"resnet50", 8, 0}, {"bert_base", 16, 64}, {"gpt2", 16, 64}, kReferenceMlp};
-    case Profile::full: break;
+    case Profile::full:
+      break;
   }
   // Full: two batches per model, a factor 4 apart, at seq 128 for the transformers, then a near-limit
   // check per model (one child, kChildBudgetS). Budgeted for a 60-minute full profile on 2
@@ -124,9 +128,15 @@ Params point_params(const std::string& model, int batch, int seq, int threads) {
 // A depth probe's params: the model cut to `layers` of its `model_layers`; no guide formula or
 // estimate (MEM-1 reads neither: it is not the model), one child process.
 Params probe_params(const Point& pt, int threads) {
-  return {{"model", pt.model}, {"batch", pt.batch ? std::to_string(pt.batch) : "auto"}, {"seq", std::to_string(pt.seq)},
-          {"layers", std::to_string(pt.layers)}, {"model_layers", std::to_string(zoo::config_by_name(pt.model).layers)},
-          {"dtype", "f32"}, {"optimizer", "sgd_momentum"}, {"steps", "2"}, {"threads", std::to_string(threads)},
+  return {{"model", pt.model},
+          {"batch", pt.batch ? std::to_string(pt.batch) : "auto"},
+          {"seq", std::to_string(pt.seq)},
+          {"layers", std::to_string(pt.layers)},
+          {"model_layers", std::to_string(zoo::config_by_name(pt.model).layers)},
+          {"dtype", "f32"},
+          {"optimizer", "sgd_momentum"},
+          {"steps", "2"},
+          {"threads", std::to_string(threads)},
           {"child_processes", "1"}};
 }
 

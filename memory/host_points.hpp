@@ -21,8 +21,8 @@ constexpr std::array<int, 2> kProbeLayers = {1, 2};
 struct Point {
   std::string model;
   int batch;
-  int seq;             // transformers
-  bool check = false;  // a capacity check point (RIGCHECK_CAPACITY_CHECK, or batch 0: chosen when it runs)
+  int seq;                   // transformers
+  bool check = false;        // a capacity check point (RIGCHECK_CAPACITY_CHECK, or batch 0: chosen when it runs)
   int width = 0, depth = 0;  // model "mlp": memory_train_step's MLP outside the zoo (the reference step rate)
   int layers = 0;            // a depth probe: the transformer cut to this many layers (batch 0: chosen when it runs)
   bool one_child = false;    // the quick profile: the check's child is the measurement (HostStep::run_timed)

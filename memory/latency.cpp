@@ -181,7 +181,8 @@ std::vector<Case> chase_cases(const CommonOptions& o, bool loaded) {
   const int64_t largest = o.profile == Profile::tiny ? int64_t(16) << 20 : int64_t(1) << 30;
   const int64_t loads = loads_for(o);
   const int streamers = loaded ? o.physical_cores - 1 : 0;
-  const std::vector<Pages> kinds = loaded ? std::vector<Pages>{Pages::huge} : std::vector<Pages>{Pages::huge, Pages::nohuge};
+  const std::vector<Pages> kinds =
+      loaded ? std::vector<Pages>{Pages::huge} : std::vector<Pages>{Pages::huge, Pages::nohuge};
   for (Pages pg : kinds) {
     // The idle 2 MiB-page curve is the one the levels are read from: 2 points per octave in the
     // quick profile; the 4 KiB-page and loaded curves 1 (the memory area's 2-minute budget).
@@ -198,7 +199,8 @@ std::vector<Case> chase_cases(const CommonOptions& o, bool loaded) {
                   {"streaming_threads", std::to_string(streamers)}};
       c.threads = 1 + streamers;
       c.make = [pg, bytes, biggest, loads, streamers, loaded]() -> std::unique_ptr<Kernel> {
-        if (loaded && streamers < 1) throw Skip("loaded latency needs at least 2 cores (one chases, the others stream)");
+        if (loaded && streamers < 1)
+          throw Skip("loaded latency needs at least 2 cores (one chases, the others stream)");
         if (bytes < 2 * int64_t(kLine)) throw Skip("a buffer of fewer than 2 cache lines has no cycle");
         return std::make_unique<Chase>(pg, static_cast<size_t>(bytes), static_cast<size_t>(biggest), loads, streamers);
       };
@@ -222,7 +224,8 @@ std::vector<Case> numa_cases(const CommonOptions& o) {
     c.params = {{"pages", to_string(Pages::huge)}, {"bytes", std::to_string(bytes)}};
     const size_t seen = nodes.size();
     c.make = [seen]() -> std::unique_ptr<Kernel> {
-      throw Skip(fmt::format("the latency matrix needs two host NUMA nodes with allowed CPUs (this process: {})", seen));
+      throw Skip(
+          fmt::format("the latency matrix needs two host NUMA nodes with allowed CPUs (this process: {})", seen));
     };
     cs.push_back(std::move(c));
     return cs;
@@ -231,8 +234,12 @@ std::vector<Case> numa_cases(const CommonOptions& o) {
     for (const auto& mem : nodes) {
       Case c;
       c.name = fmt::format("cpu{}/mem{}", cpu.first, mem.first);
-      c.params = {{"pages", to_string(Pages::huge)}, {"bytes", std::to_string(bytes)}, {"loads", std::to_string(loads)},
-                  {"threads", "1"}, {"numa_node", std::to_string(cpu.first)}, {"memory_node", std::to_string(mem.first)},
+      c.params = {{"pages", to_string(Pages::huge)},
+                  {"bytes", std::to_string(bytes)},
+                  {"loads", std::to_string(loads)},
+                  {"threads", "1"},
+                  {"numa_node", std::to_string(cpu.first)},
+                  {"memory_node", std::to_string(mem.first)},
                   {"memory", cpu.first == mem.first ? "local" : "remote"}};
       c.numa_node = cpu.first;
       c.memory_node = mem.first;
@@ -245,11 +252,16 @@ std::vector<Case> numa_cases(const CommonOptions& o) {
 }
 
 // Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh).
-const bool entry_memory_latency = declare_entry({"memory_latency", "memory",
-    "--min-time 0.02",
-    "", "", {60, 240, 1800},
-    "random cyclic pointer chase 4 KiB..1 GiB, 4 KiB and 2 MiB pages, idle and loaded; cache levels found on the "
-    "curve (MEM-3 figures)", true});
+const bool entry_memory_latency = declare_entry(
+    {"memory_latency",
+     "memory",
+     "--min-time 0.02",
+     "",
+     "",
+     {60, 240, 1800},
+     "random cyclic pointer chase 4 KiB..1 GiB, 4 KiB and 2 MiB pages, idle and loaded; cache levels found on the "
+     "curve (MEM-3 figures)",
+     true});
 // The cache levels found on the curve: rows derived from memory_latency's (register_derived_rows below).
 const bool writes_levels = declare_writes({names::kLatencyLevels});
 
@@ -320,8 +332,10 @@ const bool lat_rows = register_derived_rows(names::kMemoryLatency, [](const std:
           l.name == "DRAM" ? "largest buffer" : "median of the plateau");
       base.repetition = -1;
       base.status = doubtful ? Status::mistrusted : Status::ok;
-      base.note = doubtful ? fmt::format("{} of {} sizes had only mistrusted repetitions (their notes say why: another process, or emulation)",
-                                         doubtful, curve.size())
+      base.note = doubtful ? fmt::format(
+                                 "{} of {} sizes had only mistrusted repetitions (their notes say why: another "
+                                 "process, or emulation)",
+                                 doubtful, curve.size())
                            : "found by the plateau detection of docs/methodology.md on the median curve";
       if (l.name != "DRAM") out.push_back(derived(base, names::kLevelSizeBytes, l.size_bytes, "B"));
       out.push_back(derived(base, "level_latency_ns", l.latency_ns, "ns"));

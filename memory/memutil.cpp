@@ -25,7 +25,8 @@ const char* to_string(Pages p) {
   static constexpr const char* kNames[] = {"default", "thp", "4k"};  // in the order of the enumerators
   return static_cast<size_t>(p) < std::size(kNames) ? kNames[static_cast<size_t>(p)] : "?";
 }
-static_assert(static_cast<int>(Pages::none) == 0 && static_cast<int>(Pages::huge) == 1 && static_cast<int>(Pages::nohuge) == 2);
+static_assert(static_cast<int>(Pages::none) == 0 && static_cast<int>(Pages::huge) == 1 &&
+              static_cast<int>(Pages::nohuge) == 2);
 
 Buffer::Buffer(size_t bytes, Pages advice) : advice_(advice) {
   if (bytes == 0) throw std::runtime_error("Buffer: zero bytes");
@@ -44,8 +45,8 @@ Buffer::Buffer(size_t bytes, Pages advice) : advice_(advice) {
   if (adv >= 0 && ::madvise(p_, bytes_, adv) != 0) {
     const int e = errno;
     release();
-    throw std::runtime_error(fmt::format("madvise({}) failed: {}", adv == MADV_HUGEPAGE ? "MADV_HUGEPAGE" : "MADV_NOHUGEPAGE",
-                                         std::strerror(e)));
+    throw std::runtime_error(fmt::format("madvise({}) failed: {}",
+                                         adv == MADV_HUGEPAGE ? "MADV_HUGEPAGE" : "MADV_NOHUGEPAGE", std::strerror(e)));
   }
 }
 
@@ -164,9 +165,10 @@ Headroom memory_headroom() {
     const int64_t left = lim.bytes > lim.used ? static_cast<int64_t>(lim.bytes - lim.used) : 0;
     if (h.bytes < 0 || left < h.bytes) {
       h.bytes = left;
-      h.what = fmt::format("the memory limit leaves {:.1f} GiB ({:.1f} GiB, {}{})", static_cast<double>(left) / 1073741824.0,
-                           static_cast<double>(lim.bytes) / 1073741824.0, lim.text,
-                           lim.used ? fmt::format(", {:.1f} GiB of it in use", static_cast<double>(lim.used) / 1073741824.0) : "");
+      h.what = fmt::format(
+          "the memory limit leaves {:.1f} GiB ({:.1f} GiB, {}{})", static_cast<double>(left) / 1073741824.0,
+          static_cast<double>(lim.bytes) / 1073741824.0, lim.text,
+          lim.used ? fmt::format(", {:.1f} GiB of it in use", static_cast<double>(lim.used) / 1073741824.0) : "");
     }
   }
   return h;

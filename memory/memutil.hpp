@@ -108,9 +108,9 @@ struct Level {
   int points = 0;
 };
 struct PlateauOptions {
-  double within = 0.5;      // a point joins a plateau when <= (1 + within) x the plateau's median
-  double level_ratio = 2.0; // neighbouring plateaus closer than this ratio are one level
-  int min_points = 2;       // fewer points: a transition, not a level
+  double within = 0.5;                      // a point joins a plateau when <= (1 + within) x the plateau's median
+  double level_ratio = 2.0;                 // neighbouring plateaus closer than this ratio are one level
+  int min_points = 2;                       // fewer points: a transition, not a level
   double dram_from_bytes = 64.0 * 1048576;  // the last level is DRAM when the curve reaches this size
   // A plateau slower than this is memory, not a cache: it and every larger run are one DRAM level.
   // Caches load in ~1-50 ns (AMD L3 ~10-20, Intel mesh L3 ~20-40, eDRAM L4 ~40-50), DRAM in

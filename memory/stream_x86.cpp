@@ -10,13 +10,17 @@ namespace {
 
 template <bool NT>
 __attribute__((target("avx512f"), always_inline)) inline void st(double* p, __m512d v) {
-  if constexpr (NT) _mm512_stream_pd(p, v);
-  else _mm512_store_pd(p, v);
+  if constexpr (NT)
+    _mm512_stream_pd(p, v);
+  else
+    _mm512_store_pd(p, v);
 }
 template <bool NT>
 __attribute__((target("avx2"), always_inline)) inline void st(double* p, __m256d v) {
-  if constexpr (NT) _mm256_stream_pd(p, v);
-  else _mm256_store_pd(p, v);
+  if constexpr (NT)
+    _mm256_stream_pd(p, v);
+  else
+    _mm256_store_pd(p, v);
 }
 
 template <bool NT>
@@ -37,7 +41,8 @@ __attribute__((target("avx512f"))) void k512(Op op, double* a, double* b, double
       break;
     case Op::add:
       for (; i < vend; i += 32)
-        for (int u = 0; u < 32; u += 8) st<NT>(c + i + u, _mm512_add_pd(_mm512_load_pd(a + i + u), _mm512_load_pd(b + i + u)));
+        for (int u = 0; u < 32; u += 8)
+          st<NT>(c + i + u, _mm512_add_pd(_mm512_load_pd(a + i + u), _mm512_load_pd(b + i + u)));
       for (; i < i1; ++i) c[i] = a[i] + b[i];
       break;
     case Op::triad:
@@ -68,7 +73,8 @@ __attribute__((target("avx2"))) void k256(Op op, double* a, double* b, double* c
       break;
     case Op::add:
       for (; i < vend; i += 16)
-        for (int u = 0; u < 16; u += 4) st<NT>(c + i + u, _mm256_add_pd(_mm256_load_pd(a + i + u), _mm256_load_pd(b + i + u)));
+        for (int u = 0; u < 16; u += 4)
+          st<NT>(c + i + u, _mm256_add_pd(_mm256_load_pd(a + i + u), _mm256_load_pd(b + i + u)));
       for (; i < i1; ++i) c[i] = a[i] + b[i];
       break;
     case Op::triad:

@@ -33,8 +33,8 @@ class AllocTouch final : public Kernel {
     require_thp(pages);
     checked_ = cycle_and_check();  // here, so that facts() (asked before check()) has AnonHugePages
     if (pages == Pages::huge && huge_ == 0)
-      throw Skip(fmt::format("MADV_HUGEPAGE took no effect: AnonHugePages 0 (THP {}, defrag {})", thp_setting("enabled"),
-                             thp_setting("defrag")));
+      throw Skip(fmt::format("MADV_HUGEPAGE took no effect: AnonHugePages 0 (THP {}, defrag {})",
+                             thp_setting("enabled"), thp_setting("defrag")));
   }
   void run() override {
     Buffer b(bytes_, pages_);
@@ -88,8 +88,8 @@ class Gups final : public Kernel {
     for (size_t i = 0; i < words_; ++i) t_[i] = i * 0x9E3779B97F4A7C15ull + 1;  // never 0
     huge_ = buf_.huge_bytes();
     if (pages == Pages::huge && huge_ == 0)
-      throw Skip(fmt::format("MADV_HUGEPAGE took no effect: AnonHugePages 0 (THP {}, defrag {})", thp_setting("enabled"),
-                             thp_setting("defrag")));
+      throw Skip(fmt::format("MADV_HUGEPAGE took no effect: AnonHugePages 0 (THP {}, defrag {})",
+                             thp_setting("enabled"), thp_setting("defrag")));
   }
   void run() override { seed_ = update(seed_, updates_); }
   // HPCC RandomAccess's own check: the same update stream applied twice restores the table.
@@ -101,7 +101,8 @@ class Gups final : public Kernel {
     for (size_t i = 0; i < words_; ++i, ++r.checked)
       if (t_[i] != i * 0x9E3779B97F4A7C15ull + 1) ++r.wrong;
     r.worst = r.wrong ? INFINITY : 0;
-    r.method = fmt::format("{} updates applied twice restore every word of the table (HPCC RandomAccess check)", updates_);
+    r.method =
+        fmt::format("{} updates applied twice restore every word of the table (HPCC RandomAccess check)", updates_);
     return r;
   }
   Params facts() const override {
@@ -136,17 +137,25 @@ class Gups final : public Kernel {
 // are far beyond the 4 KiB pages' TLB reach, so the two advices differ by the same mechanisms.
 int64_t thp_bytes(const CommonOptions& o) {
   if (!o.sizes.empty()) return o.sizes.front();
-  return o.profile == Profile::tiny ? int64_t(64) << 20 : o.profile == Profile::quick ? int64_t(256) << 20 : int64_t(1) << 30;
+  return o.profile == Profile::tiny    ? int64_t(64) << 20
+         : o.profile == Profile::quick ? int64_t(256) << 20
+                                       : int64_t(1) << 30;
 }
 
 // Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh).
-const bool entry_memory_thp = declare_entry({"memory_thp", "memory",
-    "--reps 5",
-    "", "thp_available=yes", {60, 240, 1200},
-    "allocate+first-touch and GUPS of 1 GiB (quick: 256 MiB), MADV_HUGEPAGE vs MADV_NOHUGEPAGE (MEM-4)", true});
+const bool entry_memory_thp =
+    declare_entry({"memory_thp",
+                   "memory",
+                   "--reps 5",
+                   "",
+                   "thp_available=yes",
+                   {60, 240, 1200},
+                   "allocate+first-touch and GUPS of 1 GiB (quick: 256 MiB), MADV_HUGEPAGE vs MADV_NOHUGEPAGE (MEM-4)",
+                   true});
 
 const bool alloc = register_benchmark(
-    {names::kThpAlloc, "allocate + first-touch + free cycles of a 1 GiB buffer (quick: 256 MiB), MADV_HUGEPAGE vs MADV_NOHUGEPAGE",
+    {names::kThpAlloc,
+     "allocate + first-touch + free cycles of a 1 GiB buffer (quick: 256 MiB), MADV_HUGEPAGE vs MADV_NOHUGEPAGE",
      [](const CommonOptions& o) {
        std::vector<Case> cs;
        const int64_t bytes = thp_bytes(o);
@@ -172,9 +181,13 @@ const bool gups = register_benchmark(
        for (Pages pg : {Pages::huge, Pages::nohuge}) {
          Case c;
          c.name = fmt::format("{}/{}", to_string(pg), bytes);
-         c.params = {{"pages", to_string(pg)}, {"bytes", std::to_string(bytes)}, {"updates", std::to_string(updates)},
+         c.params = {{"pages", to_string(pg)},
+                     {"bytes", std::to_string(bytes)},
+                     {"updates", std::to_string(updates)},
                      {"threads", "1"}};
-         c.make = [pg, bytes, updates]() -> std::unique_ptr<Kernel> { return std::make_unique<Gups>(pg, bytes, updates); };
+         c.make = [pg, bytes, updates]() -> std::unique_ptr<Kernel> {
+           return std::make_unique<Gups>(pg, bytes, updates);
+         };
          c.interleave = "pages";
          cs.push_back(std::move(c));
        }
@@ -203,7 +216,8 @@ const bool alloc_rows = register_derived_rows(names::kThpAlloc, [](const std::ve
     std::string how = fmt::format("allocation cycle time / {:.0f} pages of {}; mmap and munmap included", bytes / page,
                                   huge ? "2 MiB" : "4 KiB");
     if (huge && anon_huge < bytes)
-      how += fmt::format("; only {:.0f} of {:.0f} MiB were 2 MiB pages (the rest 4 KiB)", anon_huge / 1048576, bytes / 1048576);
+      how += fmt::format("; only {:.0f} of {:.0f} MiB were 2 MiB pages (the rest 4 KiB)", anon_huge / 1048576,
+                         bytes / 1048576);
     d.note = r.note.empty() ? how : r.note + "; " + how;
     out.push_back(d);
   }

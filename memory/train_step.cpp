@@ -132,7 +132,8 @@ int main(int argc, char** argv) {
     torch::set_num_threads(threads);
     if (model == "mlp") return run_mlp(width, depth, batch, steps);
     rigcheck::zoo::ModelConfig cfg = rigcheck::zoo::config_by_name(model);
-    if (layers > 0 && cfg.layers == 0) throw std::invalid_argument("--layers: " + model + " has no transformer layers to cut");
+    if (layers > 0 && cfg.layers == 0)
+      throw std::invalid_argument("--layers: " + model + " has no transformer layers to cut");
     if (layers > 0) cfg.layers = layers;  // a depth probe (memory_host): the same layers, fewer of them
     std::printf("baseline_rss_bytes=%lld\n", status_bytes("VmRSS"));
     auto t0 = std::chrono::steady_clock::now();

@@ -54,8 +54,8 @@ Bottleneck::Bottleneck(int64_t inplanes, int64_t planes, int64_t stride) {
   conv3_ = register_module("conv3", conv(planes, planes * 4, 1, 1, 0));
   bn3_ = register_module("bn3", nn::BatchNorm2d(planes * 4));
   if (stride != 1 || inplanes != planes * 4) {
-    downsample_ = register_module("downsample", nn::Sequential(conv(inplanes, planes * 4, 1, stride, 0),
-                                                               nn::BatchNorm2d(planes * 4)));
+    downsample_ = register_module(
+        "downsample", nn::Sequential(conv(inplanes, planes * 4, 1, stride, 0), nn::BatchNorm2d(planes * 4)));
   }
 }
 

@@ -26,17 +26,25 @@ const char* to_string(Precision p) {
   static constexpr const char* kNames[] = {"fp32", "amp_bf16", "amp_fp16"};  // in the order of the enumerators
   return static_cast<size_t>(p) < std::size(kNames) ? kNames[static_cast<size_t>(p)] : "?";
 }
-static_assert(static_cast<int>(Precision::fp32) == 0 && static_cast<int>(Precision::amp_bf16) == 1 && static_cast<int>(Precision::amp_fp16) == 2);
+static_assert(static_cast<int>(Precision::fp32) == 0 && static_cast<int>(Precision::amp_bf16) == 1 &&
+              static_cast<int>(Precision::amp_fp16) == 2);
 
-std::shared_ptr<ZooModel> build_model(const ModelConfig& cfg, torch::Device device, torch::Dtype dtype,
-                                      uint64_t seed) {
+std::shared_ptr<ZooModel> build_model(const ModelConfig& cfg, torch::Device device, torch::Dtype dtype, uint64_t seed) {
   torch::manual_seed(seed);
   std::shared_ptr<ZooModel> m;
   switch (cfg.arch) {
-    case Arch::light_cnn: m = std::make_shared<LightCnn>(cfg); break;
-    case Arch::resnet: m = std::make_shared<ResNet>(cfg); break;
-    case Arch::bert: m = std::make_shared<Bert>(cfg); break;
-    case Arch::gpt2: m = std::make_shared<Gpt2>(cfg); break;
+    case Arch::light_cnn:
+      m = std::make_shared<LightCnn>(cfg);
+      break;
+    case Arch::resnet:
+      m = std::make_shared<ResNet>(cfg);
+      break;
+    case Arch::bert:
+      m = std::make_shared<Bert>(cfg);
+      break;
+    case Arch::gpt2:
+      m = std::make_shared<Gpt2>(cfg);
+      break;
   }
   if (!m) throw std::invalid_argument("build_model: unknown architecture of " + cfg.name);
   m->to(device, dtype);
@@ -63,7 +71,8 @@ Batch make_batch(const ModelConfig& cfg, int batch, torch::Device device, uint64
   Batch b;
   auto ids = torch::TensorOptions().dtype(torch::kLong);
   if (cfg.arch == Arch::light_cnn || cfg.arch == Arch::resnet) {
-    b.input = torch::randn({batch, cfg.in_channels, cfg.image_size, cfg.image_size}, torch::TensorOptions().dtype(dtype));
+    b.input =
+        torch::randn({batch, cfg.in_channels, cfg.image_size, cfg.image_size}, torch::TensorOptions().dtype(dtype));
     b.target = torch::randint(cfg.num_classes, {batch}, ids);
   } else {
     const int s = seq_len > 0 ? seq_len : cfg.seq_len;

@@ -11,13 +11,15 @@ const char* to_string(Arch a) {
   static constexpr const char* kNames[] = {"light_cnn", "resnet", "bert", "gpt2"};  // in the order of the enumerators
   return static_cast<size_t>(a) < std::size(kNames) ? kNames[static_cast<size_t>(a)] : "?";
 }
-static_assert(static_cast<int>(Arch::light_cnn) == 0 && static_cast<int>(Arch::resnet) == 1 && static_cast<int>(Arch::bert) == 2 && static_cast<int>(Arch::gpt2) == 3);
+static_assert(static_cast<int>(Arch::light_cnn) == 0 && static_cast<int>(Arch::resnet) == 1 &&
+              static_cast<int>(Arch::bert) == 2 && static_cast<int>(Arch::gpt2) == 3);
 
 const char* to_string(Optimizer o) {
   static constexpr const char* kNames[] = {"sgd", "sgd_momentum", "adamw"};  // in the order of the enumerators
   return static_cast<size_t>(o) < std::size(kNames) ? kNames[static_cast<size_t>(o)] : "?";
 }
-static_assert(static_cast<int>(Optimizer::sgd) == 0 && static_cast<int>(Optimizer::sgd_momentum) == 1 && static_cast<int>(Optimizer::adamw) == 2);
+static_assert(static_cast<int>(Optimizer::sgd) == 0 && static_cast<int>(Optimizer::sgd_momentum) == 1 &&
+              static_cast<int>(Optimizer::adamw) == 2);
 
 namespace {
 ModelConfig named(const char* name, Arch arch) {
@@ -89,10 +91,10 @@ namespace {
 struct Walk {
   int64_t params = 0;
   int64_t head = 0;
-  double flops = 0;        // forward
-  double act = 0;          // saved activation elements
-  double act_bytes1 = 0;   // saved 1-byte elements (dropout masks)
-  double act_bytes8 = 0;   // saved 8-byte elements (pooling indices, token ids)
+  double flops = 0;       // forward
+  double act = 0;         // saved activation elements
+  double act_bytes1 = 0;  // saved 1-byte elements (dropout masks)
+  double act_bytes8 = 0;  // saved 8-byte elements (pooling indices, token ids)
 };
 
 int conv_out(int h, int k, int s, int p) { return (h + 2 * p - k) / s + 1; }
@@ -104,8 +106,8 @@ int conv_bn(Walk& w, int64_t n, int cin, int cout, int h, int k, int s, int p, b
   const double out = static_cast<double>(n) * cout * ho * ho;
   w.params += static_cast<int64_t>(cin) * cout * k * k + 2 * cout;
   w.flops += 2.0 * out * cin * k * k;
-  w.act += out;              // BN's saved input (the conv output)
-  if (relu) w.act += out;    // BN output, ReLU'd in place: saved by ReLU and by the next conv
+  w.act += out;            // BN's saved input (the conv output)
+  if (relu) w.act += out;  // BN output, ReLU'd in place: saved by ReLU and by the next conv
   return ho;
 }
 
@@ -159,7 +161,7 @@ Walk walk_cnn(const ModelConfig& c, int64_t n) {
 Walk walk_transformer(const ModelConfig& c, int64_t b, int seq) {
   Walk w;
   const int64_t d = c.hidden, f = c.intermediate, V = c.vocab_size;
-  const double tok = static_cast<double>(b) * seq;  // tokens in the batch
+  const double tok = static_cast<double>(b) * seq;                  // tokens in the batch
   const double att = static_cast<double>(b) * c.heads * seq * seq;  // attention scores
   const bool drop = c.dropout > 0;
   // Embeddings: token (+ segment for BERT) + learned positions; BERT adds a LayerNorm.
@@ -195,8 +197,8 @@ Walk walk_transformer(const ModelConfig& c, int64_t b, int seq) {
     w.flops += head.flops;
     w.act += 2.0 * b * c.cls_labels;
   } else {
-    w.params += 2 * d;  // final LayerNorm
-    w.act += tok * d;   // its input
+    w.params += 2 * d;             // final LayerNorm
+    w.act += tok * d;              // its input
     w.flops += 2.0 * tok * d * V;  // LM head, tied to the token embedding (no parameters)
     // Head input, logits and log-softmax output; at the start of the backward pass the loss's two
     // gradients of that size (nll_loss's and log_softmax's) are live beside them: the peak. GPT-2
@@ -232,9 +234,15 @@ MemoryEstimate estimate_training_memory(const ModelConfig& cfg, int batch, const
   m.gradients = p * o.weight_bytes;
   const double state_bytes = 4;  // optimizer state kept in fp32
   switch (o.optimizer) {
-    case Optimizer::sgd: m.optimizer_state = 0; break;
-    case Optimizer::sgd_momentum: m.optimizer_state = p * state_bytes; break;
-    case Optimizer::adamw: m.optimizer_state = 2 * p * state_bytes; break;
+    case Optimizer::sgd:
+      m.optimizer_state = 0;
+      break;
+    case Optimizer::sgd_momentum:
+      m.optimizer_state = p * state_bytes;
+      break;
+    case Optimizer::adamw:
+      m.optimizer_state = 2 * p * state_bytes;
+      break;
   }
   m.activations = w.act * o.activation_bytes + w.act_bytes1 + 8 * w.act_bytes8;
   return m;

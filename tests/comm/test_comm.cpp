@@ -89,7 +89,8 @@ TEST(CommNet, ProcNetDevAndSysfs) {
   {
     std::ofstream f(d + "/dev");
     f << "Inter-|   Receive                                                |  Transmit\n"
-         " face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls carrier compressed\n"
+         " face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls "
+         "carrier compressed\n"
          "    lo: 1000 10 0 0 0 0 0 0 5000 10 0 0 0 0 0 0\n"
          "  eth0: 2000 20 0 0 0 0 0 0 7000 30 0 0 0 0 0 0\n";
   }

@@ -40,8 +40,8 @@ uint16_t naive_bf16(float f) {
 }
 
 // C = A (MxK) * op(B) + bias, each element summed in double and rounded once to float.
-std::vector<float> naive_gemm(const std::vector<float>& a, const std::vector<float>& b, int64_t m, int64_t n,
-                              int64_t k, bool b_transposed, const std::vector<float>* bias) {
+std::vector<float> naive_gemm(const std::vector<float>& a, const std::vector<float>& b, int64_t m, int64_t n, int64_t k,
+                              bool b_transposed, const std::vector<float>* bias) {
   std::vector<float> c(static_cast<size_t>(m * n));
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
@@ -188,15 +188,19 @@ TEST(CpuKernels, OpenblasSgemm) {
 TEST(OnednnApi, VerboseExecLinesOfBothMajors) {
   using rigcheck::cpu::onednn_api::verbose_exec;
   std::string kind, impl;
-  ASSERT_TRUE(verbose_exec("onednn_verbose,exec,cpu,convolution,brgconv:avx512_core,forward_training,src_f32::blocked", &kind, &impl));
+  ASSERT_TRUE(verbose_exec("onednn_verbose,exec,cpu,convolution,brgconv:avx512_core,forward_training,src_f32::blocked",
+                           &kind, &impl));
   EXPECT_EQ(kind, "convolution");
   EXPECT_EQ(impl, "brgconv:avx512_core");
-  ASSERT_TRUE(verbose_exec("onednn_verbose,v1,primitive,exec,cpu,matmul,brg_matmul:avx2,undef,src:f32::blocked:ab", &kind, &impl));
+  ASSERT_TRUE(verbose_exec("onednn_verbose,v1,primitive,exec,cpu,matmul,brg_matmul:avx2,undef,src:f32::blocked:ab",
+                           &kind, &impl));
   EXPECT_EQ(kind, "matmul");
   EXPECT_EQ(impl, "brg_matmul:avx2");
-  ASSERT_TRUE(verbose_exec("onednn_verbose,1733490000000.25,v1,primitive,exec,cpu,inner_product,brgemm:avx2,forward", &kind, &impl));
+  ASSERT_TRUE(verbose_exec("onednn_verbose,1733490000000.25,v1,primitive,exec,cpu,inner_product,brgemm:avx2,forward",
+                           &kind, &impl));
   EXPECT_EQ(kind, "inner_product");
-  EXPECT_FALSE(verbose_exec("onednn_verbose,v1,primitive,create:cache_miss,cpu,matmul,brg_matmul:avx2,undef", &kind, &impl));
+  EXPECT_FALSE(
+      verbose_exec("onednn_verbose,v1,primitive,create:cache_miss,cpu,matmul,brg_matmul:avx2,undef", &kind, &impl));
   EXPECT_FALSE(verbose_exec("onednn_verbose,v1,info,oneDNN v3.7.2 (commit N/A)", &kind, &impl));
   EXPECT_FALSE(verbose_exec("not oneDNN at all", &kind, &impl));
 }

@@ -88,10 +88,10 @@ auto read_back(const std::string& text, const char* name, const std::string& wri
 }  // namespace rigcheck::fuzz
 
 #if defined(RIGCHECK_FUZZ_REPLAY)
-#define RIGCHECK_FUZZ_TARGET(name)                                                                  \
-  static int rigcheck_fuzz_##name(const uint8_t* data, size_t size);                                \
-  [[maybe_unused]] static const bool rigcheck_fuzz_registered_##name =                              \
-      ::rigcheck::fuzz::register_target(#name, rigcheck_fuzz_##name);                               \
+#define RIGCHECK_FUZZ_TARGET(name)                                     \
+  static int rigcheck_fuzz_##name(const uint8_t* data, size_t size);   \
+  [[maybe_unused]] static const bool rigcheck_fuzz_registered_##name = \
+      ::rigcheck::fuzz::register_target(#name, rigcheck_fuzz_##name);  \
   static int rigcheck_fuzz_##name(const uint8_t* data, size_t size)
 #else
 #define RIGCHECK_FUZZ_TARGET(name) extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)

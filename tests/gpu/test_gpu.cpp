@@ -31,8 +31,8 @@ TEST(GpuNumerics, RandomInputsAreExactInTheirFormat) {
   EXPECT_EQ(f16_decode(0x3C00), 1.0);
   EXPECT_EQ(f16_decode(0x0001), std::ldexp(1.0, -24));  // smallest subnormal
   EXPECT_TRUE(std::isinf(f16_decode(0x7C00)));
-  EXPECT_EQ(e4m3_decode(0x7E), 448.0);                   // largest e4m3
-  EXPECT_EQ(e4m3_decode(0x01), std::ldexp(1.0, -9));     // smallest subnormal
+  EXPECT_EQ(e4m3_decode(0x7E), 448.0);                // largest e4m3
+  EXPECT_EQ(e4m3_decode(0x01), std::ldexp(1.0, -9));  // smallest subnormal
   EXPECT_TRUE(std::isnan(e4m3_decode(0x7F)));
   EXPECT_EQ(bf16_decode(0xBF80), -1.0);
 }
@@ -47,7 +47,8 @@ TEST(GpuNumerics, ErrorBoundFormula) {
   const double e1 = gamma_n(1024, 0x1p-23) * 10.0;
   EXPECT_NEAR(gemm_error_bound(info(Dtype::bf16), 1023, 10.0, 3.0), e1 + 0x1p-8 * (3.0 + e1), 1e-15);
   // tf32 counts the cut inputs: larger than f32's.
-  EXPECT_GT(gemm_error_bound(info(Dtype::tf32), 1023, 10.0, 3.0), 30 * gemm_error_bound(info(Dtype::f32), 1023, 10.0, 3.0));
+  EXPECT_GT(gemm_error_bound(info(Dtype::tf32), 1023, 10.0, 3.0),
+            30 * gemm_error_bound(info(Dtype::f32), 1023, 10.0, 3.0));
   // fp8: accumulator precision only within chunks of 128, then f32.
   const DtypeInfo& f8 = info(Dtype::fp8_e4m3);
   const double g = gamma_n(129, 0x1p-13) + gamma_n(65, 0x1p-24) * (1 + gamma_n(129, 0x1p-13));
@@ -207,15 +208,16 @@ TEST(GpuNumerics, SplitKReductionAndItsBound) {
       for (int sl = 0; sl < slices; ++sl) {
         float part = 0;  // one slice in f32, as each split-K slice is
         for (int k = sl * K / slices; k < (sl + 1) * K / slices; ++k) part += a[k] * b[k];
-        f32_partials = static_cast<float>(f32_partials + part);           // COMPUTE_TYPE: added in f32
-        bf16_partials = to_bf16(bf16_partials + to_bf16(part));            // OUTPUT_TYPE: rounded and added in bf16
+        f32_partials = static_cast<float>(f32_partials + part);  // COMPUTE_TYPE: added in f32
+        bf16_partials = to_bf16(bf16_partials + to_bf16(part));  // OUTPUT_TYPE: rounded and added in bf16
       }
       for (int k = 0; k < K; ++k) {
         exact += static_cast<double>(a[k]) * b[k];
         sum_abs += std::fabs(static_cast<double>(a[k]) * b[k]);
       }
       ASSERT_LE(std::fabs(to_bf16(f32_partials) - exact), gemm_error_bound(d, K, sum_abs, exact)) << slices;
-      ASSERT_LE(std::fabs(bf16_partials - exact), gemm_error_bound_output_partials(d, K, sum_abs, exact, slices)) << slices;
+      ASSERT_LE(std::fabs(bf16_partials - exact), gemm_error_bound_output_partials(d, K, sum_abs, exact, slices))
+          << slices;
     }
   }
   // Two slices whose sums nearly cancel: each rounded to bf16 (spacing 4 at 1000) loses up to 2,

@@ -27,7 +27,8 @@ struct SimulatedStream {
 };
 
 double time_k(SimulatedStream& s, int k) {
-  return rigcheck::gpu::per_call_seconds(k, [&] { s.start(); }, [&] { s.launch(); }, [&] { return s.stop(); });
+  return rigcheck::gpu::per_call_seconds(
+      k, [&] { s.start(); }, [&] { s.launch(); }, [&] { return s.stop(); });
 }
 }  // namespace
 
@@ -44,7 +45,7 @@ TEST(GpuLaunchTiming, KBackToBackCallsPayTheLaunchOncePerInterval) {
   const double per_call = time_k(s, k);
   EXPECT_EQ(s.launched, 100);
   EXPECT_NEAR(per_call, 200e-6 + 20e-6 / 100, 1e-12);  // interval = launch + k x device
-  EXPECT_LT((per_call - 200e-6) / 200e-6, 0.0011);      // within 0.1% of the device's time
+  EXPECT_LT((per_call - 200e-6) / 200e-6, 0.0011);     // within 0.1% of the device's time
   // An 8192^3 GEMM (1.6 ms) with a 5 us launch: one call is 0.3% slow, 13 calls 0.02%.
   SimulatedStream big{5e-6, 1.6e-3};
   EXPECT_EQ(rigcheck::gpu::launches_per_interval(1.6e-3), 13);
@@ -60,10 +61,10 @@ TEST(GpuLaunchTiming, LaunchBoundCallsMeasureTheHost) {
 
 TEST(GpuLaunchTiming, LaunchesPerIntervalBounds) {
   using rigcheck::gpu::launches_per_interval;
-  EXPECT_EQ(launches_per_interval(1.0), 1);       // a call longer than the target: one
-  EXPECT_EQ(launches_per_interval(0.005), 4);     // 20 ms / 5 ms
-  EXPECT_EQ(launches_per_interval(1e-9), 100);    // capped
-  EXPECT_EQ(launches_per_interval(0.0), 100);     // unknown: the cap
+  EXPECT_EQ(launches_per_interval(1.0), 1);     // a call longer than the target: one
+  EXPECT_EQ(launches_per_interval(0.005), 4);   // 20 ms / 5 ms
+  EXPECT_EQ(launches_per_interval(1e-9), 100);  // capped
+  EXPECT_EQ(launches_per_interval(0.0), 100);   // unknown: the cap
   EXPECT_EQ(launches_per_interval(-1.0, 0.02, 7), 7);
   EXPECT_NE(rigcheck::gpu::timing_fact(13).find("13 back-to-back launches"), std::string::npos);
 }
@@ -79,7 +80,8 @@ TEST(GpuLaunchTiming, KPerCaseFromItsWorkAndTheIterationsSeconds) {
   // The iteration's seconds are the whole interval (its work is k calls'): the rate is the same
   // as one call's work over the per-call time.
   SimulatedStream s{5e-6, 1.6e-3};
-  const double interval = interval_seconds(8, [&] { s.start(); }, [&] { s.launch(); }, [&] { return s.stop(); });
+  const double interval = interval_seconds(
+      8, [&] { s.start(); }, [&] { s.launch(); }, [&] { return s.stop(); });
   EXPECT_NEAR(interval, 5e-6 + 8 * 1.6e-3, 1e-12);
   EXPECT_NEAR(single_call_rate({2e-3, 1e-3, 4e-3}, 2e6), 1.0, 1e-12);  // 2 MFLOP / the median 2 ms = 1 GFLOP/s
   EXPECT_TRUE(std::isnan(single_call_rate({}, 1)));

@@ -61,8 +61,10 @@ TEST(FioJson, FioNoticesBeforeJson) {
   // lines starting "fio: " or "note: " are skipped, anything else is an error.
   std::ifstream in(std::string(RIGCHECK_IO_FIXTURES) + "/fio-3.33-randread-qd32x2.json");
   std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::string p = write_tmp("fio: opendir added 48 files\nnote: both iodepth >= 1 and synchronous I/O engine are "
-                            "selected, queue depth will be capped at 1\n" + json);
+  std::string p = write_tmp(
+      "fio: opendir added 48 files\nnote: both iodepth >= 1 and synchronous I/O engine are "
+      "selected, queue depth will be capped at 1\n" +
+      json);
   EXPECT_NEAR(parse_fio_json(p, "read").iops, 72003.289474, 1e-6);
   unlink(p.c_str());
   p = write_tmp("something else\n" + json);
@@ -90,8 +92,8 @@ TEST(FioJson, MissingFields) {
 // and an error field past int was an undefined cast.
 TEST(FioJson, FuzzFindingsAreFioErrors) {
   const std::string dir = std::string(RIGCHECK_IO_FIXTURES) + "/../fuzz/fio_json/";
-  for (const char* name : {"number_past_double.json", "jobname_not_a_string.json", "job_not_an_object.json",
-                           "error_past_int.json"}) {
+  for (const char* name :
+       {"number_past_double.json", "jobname_not_a_string.json", "job_not_an_object.json", "error_past_int.json"}) {
     const std::string p = dir + name;
     try {
       parse_fio_json(p, "read");
@@ -118,7 +120,7 @@ TEST(FioJob, OpenFilesFitTheLimit) {
   EXPECT_EQ(fio_open_files_per_job(300, 8, 200), 17);
   EXPECT_EQ(fio_open_files_per_job(300, 8, 8 * 300 + 64), 300);
   EXPECT_EQ(fio_open_files_per_job(300, 8, 8 * 300 + 63), 299);
-  EXPECT_EQ(fio_open_files_per_job(300, 8, 70), 0);  // not one per job: the caller refuses with the reason
+  EXPECT_EQ(fio_open_files_per_job(300, 8, 70), 0);   // not one per job: the caller refuses with the reason
   EXPECT_EQ(fio_open_files_per_job(300, 8, 0), 300);  // limit unknown
 }
 
@@ -148,8 +150,8 @@ TEST(Scratch, Refusals) {
   EXPECT_THROW(s.check_new_path("/dev/null"), Refusal);
   EXPECT_THROW(s.check_new_path("/etc/elsewhere.dat"), Refusal);
   std::string f = s.create_file("x.dat", 4096, 1);
-  EXPECT_THROW(s.check_new_path("x.dat"), Refusal);                   // exists
-  EXPECT_THROW(s.create_file("x.dat", 4096, 1), Refusal);             // never overwritten
+  EXPECT_THROW(s.check_new_path("x.dat"), Refusal);        // exists
+  EXPECT_THROW(s.create_file("x.dat", 4096, 1), Refusal);  // never overwritten
   ASSERT_EQ(symlink("/etc/passwd", (root + "/l").c_str()), 0);
   try {
     s.check_new_path("l");
@@ -282,11 +284,13 @@ TEST(Device, EveryGuideClassIsARowOfTheGuidesTable) {
   std::getline(in, line);  // header
   while (std::getline(in, line)) rows += "|" + line.substr(0, line.find(',')) + "|";
   int named = 0;
-  for (const char* c : {"sata_ssd", "nvme", "optane", "tmpfs", "zram", "hdd", "usb", "virtio_scsi", "sas_ssd", "loop"}) {
+  for (const char* c :
+       {"sata_ssd", "nvme", "optane", "tmpfs", "zram", "hdd", "usb", "virtio_scsi", "sas_ssd", "loop"}) {
     const std::string g = guide_class_of(c);
     if (g.empty()) continue;
     ++named;
-    EXPECT_NE(rows.find("|" + g + "|"), std::string::npos) << c << " -> " << g << " is not a class of the guide's table";
+    EXPECT_NE(rows.find("|" + g + "|"), std::string::npos)
+        << c << " -> " << g << " is not a class of the guide's table";
   }
   EXPECT_EQ(named, 5);
 }

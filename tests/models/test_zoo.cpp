@@ -79,8 +79,8 @@ TEST(ZooMemory, EstimateAddsUpAndScalesWithBatch) {
 #ifdef RIGCHECK_HAVE_ZOO
 
 TEST(ZooAllocated, AnalyticEqualsAllocatedOnSmallConfigs) {
-  for (const ModelConfig& c : {tiny_resnet(), tiny_light_cnn(), light_cnn(), tiny_transformer(bert_base()),
-                               tiny_transformer(gpt2_small())}) {
+  for (const ModelConfig& c :
+       {tiny_resnet(), tiny_light_cnn(), light_cnn(), tiny_transformer(bert_base()), tiny_transformer(gpt2_small())}) {
     auto m = build_model(c);
     ParamCounts pc = count_parameters(c);
     EXPECT_EQ(allocated_parameters(*m), pc.total()) << c.name;

@@ -26,7 +26,8 @@ inline const std::string kRuns = std::string(RIGCHECK_FIXTURES) + "/runs/";
 inline std::string copy_fixture(const std::string& name) {
   namespace fs = std::filesystem;
   static int n = 0;
-  fs::path dst = fs::path(::testing::TempDir()) / ("run-" + name + "-" + std::to_string(getpid()) + "-" + std::to_string(n++));
+  fs::path dst =
+      fs::path(::testing::TempDir()) / ("run-" + name + "-" + std::to_string(getpid()) + "-" + std::to_string(n++));
   fs::remove_all(dst);
   fs::copy(fs::path(RIGCHECK_FIXTURES) / "runs" / name, dst, fs::copy_options::recursive);
   return dst.string();

@@ -27,8 +27,9 @@ Knee find_knee(std::vector<CurvePoint> curve, double ratio) {
   k.memory_rate = median({curve[n - 1].median, curve[n - 2].median, curve[n - 3].median});
   k.cache_rate = *std::max_element(s.begin(), s.end() - 3);
   if (!(k.cache_rate >= ratio * k.memory_rate)) {
-    k.why = fmt::format("no working set ran at {:.1f}x the memory plateau ({:.3g}; best {:.3g}): no cache effect visible",
-                        ratio, k.memory_rate, k.cache_rate);
+    k.why =
+        fmt::format("no working set ran at {:.1f}x the memory plateau ({:.3g}; best {:.3g}): no cache effect visible",
+                    ratio, k.memory_rate, k.cache_rate);
     return k;
   }
   // The knee: where the smoothed curve last stands above the middle of the two plateaus (the
@@ -44,15 +45,17 @@ Knee find_knee(std::vector<CurvePoint> curve, double ratio) {
   const double t = s[i] > s[i + 1] ? std::clamp((s[i] - mid) / (s[i] - s[i + 1]), 0.0, 1.0) : 0.0;
   k.at = std::exp(std::log(k.below) + t * (std::log(k.above) - std::log(k.below)));
   if (curve[n - 1].bytes < 4 * k.above) {
-    k.why = fmt::format("the largest working set ({:.0f} MiB) is under 4x the knee: the curve may not have reached memory",
-                        curve[n - 1].bytes / 1048576);
+    k.why =
+        fmt::format("the largest working set ({:.0f} MiB) is under 4x the knee: the curve may not have reached memory",
+                    curve[n - 1].bytes / 1048576);
     return k;
   }
   k.found = true;
-  k.why = fmt::format("cache plateau {:.3g}, memory plateau {:.3g} (median of the 3 largest); the curve (median of 3 "
-                      "neighbouring sizes) last at or above their middle {:.3g} at {:.3g} MiB; next measured: "
-                      "{:.3g} MiB; crossing it near {:.3g} MiB",
-                      k.cache_rate, k.memory_rate, mid, k.below / 1048576, k.above / 1048576, k.at / 1048576);
+  k.why = fmt::format(
+      "cache plateau {:.3g}, memory plateau {:.3g} (median of the 3 largest); the curve (median of 3 "
+      "neighbouring sizes) last at or above their middle {:.3g} at {:.3g} MiB; next measured: "
+      "{:.3g} MiB; crossing it near {:.3g} MiB",
+      k.cache_rate, k.memory_rate, mid, k.below / 1048576, k.above / 1048576, k.at / 1048576);
   return k;
 }
 

@@ -28,7 +28,8 @@ std::vector<Claim> read_claims(const std::string& path) {
                        {"id", "section", "text_zh", "text_en", "guide_figure", "kind", "low", "high", "unit",
                         "tolerance", "needs", "needs_text", "guide_error"},
                        [&](long line, const std::array<std::string, 13>& f) {
-                         Claim c{f[0], f[1], f[2], f[3], f[4], ClaimKind::fact, kNaN, kNaN, 0, f[8], f[10], f[11], f[12]};
+                         Claim c{f[0], f[1], f[2],  f[3],  f[4], ClaimKind::fact, kNaN, kNaN,
+                                 0,    f[8], f[10], f[11], f[12]};
                          c.low = optional_number(path, line, "low", f[6]);
                          c.high = optional_number(path, line, "high", f[7]);
                          c.tolerance = f[9].empty() ? 0 : optional_number(path, line, "tolerance", f[9]);
@@ -39,7 +40,8 @@ std::vector<Claim> read_claims(const std::string& path) {
                          if (std::string why = needs_syntax_error(c.needs); !why.empty())
                            throw InputError(path, line, "needs: " + why);
                          for (const Claim& o : out)
-                           if (o.id == c.id) throw InputError(path, line, fmt::format("claim id {} appears twice", c.id));
+                           if (o.id == c.id)
+                             throw InputError(path, line, fmt::format("claim id {} appears twice", c.id));
                          out.push_back(c);
                        });
   return out;

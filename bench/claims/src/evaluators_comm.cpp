@@ -21,7 +21,6 @@ constexpr int kGuideNodes = 4;            // the guide's example
 // All ok rows of one metric, grouped by case, whose params match.
 using Rows = std::vector<const ResultRow*>;
 
-
 int int_param(const ResultRow* r, const char* key) { return std::atoi(param_value(r->params, key).c_str()); }
 
 // Where the ranks of a row talked: "2 nodes on 1 machine(s), link L" or "1 node" (rows from before
@@ -36,7 +35,8 @@ std::string where_ran(const ResultRow* r) {
   if (!link.empty() && link != "unknown") s += ", link " + link;
   const std::string tcp_if = param_value(r->params, "tcp_if_include");
   if (!tcp_if.empty() && tcp_if != "default") s += ", TCP on " + tcp_if;
-  if (machines == "1") s += " (network namespaces of one machine: a shaped link, the CPUs and memory shared by every node)";
+  if (machines == "1")
+    s += " (network namespaces of one machine: a shaped link, the CPUs and memory shared by every node)";
   return s;
 }
 // The ranks' hosts (the mpi_ranks rows) and what started them (the run's launcher and, inside a
@@ -58,7 +58,8 @@ std::string launched_on(const RunData& run) {
     const std::string v = fact_or(run.facts, k, "");
     return v == "unset" ? std::string() : v;
   };
-  if (const std::string l = fact("run_launcher"); !l.empty()) s += fmt::format("{} started by '{}'", s.empty() ? ";" : ",", l);
+  if (const std::string l = fact("run_launcher"); !l.empty())
+    s += fmt::format("{} started by '{}'", s.empty() ? ";" : ",", l);
   if (const std::string job = fact("slurm_job_id"); !job.empty())
     s += fmt::format(" in Slurm job {} (nodes {})", job, fact("slurm_job_nodelist"));
   return s;
@@ -84,7 +85,8 @@ std::vector<Best> by_algorithm(const RunData& run, const std::map<std::string, s
 
 std::string transport_of_run(const RunData& run) {
   for (const ResultRow& r : run.results)
-    if (r.benchmark == names::kMpiAllreduce && param_value(r.params, "transport") != "tcp") return param_value(r.params, "transport");
+    if (r.benchmark == names::kMpiAllreduce && param_value(r.params, "transport") != "tcp")
+      return param_value(r.params, "transport");
   return "auto";
 }
 
@@ -98,12 +100,14 @@ struct Latency {
   std::string where;  // where_ran of its rows
 };
 Latency latency_us(const RunData& run, const std::string& transport) {
-  const std::map<std::string, std::string> where = {{"size_bytes", "8"}, {"transport", transport}, {"algorithm", "default"}};
+  const std::map<std::string, std::string> where = {
+      {"size_bytes", "8"}, {"transport", transport}, {"algorithm", "default"}};
   Latency l;
   Rows rows = flatten(run.select(names::kMpiAllreduce, names::kTimePerIter, where));
   if (rows.empty()) {
     for (const ResultRow& r : run.results) {
-      if (r.benchmark != names::kMpiAllreduce || r.metric != names::kTimePerIter || r.status != Status::mistrusted) continue;
+      if (r.benchmark != names::kMpiAllreduce || r.metric != names::kTimePerIter || r.status != Status::mistrusted)
+        continue;
       bool match = true;
       for (auto& [k, v] : where) match = match && param_value(r.params, k) == v;
       if (match) rows.push_back(&r);
@@ -122,7 +126,8 @@ Latency latency_us(const RunData& run, const std::string& transport) {
 }
 std::string describe(const Latency& l) {
   if (l.mistrusted && l.oversubscribed)
-    return format_measured(l.us, "us") + " (every repetition labelled oversubscribed: more ranks than hardware threads)";
+    return format_measured(l.us, "us") +
+           " (every repetition labelled oversubscribed: more ranks than hardware threads)";
   return format_measured(l.us, "us") + (l.mistrusted ? " (every repetition mistrusted: the machine was busy)" : "");
 }
 
@@ -152,12 +157,11 @@ std::string net1_time_evidence(const RunData& run, const std::string& size, cons
   }
   if (!time_rows.empty()) {
     Measured t = measure(time_rows);
-    evidence += fmt::format("all-reduce of 100M float32 (400 MB) on {} ranks ({}, transport {}): {} s [{} to {}], "
-                            "algorithm {}, busbw {} GB/s, {:.0f}% of a {} s step",
-                            n, where_ran(time_rows.front()) + launched_on(run), tr, fmt_num(t.value), fmt_num(t.low),
-                            fmt_num(t.high),
-                            algs.front().algorithm, fmt_num(algs.front().busbw.value), 100 * t.value / budget,
-                            fmt_num(budget));
+    evidence += fmt::format(
+        "all-reduce of 100M float32 (400 MB) on {} ranks ({}, transport {}): {} s [{} to {}], "
+        "algorithm {}, busbw {} GB/s, {:.0f}% of a {} s step",
+        n, where_ran(time_rows.front()) + launched_on(run), tr, fmt_num(t.value), fmt_num(t.low), fmt_num(t.high),
+        algs.front().algorithm, fmt_num(algs.front().busbw.value), 100 * t.value / budget, fmt_num(budget));
     if (time_mistrusted)
       evidence += oversubscribed(time_rows)
                       ? " (every repetition labelled oversubscribed: more ranks than hardware threads on a machine)"
@@ -194,7 +198,8 @@ const bool net1 = register_evaluator("NET-1", [](const Claim& c, const RunData& 
     if (!time_rows.empty()) n = int_param(time_rows.front(), "ranks");
   }
   // The bytes each rank really sent, from the network counters of a TCP run of the same size.
-  Rows tx = flatten(run.select(names::kMpiAllreduce, names::kNetTxBytesPerRank, {{"size_bytes", size}, {"transport", "tcp"}}));
+  Rows tx = flatten(
+      run.select(names::kMpiAllreduce, names::kNetTxBytesPerRank, {{"size_bytes", size}, {"transport", "tcp"}}));
   if (time_rows.empty() && tx.empty()) {
     v.verdict = Outcome::not_measurable;
     v.reason = "no 100M-float32 all-reduce in this run (" + manifest_status(run, "comm_allreduce_mpi") + "; " +
@@ -205,12 +210,13 @@ const bool net1 = register_evaluator("NET-1", [](const Claim& c, const RunData& 
   // The traffic is judged at the ranks its own rows ran on: the TCP run may have had other ranks
   // than the timed one (another launcher, a machine's core count).
   if (!tx.empty()) n = int_param(tx.front(), "ranks");
-  const double ring = 2.0 * (n - 1) / n * kNet1Bytes;          // bytes per rank, ring all-reduce
-  const double guide_total = 100e6 * 2 * n * 4;                 // the guide's formula at n, in bytes
+  const double ring = 2.0 * (n - 1) / n * kNet1Bytes;  // bytes per rank, ring all-reduce
+  const double guide_total = 100e6 * 2 * n * 4;        // the guide's formula at n, in bytes
   const double ring4 = 2.0 * (kGuideNodes - 1) / kGuideNodes * kNet1Bytes;
   const double need_gbps = ring4 * 8 / budget / 1e9;
   const std::string formula = fmt::format(
-      "a ring all-reduce sends 2(n-1)/n x buffer per rank: {} GB per rank on {} ranks, {} GB per rank on the guide's {} "
+      "a ring all-reduce sends 2(n-1)/n x buffer per rank: {} GB per rank on {} ranks, {} GB per rank on the guide's "
+      "{} "
       "nodes ({} GB in all), where the guide's parameters x 2 x nodes x 4 B gives {} GB; bandwidth needed to finish "
       "within a step budget of {} s (--step-budget) on {} nodes: {} Gbps per rank, against the guide's 10 Gbps",
       fmt_num(ring / 1e9), n, fmt_num(ring4 / 1e9), kGuideNodes, fmt_num(ring4 * kGuideNodes / 1e9),
@@ -229,16 +235,16 @@ const bool net1 = register_evaluator("NET-1", [](const Claim& c, const RunData& 
   v.measured.reps = per_rank.reps;
   v.unit = "GB";
   const bool one_per_node = int_param(tx.front(), "nodes") == n && n >= 2;
-  evidence += fmt::format("{}measured traffic (TCP, {}): {} GB per rank [{} to {}], {} GB in all on {} ranks, "
-                          "against {} GB by the ring formula and {} GB by the guide's formula at {} ranks",
-                          evidence.empty() ? "" : "; ",
-                          one_per_node ? "each node's network counters, one rank per node: " + where_ran(tx.front())
-                          : int_param(tx.front(), "nodes") < 2
-                              ? std::string("network counters, every rank on one node: loopback, not a wire")
-                              : "network counters summed over nodes, divided by ranks: " + where_ran(tx.front()),
-                          fmt_num(per_rank.value / 1e9), fmt_num(per_rank.low / 1e9),
-                          fmt_num(per_rank.high / 1e9), fmt_num(v.measured.value), n, fmt_num(ring * n / 1e9),
-                          fmt_num(guide_total / 1e9), n);
+  evidence += fmt::format(
+      "{}measured traffic (TCP, {}): {} GB per rank [{} to {}], {} GB in all on {} ranks, "
+      "against {} GB by the ring formula and {} GB by the guide's formula at {} ranks",
+      evidence.empty() ? "" : "; ",
+      one_per_node ? "each node's network counters, one rank per node: " + where_ran(tx.front())
+      : int_param(tx.front(), "nodes") < 2
+          ? std::string("network counters, every rank on one node: loopback, not a wire")
+          : "network counters summed over nodes, divided by ranks: " + where_ran(tx.front()),
+      fmt_num(per_rank.value / 1e9), fmt_num(per_rank.low / 1e9), fmt_num(per_rank.high / 1e9),
+      fmt_num(v.measured.value), n, fmt_num(ring * n / 1e9), fmt_num(guide_total / 1e9), n);
   v.evidence = evidence;
   Claim at_n = c;  // the guide's formula evaluated at the ranks measured, +-10%
   at_n.kind = ClaimKind::approx;
@@ -268,7 +274,8 @@ std::string net2_context(const RunData& run, const Latency& tcp, const Latency& 
                 ? "shared memory (" + tr + ", context only: no network at all) "
                 : "the MPI's own transport choice (" + tr + ") across " + local.where + " ") +
            describe(local);
-  if (ctx.empty()) ctx = "no small-message all-reduce in this run (" + manifest_status(run, "comm_allreduce_mpi_tcp") + ")";
+  if (ctx.empty())
+    ctx = "no small-message all-reduce in this run (" + manifest_status(run, "comm_allreduce_mpi_tcp") + ")";
   return ctx;
 }
 
@@ -277,25 +284,31 @@ void net2_unmet(const Claim&, const RunData& run, Verdict& v) {
 }
 
 // NET-2: RDMA cuts latency from 50 us to 5 us.
-const bool net2 = register_evaluator("NET-2", [](const Claim&, const RunData& run) {
-  Verdict v;
-  Latency tcp = latency_us(run, "tcp");
-  Latency local = latency_us(run, transport_of_run(run));
-  v.unit = "us";
-  v.evidence = net2_context(run, tcp, local);
-  // InfiniBand/RoCE present: the default transport's latency (RDMA when the MPI picks it) against TCP.
-  if (!tcp.us.ok() || !local.us.ok() || tcp.mistrusted || local.mistrusted) {
-    v.verdict = Outcome::not_measurable;
-    v.reason = "an RDMA device exists but the TCP and default-transport latencies were not both measured uncontended";
-    return v;
-  }
-  v.measured = local.us;
-  v.verdict = (tcp.us.value >= 25 && tcp.us.value <= 100 && local.us.high <= 10) ? Outcome::confirmed : Outcome::refuted;
-  v.basis = Basis::measured;
-  v.reason = "confirmed when TCP is within 25-100 us and the default transport (RDMA where the MPI uses it) at most "
-             "10 us; check the rows' transport and node count: on one node the default is shared memory";
-  return v;
-}, net2_unmet);
+const bool net2 = register_evaluator(
+    "NET-2",
+    [](const Claim&, const RunData& run) {
+      Verdict v;
+      Latency tcp = latency_us(run, "tcp");
+      Latency local = latency_us(run, transport_of_run(run));
+      v.unit = "us";
+      v.evidence = net2_context(run, tcp, local);
+      // InfiniBand/RoCE present: the default transport's latency (RDMA when the MPI picks it) against TCP.
+      if (!tcp.us.ok() || !local.us.ok() || tcp.mistrusted || local.mistrusted) {
+        v.verdict = Outcome::not_measurable;
+        v.reason =
+            "an RDMA device exists but the TCP and default-transport latencies were not both measured uncontended";
+        return v;
+      }
+      v.measured = local.us;
+      v.verdict =
+          (tcp.us.value >= 25 && tcp.us.value <= 100 && local.us.high <= 10) ? Outcome::confirmed : Outcome::refuted;
+      v.basis = Basis::measured;
+      v.reason =
+          "confirmed when TCP is within 25-100 us and the default transport (RDMA where the MPI uses it) at most "
+          "10 us; check the rows' transport and node count: on one node the default is shared memory";
+      return v;
+    },
+    net2_unmet);
 
 }  // namespace
 }  // namespace rigcheck

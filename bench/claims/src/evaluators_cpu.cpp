@@ -27,7 +27,7 @@ using namespace run_facts;
 struct Scaling {
   std::map<int, Measured> rate;        // GFLOP/s per thread count
   std::map<int, Measured> efficiency;  // percent
-  std::map<int, int> pairs;            // thread count -> interleaved pairs E(n) was taken from (absent: not interleaved)
+  std::map<int, int> pairs;  // thread count -> interleaved pairs E(n) was taken from (absent: not interleaved)
   std::map<int, std::string> case_of;  // thread count -> its case name (for the noise profile)
   std::string bench, metric;           // what the rates are (for the noise profile)
   std::string what;                    // "gemm_matmul_f32 m=n=k=2048 (impl ...)"
@@ -48,7 +48,8 @@ struct Scaling {
 void fill_efficiency(Scaling& s, const std::map<int, std::vector<const ResultRow*>>& rows_by_t) {
   const Measured& x1 = s.rate[1];
   std::string key;
-  const std::map<int, double> one = rows_by_t.count(1) ? interleaved::reps(rows_by_t.at(1), key) : std::map<int, double>{};
+  const std::map<int, double> one =
+      rows_by_t.count(1) ? interleaved::reps(rows_by_t.at(1), key) : std::map<int, double>{};
   for (auto& [t, x] : s.rate) {
     Measured e;
     std::vector<double> a, b;  // the 1-thread and t-thread rates of the pairs
@@ -94,15 +95,17 @@ std::string implausible(const Scaling& s) {
 
 // How E(n) was taken, for the evidence: "from each side's fastest of 5 interleaved repetitions" or not.
 std::string pairing_text(const Scaling& s) {
-  if (s.pairs.empty()) return "E(n) from the medians of repetitions not interleaved (the interval spans their min and max)";
+  if (s.pairs.empty())
+    return "E(n) from the medians of repetitions not interleaved (the interval spans their min and max)";
   int n = 1 << 30;
   for (auto& [t, k] : s.pairs)
     if (t >= 2) n = std::min(n, k);
   if (n == 1 << 30) n = 0;
-  return fmt::format("E(n) from each side's fastest of {} interleaved repetitions (1 and n threads taking turns in one "
-                     "process; interference only slows a step, so the fastest is the least disturbed); the interval "
-                     "puts either side at its second fastest",
-                     n);
+  return fmt::format(
+      "E(n) from each side's fastest of {} interleaved repetitions (1 and n threads taking turns in one "
+      "process; interference only slows a step, so the fastest is the least disturbed); the interval "
+      "puts either side at its second fastest",
+      n);
 }
 
 Scaling scaling_of(const RunData& run, const std::string& bench, const std::string& size_key) {
@@ -135,10 +138,10 @@ std::string describe(const Scaling& s) {
   for (auto& [t, x] : s.rate)
     out += fmt::format(" {}t {} GFLOP/s E={}%;", t, fmt_num(x.value), fmt_num(s.efficiency.at(t).value));
   out.pop_back();
-  if (!implausible(s).empty()) out += " (IMPLAUSIBLE: " + implausible(s) + " above " + fmt::format("{:g}", kMaxPlausibleEfficiency) + "%)";
+  if (!implausible(s).empty())
+    out += " (IMPLAUSIBLE: " + implausible(s) + " above " + fmt::format("{:g}", kMaxPlausibleEfficiency) + "%)";
   return out;
 }
-
 
 // Throughput per thread count of one benchmark's `metric` (all its cases merged by threads),
 // with E(n) = X(n) / (n X(1)).
@@ -194,10 +197,11 @@ Scaling resnet_scaling(const RunData& run) {
 // Why no ResNet-50 figure was judged: the claim's shape, and the shape this run's rows had instead.
 std::string no_resnet_text(const RunData& run, const char* at) {
   const std::string ran = shape_of(flatten(run.select(names::kResnetTrainStep, names::kItemsPerS)));
-  return fmt::format("no usable ResNet-50 training-step results at {}batch 16, 224x224 images ({}; mistrusted rows are "
-                     "left out) ({})",
-                     at, ran.empty() ? "none ok in this run" : "this run's ran at " + ran + ", never judged",
-                     manifest_status(run, "cpu_resnet"));
+  return fmt::format(
+      "no usable ResNet-50 training-step results at {}batch 16, 224x224 images ({}; mistrusted rows are "
+      "left out) ({})",
+      at, ran.empty() ? "none ok in this run" : "this run's ran at " + ran + ", never judged",
+      manifest_status(run, "cpu_resnet"));
 }
 
 // A verdict judged on a predicted interval [lo, hi] (never on the point): sets v's verdict and basis;
@@ -205,7 +209,9 @@ std::string no_resnet_text(const RunData& run, const char* at) {
 const char* judge_predicted(Verdict& v, const Claim& c, double lo, double hi) {
   v.verdict = judge(c, lo, hi);
   v.basis = Basis::predicted;
-  return v.verdict == Outcome::confirmed ? "lies within" : v.verdict == Outcome::refuted ? "lies wholly outside" : "straddles";
+  return v.verdict == Outcome::confirmed ? "lies within"
+         : v.verdict == Outcome::refuted ? "lies wholly outside"
+                                         : "straddles";
 }
 
 // CPU-1: 8 cores reach 85% parallel efficiency (the guide: a ResNet-50 training step).
@@ -219,12 +225,15 @@ const bool cpu1 = register_predicting_evaluator("CPU-1", kCpu1PredictsFrom, [](c
   Scaling resnet = resnet_scaling(run);
   Scaling gemm = scaling_of(run, names::kGemmMatmul, "m");
   Scaling fc = scaling_of(run, names::kFcInnerProduct, "in");
-  std::string gemm_ev = gemm.rate.empty() ? "" : "second evidence, GEMM: " + describe(gemm) + (fc.rate.empty() ? "" : "; " + describe(fc));
+  std::string gemm_ev = gemm.rate.empty()
+                            ? ""
+                            : "second evidence, GEMM: " + describe(gemm) + (fc.rate.empty() ? "" : "; " + describe(fc));
   if (usable < 2) {
     v.verdict = Outcome::not_measurable;
-    v.reason = fmt::format("one usable core (usable_cores = {}, physical cores {}; {}): parallel efficiency needs at "
-                           "least 2 cores this process may use",
-                           usable, physical_cores(run), cpu_budget_text(run));
+    v.reason = fmt::format(
+        "one usable core (usable_cores = {}, physical cores {}; {}): parallel efficiency needs at "
+        "least 2 cores this process may use",
+        usable, physical_cores(run), cpu_budget_text(run));
     v.evidence = gemm_ev;
     return v;
   }
@@ -278,11 +287,12 @@ const bool cpu1 = register_predicting_evaluator("CPU-1", kCpu1PredictsFrom, [](c
       lead_name, tmax, v.measured.value, v.measured.low, v.measured.high, tmax, f.p, 1 - f.p, f.text());
   if (!prediction::within_reach(f, 8)) {
     v.verdict = Outcome::not_measurable;
-    v.reason = fmt::format("needs at least {:g} usable cores to predict E(8) (or 8 to measure it) and this process may "
-                           "use {}: {}",
-                           std::ceil(8 / prediction::kReach), usable, prediction::reach_text(f, 8));
-    v.evidence += fmt::format(". For information, not judged: E(8) = {:.1f}% [{:.1f} to {:.1f}] predicted; {}", v.predicted,
-                              plo, phi, how);
+    v.reason = fmt::format(
+        "needs at least {:g} usable cores to predict E(8) (or 8 to measure it) and this process may "
+        "use {}: {}",
+        std::ceil(8 / prediction::kReach), usable, prediction::reach_text(f, 8));
+    v.evidence += fmt::format(". For information, not judged: E(8) = {:.1f}% [{:.1f} to {:.1f}] predicted; {}",
+                              v.predicted, plo, phi, how);
     return v;
   }
   // Judged on the predicted interval, never on the point: an interval that straddles the guide's
@@ -299,7 +309,8 @@ const bool cpu1 = register_predicting_evaluator("CPU-1", kCpu1PredictsFrom, [](c
 // training step; with 16 or fewer usable cores, predicted from the Amdahl fit as the gain from
 // 16 to 32 cores.
 // What CPU-2 predicts the gain from where this process may use 16 cores or fewer (its needs unmet).
-const char* const kCpu2PredictsFrom = "an Amdahl fit of the ResNet-50 training step's scaling at 2 or more usable cores";
+const char* const kCpu2PredictsFrom =
+    "an Amdahl fit of the ResNet-50 training step's scaling at 2 or more usable cores";
 const bool cpu2 = register_predicting_evaluator("CPU-2", kCpu2PredictsFrom, [](const Claim& c, const RunData& run) {
   Verdict v;
   const int usable = usable_cores(run);
@@ -317,7 +328,8 @@ const bool cpu2 = register_predicting_evaluator("CPU-2", kCpu2PredictsFrom, [](c
     v.reason = fmt::format(
         "not judged: the ResNet-50 training step's {} is above {}%, which a compute-bound step cannot reach: the "
         "scaling curve is mistrusted and no gain is {} from it ({}; rerun on a quiet machine)",
-        implausible(resnet), fmt::format("{:g}", kMaxPlausibleEfficiency), tmax > 16 ? "measured" : "predicted", pairing_text(resnet));
+        implausible(resnet), fmt::format("{:g}", kMaxPlausibleEfficiency), tmax > 16 ? "measured" : "predicted",
+        pairing_text(resnet));
     return v;
   }
   if (tmax > 16 && resnet.rate.count(16)) {
@@ -349,9 +361,10 @@ const bool cpu2 = register_predicting_evaluator("CPU-2", kCpu2PredictsFrom, [](c
       v.predicted, glo, ghi, tmax, f.p, f.text());
   if (!prediction::within_reach(f, 32)) {
     v.verdict = Outcome::not_measurable;
-    v.reason = fmt::format("needs more than 16 cores to measure it, or at least {:g} usable cores to predict it, and "
-                           "this process may use {} (physical cores {}): {}",
-                           std::ceil(32 / prediction::kReach), usable, physical_cores(run), prediction::reach_text(f, 32));
+    v.reason = fmt::format(
+        "needs more than 16 cores to measure it, or at least {:g} usable cores to predict it, and "
+        "this process may use {} (physical cores {}): {}",
+        std::ceil(32 / prediction::kReach), usable, physical_cores(run), prediction::reach_text(f, 32));
     v.evidence += ". For information, not judged: " + how;
     return v;
   }
@@ -381,8 +394,9 @@ const bool cpu6 = register_evaluator("CPU-6", [](const Claim&, const RunData& ru
   if (is_7003 && f("isa_avx512f") == "no") {
     v.verdict = Outcome::refuted;
     v.basis = Basis::inventory;
-    v.reason = "measured: this machine is an AMD EPYC of the Zen 3 generation (the 7003 series) and its CPUID "
-               "reports no AVX-512";
+    v.reason =
+        "measured: this machine is an AMD EPYC of the Zen 3 generation (the 7003 series) and its CPUID "
+        "reports no AVX-512";
     return v;
   }
   for (const DatasheetRow& d : read_datasheets(data_path("datasheets.csv")))

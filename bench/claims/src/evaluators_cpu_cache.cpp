@@ -65,9 +65,10 @@ double chip_l3_bytes(const RunData& run) {
 std::string larger_than_chip(const RunData& run, double bytes, const std::string& what) {
   const double chip = chip_l3_bytes(run);
   if (!(chip > 0) || bytes <= kChipCacheMargin * chip) return "";
-  return fmt::format("MISTRUSTED: {} at {} lies above {}x the chip's L3 ({}, inventory): no cache level is larger than "
-                     "the chip's, so it is not the L3 (a noisy sweep, or a step in DRAM bandwidth or the TLB)",
-                     what, mib_text(bytes), fmt_num(kChipCacheMargin), mib_text(chip));
+  return fmt::format(
+      "MISTRUSTED: {} at {} lies above {}x the chip's L3 ({}, inventory): no cache level is larger than "
+      "the chip's, so it is not the L3 (a noisy sweep, or a step in DRAM bandwidth or the TLB)",
+      what, mib_text(bytes), fmt_num(kChipCacheMargin), mib_text(chip));
 }
 
 // The measured effective L3: the knee of the batch-1 FC curve (it streams its weights once a call).
@@ -80,7 +81,8 @@ Knee effective_l3(const RunData& run) {
   }
   Knee k = find_knee(curve);
   if (k.found) {
-    const std::string bad = larger_than_chip(run, k.below, fmt::format("the FC knee ({} to {})", mib_text(k.below), mib_text(k.above)));
+    const std::string bad =
+        larger_than_chip(run, k.below, fmt::format("the FC knee ({} to {})", mib_text(k.below), mib_text(k.above)));
     if (!bad.empty()) {
       k.found = false;
       k.why = bad;
@@ -107,7 +109,8 @@ LatencyL3 latency_l3(const RunData& run) {
         l.found = true;
         l.last = l.next = rows.front()->value;
         l.pages = pg;
-        for (auto& [d, drows] : run.select(names::kLatencyLevels, names::kLevelLatencyNs, {{"level", "DRAM"}, {"pages", pg}})) {
+        for (auto& [d, drows] :
+             run.select(names::kLatencyLevels, names::kLevelLatencyNs, {{"level", "DRAM"}, {"pages", pg}})) {
           const double first = std::atof(param_value(drows.front()->params, "first_bytes").c_str());
           if (first > l.last) l.next = first;
         }
@@ -120,7 +123,8 @@ LatencyL3 latency_l3(const RunData& run) {
 }
 
 std::string latency_l3_span(const LatencyL3& l) {
-  return l.next > l.last ? fmt::format("between {} and {}", mib_text(l.last), mib_text(l.next)) : "near " + mib_text(l.last);
+  return l.next > l.last ? fmt::format("between {} and {}", mib_text(l.last), mib_text(l.next))
+                         : "near " + mib_text(l.last);
 }
 
 std::string latency_l3_text(const RunData& run) {
@@ -138,7 +142,6 @@ bool l3_disagree(const Knee& eff, const LatencyL3& l) {
 }
 }  // namespace
 
-
 namespace {
 
 const bool cpu4 = register_evaluator("CPU-4", [](const Claim& c, const RunData& run) {
@@ -151,20 +154,23 @@ const bool cpu4 = register_evaluator("CPU-4", [](const Claim& c, const RunData& 
   Knee eff = effective_l3(run);
   const LatencyL3 lat = latency_l3(run);
   std::string eff_text =
-      eff.found ? fmt::format("measured effective L3 {} to {}, about {} (knee of the batch-1 FC working-set curve: {}){}",
-                              mib_text(eff.below), mib_text(eff.above), mib_text(eff.at), eff.why, latency_l3_text(run))
-                : "measured effective L3: not found (" + eff.why + ")" + latency_l3_text(run);
+      eff.found
+          ? fmt::format("measured effective L3 {} to {}, about {} (knee of the batch-1 FC working-set curve: {}){}",
+                        mib_text(eff.below), mib_text(eff.above), mib_text(eff.at), eff.why, latency_l3_text(run))
+          : "measured effective L3: not found (" + eff.why + ")" + latency_l3_text(run);
   if (eff.why.rfind("MISTRUSTED", 0) == 0 || !lat.mistrusted.empty())
     eff_text += "; the verdict below stands on the nominal size, which no mistrusted figure enters";
   if (l3_disagree(eff, lat))
-    eff_text += fmt::format("; the two DISAGREE by more than 2x (FC knee {} to {}, latency curve {}): streaming the "
-                            "weights and chasing pointers see different effective caches here, neither is taken alone",
-                            mib_text(eff.below), mib_text(eff.above), latency_l3_span(lat));
+    eff_text += fmt::format(
+        "; the two DISAGREE by more than 2x (FC knee {} to {}, latency curve {}): streaming the "
+        "weights and chasing pointers see different effective caches here, neither is taken alone",
+        mib_text(eff.below), mib_text(eff.above), latency_l3_span(lat));
   else if (eff.found && lat.found)
     eff_text += " (within 2x of the FC knee: they agree)";
   if (!have_total && !have_one) {
     v.verdict = Outcome::not_measurable;
-    v.reason = "the inventory has no plausible L3 size from any source (" + fact(run, "cache_l3_candidates") + "); " + eff_text;
+    v.reason = "the inventory has no plausible L3 size from any source (" + fact(run, "cache_l3_candidates") + "); " +
+               eff_text;
     return v;
   }
   // Server class: the part's (the inventory's cpu_server_class, from its name), or a machine of two
@@ -180,21 +186,22 @@ const bool cpu4 = register_evaluator("CPU-4", [](const Claim& c, const RunData& 
   v.measured.reps = 1;
   v.unit = "MiB";
   v.basis = Basis::inventory;
-  v.evidence = fmt::format("nominal L3 {} {} (source: {}; instances: {}{}), {} class CPU ({}{}); {}",
-                           mib_text(nominal), have_one ? "in one instance, the most one core can use" : "in total (no instance's size known)",
-                           fact(run, "cache_l3_source"), fact(run, "cache_l3_instances"),
-                           have_total && have_one && total > nominal ? ", " + mib_text(total) + " in all" : "",
-                           server ? "server" : "consumer", fact(run, "cpu_model"),
-                           multi_socket && fact(run, "cpu_server_class") != "yes" ? fmt::format(", {:.0f} sockets", sockets) : "",
-                           eff_text);
+  v.evidence = fmt::format(
+      "nominal L3 {} {} (source: {}; instances: {}{}), {} class CPU ({}{}); {}", mib_text(nominal),
+      have_one ? "in one instance, the most one core can use" : "in total (no instance's size known)",
+      fact(run, "cache_l3_source"), fact(run, "cache_l3_instances"),
+      have_total && have_one && total > nominal ? ", " + mib_text(total) + " in all" : "",
+      server ? "server" : "consumer", fact(run, "cpu_model"),
+      multi_socket && fact(run, "cpu_server_class") != "yes" ? fmt::format(", {:.0f} sockets", sockets) : "", eff_text);
   v.verdict = v.measured.value >= need ? Outcome::confirmed : Outcome::refuted;
   v.reason = fmt::format("a recommendation about the part: it {} it ({} MiB {} {} MiB for a {} CPU)",
                          v.verdict == Outcome::confirmed ? "meets" : "falls short of", fmt_num(v.measured.value),
                          v.verdict == Outcome::confirmed ? ">=" : "<", fmt_num(need), server ? "server" : "consumer");
   if (eff.found && eff.above < nominal)
-    v.reason += fmt::format(". Warning: these cores effectively get only about {} to {} of it (shared with, or "
-                            "partitioned from, other tenants or cores)",
-                            mib_text(eff.below), mib_text(eff.above));
+    v.reason += fmt::format(
+        ". Warning: these cores effectively get only about {} to {} of it (shared with, or "
+        "partitioned from, other tenants or cores)",
+        mib_text(eff.below), mib_text(eff.above));
   return v;
 });
 
@@ -232,7 +239,8 @@ LayerGains emulate_layers(const RunData& run, double c_lo, double c_mid, double 
       ++g.n;
       per += fmt::format("{}{} {} {:+.0f}%", per.empty() ? "" : ", ", l.model, l.layer, 100 * mid.gain);
     }
-    for (auto& [ws, rows] : group_by_param(run.select(names::kFcWorkingSet, names::kGflops, {{"batch", batch}}), "working_set_bytes"))
+    for (auto& [ws, rows] :
+         group_by_param(run.select(names::kFcWorkingSet, names::kGflops, {{"batch", batch}}), "working_set_bytes"))
       g.reps = std::min(g.reps, static_cast<int>(rows.size()));
     if (!per.empty()) g.detail += fmt::format("{}batch {}: {}", g.detail.empty() ? "" : "; ", batch, per);
   }
@@ -256,13 +264,17 @@ const bool cpu3 = register_evaluator("CPU-3", [](const Claim& c, const RunData& 
   std::string doubt;
   if (!eff.found && lat.found) {
     c_lo = lat.last, c_hi = lat.next, c_mid = std::sqrt(lat.last * lat.next);
-    doubt = fmt::format("the FC working-set curve shows no knee ({}), so the emulation scales by the latency curve's "
-                        "L3 end ({}) alone", eff.why, latency_l3_span(lat));
+    doubt = fmt::format(
+        "the FC working-set curve shows no knee ({}), so the emulation scales by the latency curve's "
+        "L3 end ({}) alone",
+        eff.why, latency_l3_span(lat));
   } else if (!eff.found) {
     v.verdict = Outcome::not_measurable;
-    v.reason = "Linux resctrl cache allocation is not used by this suite yet, and the emulation needs the measured "
-               "effective L3, which was not found: " + eff.why + "; nor was an L3 level on the latency curve" +
-               (lat.mistrusted.empty() ? std::string() : " (" + lat.mistrusted + ")");
+    v.reason =
+        "Linux resctrl cache allocation is not used by this suite yet, and the emulation needs the measured "
+        "effective L3, which was not found: " +
+        eff.why + "; nor was an L3 level on the latency curve" +
+        (lat.mistrusted.empty() ? std::string() : " (" + lat.mistrusted + ")");
     return v;
   } else if (lat.found) {
     // Both measured: the interval spans both, so that a latency curve moving across the 2x line
@@ -271,9 +283,10 @@ const bool cpu3 = register_evaluator("CPU-3", [](const Claim& c, const RunData& 
     c_hi = std::max(eff.above, lat.next);
   }
   if (l3_disagree(eff, lat)) {
-    doubt = fmt::format("the effective L3 is uncertain: the FC knee ({} to {}) and the latency curve's L3 end ({}) "
-                        "disagree by more than 2x; the interval spans both",
-                        mib_text(eff.below), mib_text(eff.above), latency_l3_span(lat));
+    doubt = fmt::format(
+        "the effective L3 is uncertain: the FC knee ({} to {}) and the latency curve's L3 end ({}) "
+        "disagree by more than 2x; the interval spans both",
+        mib_text(eff.below), mib_text(eff.above), latency_l3_span(lat));
   }
   int curve_threads = 0;  // the L2 reach is that of the cores the curve ran on
   fc_curve(run, "1", names::kGflops, &curve_threads);
@@ -294,23 +307,24 @@ const bool cpu3 = register_evaluator("CPU-3", [](const Claim& c, const RunData& 
   v.measured.reps = reps;
   v.verdict = doubt.empty() ? judge(c, v.measured.low, v.measured.high) : Outcome::inconclusive;
   v.basis = Basis::emulated;
-  v.evidence = fmt::format("EMULATED, not measured (resctrl L3 allocation: {}). Effective L3 {} to {} "
-                           "({}){}; a 16 MiB and a 32 MiB L3 emulated by reading the measured "
-                           "curve at W x C_eff / 16 MiB and W x C_eff / 32 MiB. Per layer (median): {}",
-                           fact(run, "resctrl_l3"), mib_text(c_lo), mib_text(c_hi),
-                           !eff.found ? std::string("the latency curve's L3 end: no FC knee")
-                           : !lat.found
-                               ? std::string("knee of the batch-1 FC curve")
-                               : fmt::format("spanning the batch-1 FC knee, {} to {}, and the latency curve's L3 end{}",
-                                             mib_text(eff.below), mib_text(eff.above),
-                                             l3_disagree(eff, lat) ? ", which disagree by more than 2x" : ""),
-                           latency_l3_text(run), detail);
-  v.reason = fmt::format("geometric mean over {} layer x batch points; the interval spans the effective L3's interval "
-                         "and the repetitions' min and max. Confounders: the effective L3 is known only to within its "
-                         "interval (included); L1/L2 and TLB reach do not scale with the emulated L3 ({} point(s) read the "
-                         "curve below the cores' {} of L2, where the emulation overstates the gain); {} point(s) fell "
-                         "outside the measured curve and were left out",
-                         n, l2_points, mib_text(l2_total), out_of_range);
+  v.evidence = fmt::format(
+      "EMULATED, not measured (resctrl L3 allocation: {}). Effective L3 {} to {} "
+      "({}){}; a 16 MiB and a 32 MiB L3 emulated by reading the measured "
+      "curve at W x C_eff / 16 MiB and W x C_eff / 32 MiB. Per layer (median): {}",
+      fact(run, "resctrl_l3"), mib_text(c_lo), mib_text(c_hi),
+      !eff.found ? std::string("the latency curve's L3 end: no FC knee")
+      : !lat.found
+          ? std::string("knee of the batch-1 FC curve")
+          : fmt::format("spanning the batch-1 FC knee, {} to {}, and the latency curve's L3 end{}", mib_text(eff.below),
+                        mib_text(eff.above), l3_disagree(eff, lat) ? ", which disagree by more than 2x" : ""),
+      latency_l3_text(run), detail);
+  v.reason = fmt::format(
+      "geometric mean over {} layer x batch points; the interval spans the effective L3's interval "
+      "and the repetitions' min and max. Confounders: the effective L3 is known only to within its "
+      "interval (included); L1/L2 and TLB reach do not scale with the emulated L3 ({} point(s) read the "
+      "curve below the cores' {} of L2, where the emulation overstates the gain); {} point(s) fell "
+      "outside the measured curve and were left out",
+      n, l2_points, mib_text(l2_total), out_of_range);
   if (!doubt.empty()) v.reason = "INCONCLUSIVE whatever the figure: " + doubt + ". " + v.reason;
   return v;
 });

@@ -41,17 +41,18 @@ std::string resnet_isa_evidence(const RunData& run) {
                          param_value(r->params, "onednn_isa"));
     };
     std::string no_effect;
-    if (param_value(rc.front()->params, "aten_cpu_capability") == param_value(rn.front()->params, "aten_cpu_capability"))
+    if (param_value(rc.front()->params, "aten_cpu_capability") ==
+        param_value(rn.front()->params, "aten_cpu_capability"))
       no_effect += " the ATen cap had no effect (same capability in both processes);";
     if (param_value(rc.front()->params, "onednn_isa") == param_value(rn.front()->params, "onednn_isa"))
       no_effect += " the oneDNN cap had no effect (same ISA in both processes);";
     if (!no_effect.empty()) no_effect.pop_back();
-    out += fmt::format("; ResNet-50 {} (batch {}, {} threads): {} images/s capped ({}) vs {} images/s native ({}), "
-                       "{:+.1f}% [{:+.1f} to {:+.1f}]{}",
-                       mode, param_value(rn.front()->params, "batch"), param_value(rn.front()->params, "threads"),
-                       fmt_num(a.value), ran(rc.front()), fmt_num(b.value), ran(rn.front()),
-                       100 * (b.value / a.value - 1), 100 * (b.low / a.high - 1), 100 * (b.high / a.low - 1),
-                       no_effect.empty() ? "" : ";" + no_effect);
+    out += fmt::format(
+        "; ResNet-50 {} (batch {}, {} threads): {} images/s capped ({}) vs {} images/s native ({}), "
+        "{:+.1f}% [{:+.1f} to {:+.1f}]{}",
+        mode, param_value(rn.front()->params, "batch"), param_value(rn.front()->params, "threads"), fmt_num(a.value),
+        ran(rc.front()), fmt_num(b.value), ran(rn.front()), 100 * (b.value / a.value - 1), 100 * (b.low / a.high - 1),
+        100 * (b.high / a.low - 1), no_effect.empty() ? "" : ";" + no_effect);
   }
   if (out.empty())
     out = "; ResNet-50 under both ISA caps: no results (" + manifest_status(run, "cpu_resnet_isa_avx2") + "; " +
@@ -96,28 +97,32 @@ std::string isa_manifest_status(const RunData& run) {
 // primitives with SVE against the ISA capped at Advanced SIMD (registry entry cpu_isa_sve), the gain
 // per pair of interleaved repetitions as for AVX-512 against AVX2.
 std::string arm_instead(const RunData& run) {
-  auto capped = group_by_param(run.select(names::kIsaPrimitives, names::kGflops, {{"isa_cap", "advanced_simd"}, {"dtype", "f32"}}), "primitive");
-  auto native = group_by_param(run.select(names::kIsaPrimitives, names::kGflops, {{"isa_cap", "native"}, {"dtype", "f32"}}), "primitive");
+  auto capped = group_by_param(
+      run.select(names::kIsaPrimitives, names::kGflops, {{"isa_cap", "advanced_simd"}, {"dtype", "f32"}}), "primitive");
+  auto native = group_by_param(
+      run.select(names::kIsaPrimitives, names::kGflops, {{"isa_cap", "native"}, {"dtype", "f32"}}), "primitive");
   std::string out;
   for (auto& [prim, rows_n] : native) {
     auto it = capped.find(prim);
     if (it == capped.end()) continue;
     const Measured a = measure(it->second), b = measure(rows_n);
     const IsaRatio q = isa_ratio(it->second, rows_n);
-    out += fmt::format("{}{}: {} GFLOP/s capped at Advanced SIMD ({}) vs {} GFLOP/s with {} ({}), {:+.1f}%{}", out.empty() ? "" : "; ",
-                       prim, fmt_num(a.value), param_value(it->second.front()->params, "impl"), fmt_num(b.value),
-                       param_value(rows_n.front()->params, "isa"), param_value(rows_n.front()->params, "impl"),
-                       100 * (q.value - 1),
-                       q.pairs > 0 ? fmt::format(" [{:+.1f} to {:+.1f}] over {} pairs", 100 * (q.low - 1), 100 * (q.high - 1), q.pairs)
-                                   : "");
+    out += fmt::format(
+        "{}{}: {} GFLOP/s capped at Advanced SIMD ({}) vs {} GFLOP/s with {} ({}), {:+.1f}%{}", out.empty() ? "" : "; ",
+        prim, fmt_num(a.value), param_value(it->second.front()->params, "impl"), fmt_num(b.value),
+        param_value(rows_n.front()->params, "isa"), param_value(rows_n.front()->params, "impl"), 100 * (q.value - 1),
+        q.pairs > 0 ? fmt::format(" [{:+.1f} to {:+.1f}] over {} pairs", 100 * (q.low - 1), 100 * (q.high - 1), q.pairs)
+                    : "");
   }
   if (out.empty())
-    return fmt::format("; measured instead on this aarch64 machine (not the guide's claim): nothing, no trusted isa_primitives "
-                       "results under both caps ({}{})",
-                       manifest_status(run, "cpu_isa_sve"),
-                       fact(run, "emulated").rfind("yes", 0) == 0 ? "; the run was emulated: its timed rows are mistrusted" : "");
+    return fmt::format(
+        "; measured instead on this aarch64 machine (not the guide's claim): nothing, no trusted isa_primitives "
+        "results under both caps ({}{})",
+        manifest_status(run, "cpu_isa_sve"),
+        fact(run, "emulated").rfind("yes", 0) == 0 ? "; the run was emulated: its timed rows are mistrusted" : "");
   return "; measured instead on this aarch64 machine (not the guide's claim): SVE against Advanced SIMD (NEON) through "
-         "oneDNN's ISA cap, f32: " + out;
+         "oneDNN's ISA cap, f32: " +
+         out;
 }
 
 // CPU-5's needs unmet on another ISA than x86: the claim is about x86, which says more than the
@@ -131,64 +136,72 @@ void cpu5_on_another_isa(const Claim&, const RunData& run, Verdict& v) {
 // CPU-5: AVX-512 gives 20-30% over AVX2: geometric mean over oneDNN primitives of
 // X(native, AVX-512 dispatched) / X(ISA capped at AVX2) - 1, each primitive's ratio per pair of
 // interleaved repetitions where the sides took turns (isa_ratio).
-const bool cpu5 = register_evaluator("CPU-5", [](const Claim& c, const RunData& run) {
-  Verdict v;
-  auto capped = group_by_param(run.select(names::kIsaPrimitives, names::kGflops, {{"isa_cap", "avx2"}, {"dtype", "f32"}}), "primitive");
-  auto native = group_by_param(run.select(names::kIsaPrimitives, names::kGflops, {{"isa_cap", "native"}, {"dtype", "f32"}}), "primitive");
-  double lr = 0, lr_lo = 0, lr_hi = 0;
-  int n = 0, reps = 1 << 30, pairs = 1 << 30;
-  std::string isa_seen;
-  for (auto& [prim, rows_n] : native) {
-    auto it = capped.find(prim);
-    if (it == capped.end()) continue;
-    std::string isa = param_value(rows_n.front()->params, "isa");
-    isa_seen = isa;
-    if (isa.rfind("avx512", 0) != 0) continue;
-    Measured a = measure(it->second), b = measure(rows_n);
-    const IsaRatio q = isa_ratio(it->second, rows_n);
-    lr += std::log(q.value);
-    lr_lo += std::log(q.low);
-    lr_hi += std::log(q.high);
-    reps = std::min(reps, q.reps);
-    pairs = std::min(pairs, q.pairs);
-    ++n;
-    v.evidence += fmt::format("{}{}: {} GFLOP/s capped at AVX2 ({}) vs {} GFLOP/s with {} ({}), {:+.1f}%{}",
-                              v.evidence.empty() ? "" : "; ", prim, fmt_num(a.value),
-                              param_value(it->second.front()->params, "impl"), fmt_num(b.value), isa,
-                              param_value(rows_n.front()->params, "impl"), 100 * (q.value - 1),
-                              q.pairs > 0 ? fmt::format(" (median per pair of interleaved repetitions; [{:+.1f} to {:+.1f}] over {} pairs)", 100 * (q.low - 1),
-                                                        100 * (q.high - 1), q.pairs)
-                                          : "");
-  }
-  if (n == 0) {
-    v.verdict = Outcome::not_measurable;
-    v.reason = isa_seen.empty()
-                   ? "no isa_primitives results under both ISAs (" + isa_manifest_status(run) + ")"
-                   : "oneDNN dispatched " + isa_seen + " without a cap: no AVX-512 code path to compare";
-    v.evidence += v.evidence.empty() ? resnet_isa_evidence(run).substr(2) : resnet_isa_evidence(run);
-    return v;
-  }
-  auto bf16 = run.select(names::kIsaPrimitives, names::kGflops, {{"isa_cap", "native"}, {"dtype", "bf16"}});
-  for (auto& [cs, rows] : bf16)
-    v.evidence += fmt::format("; bf16 {} ({}): {} GFLOP/s", cs, param_value(rows.front()->params, "isa"),
-                              fmt_num(measure(rows).value));
-  v.measured.value = 100 * (std::exp(lr / n) - 1);
-  v.measured.low = 100 * (std::exp(lr_lo / n) - 1);
-  v.measured.high = 100 * (std::exp(lr_hi / n) - 1);
-  v.measured.reps = reps;
-  v.verdict = judge(c, v.measured.low, v.measured.high);
-  v.basis = Basis::measured;
-  v.reason = pairs > 0
-                 ? fmt::format("geometric mean over {} f32 primitive(s) of the gain per pair of interleaved repetitions "
-                               "(the capped and the native process took turns, one repetition each; median and min to "
-                               "max over {} pairs), same threads",
-                               n, pairs)
-                 : fmt::format("geometric mean over {} f32 primitive(s), same threads, one process per ISA (not "
-                               "interleaved: the gain from the medians, the interval spans their min and max)",
-                               n);
-  v.evidence += resnet_isa_evidence(run);  // second evidence, not in the figure (evidence is not empty here)
-  return v;
-}, cpu5_on_another_isa);
+const bool cpu5 = register_evaluator(
+    "CPU-5",
+    [](const Claim& c, const RunData& run) {
+      Verdict v;
+      auto capped = group_by_param(
+          run.select(names::kIsaPrimitives, names::kGflops, {{"isa_cap", "avx2"}, {"dtype", "f32"}}), "primitive");
+      auto native = group_by_param(
+          run.select(names::kIsaPrimitives, names::kGflops, {{"isa_cap", "native"}, {"dtype", "f32"}}), "primitive");
+      double lr = 0, lr_lo = 0, lr_hi = 0;
+      int n = 0, reps = 1 << 30, pairs = 1 << 30;
+      std::string isa_seen;
+      for (auto& [prim, rows_n] : native) {
+        auto it = capped.find(prim);
+        if (it == capped.end()) continue;
+        std::string isa = param_value(rows_n.front()->params, "isa");
+        isa_seen = isa;
+        if (isa.rfind("avx512", 0) != 0) continue;
+        Measured a = measure(it->second), b = measure(rows_n);
+        const IsaRatio q = isa_ratio(it->second, rows_n);
+        lr += std::log(q.value);
+        lr_lo += std::log(q.low);
+        lr_hi += std::log(q.high);
+        reps = std::min(reps, q.reps);
+        pairs = std::min(pairs, q.pairs);
+        ++n;
+        v.evidence += fmt::format(
+            "{}{}: {} GFLOP/s capped at AVX2 ({}) vs {} GFLOP/s with {} ({}), {:+.1f}%{}",
+            v.evidence.empty() ? "" : "; ", prim, fmt_num(a.value), param_value(it->second.front()->params, "impl"),
+            fmt_num(b.value), isa, param_value(rows_n.front()->params, "impl"), 100 * (q.value - 1),
+            q.pairs > 0
+                ? fmt::format(" (median per pair of interleaved repetitions; [{:+.1f} to {:+.1f}] over {} pairs)",
+                              100 * (q.low - 1), 100 * (q.high - 1), q.pairs)
+                : "");
+      }
+      if (n == 0) {
+        v.verdict = Outcome::not_measurable;
+        v.reason = isa_seen.empty()
+                       ? "no isa_primitives results under both ISAs (" + isa_manifest_status(run) + ")"
+                       : "oneDNN dispatched " + isa_seen + " without a cap: no AVX-512 code path to compare";
+        v.evidence += v.evidence.empty() ? resnet_isa_evidence(run).substr(2) : resnet_isa_evidence(run);
+        return v;
+      }
+      auto bf16 = run.select(names::kIsaPrimitives, names::kGflops, {{"isa_cap", "native"}, {"dtype", "bf16"}});
+      for (auto& [cs, rows] : bf16)
+        v.evidence += fmt::format("; bf16 {} ({}): {} GFLOP/s", cs, param_value(rows.front()->params, "isa"),
+                                  fmt_num(measure(rows).value));
+      v.measured.value = 100 * (std::exp(lr / n) - 1);
+      v.measured.low = 100 * (std::exp(lr_lo / n) - 1);
+      v.measured.high = 100 * (std::exp(lr_hi / n) - 1);
+      v.measured.reps = reps;
+      v.verdict = judge(c, v.measured.low, v.measured.high);
+      v.basis = Basis::measured;
+      v.reason = pairs > 0
+                     ? fmt::format(
+                           "geometric mean over {} f32 primitive(s) of the gain per pair of interleaved repetitions "
+                           "(the capped and the native process took turns, one repetition each; median and min to "
+                           "max over {} pairs), same threads",
+                           n, pairs)
+                     : fmt::format(
+                           "geometric mean over {} f32 primitive(s), same threads, one process per ISA (not "
+                           "interleaved: the gain from the medians, the interval spans their min and max)",
+                           n);
+      v.evidence += resnet_isa_evidence(run);  // second evidence, not in the figure (evidence is not empty here)
+      return v;
+    },
+    cpu5_on_another_isa);
 
 }  // namespace
 }  // namespace rigcheck

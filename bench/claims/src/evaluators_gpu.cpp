@@ -1,7 +1,7 @@
 // Verdicts of the GPU claims (docs/claims.md section 2): GPU-1..GPU-5 (GPU-6, GPU-7: evaluators_gpu_comm.cpp;
-// power and heat, PWR-1, PWR-2, THM-1: evaluators_power.cpp). Every judged verdict says what it rests on (Verdict::basis): datasheet figures
-// (data/datasheets.csv: GPU-2, GPU-3, GPU-5) are labelled datasheet and never shown as
-// measurements; PWR-2 (four GPUs from one) and GPU-1 on an estimate alone are predicted.
+// power and heat, PWR-1, PWR-2, THM-1: evaluators_power.cpp). Every judged verdict says what it rests on
+// (Verdict::basis): datasheet figures (data/datasheets.csv: GPU-2, GPU-3, GPU-5) are labelled datasheet and never shown
+// as measurements; PWR-2 (four GPUs from one) and GPU-1 on an estimate alone are predicted.
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -20,121 +20,6 @@
 #include "gpu_facts.hpp"
 
 namespace rigcheck {
-
-// ------------------------------------------------------------------ datasheet lookup
-double GpuDatasheet::num(const std::string& prop) const {
-  auto it = props.find(prop);
-  double v = kNaN;
-  if (it == props.end() || !parse_double(it->second.value, v)) return kNaN;
-  return v;
-}
-
-std::string GpuDatasheet::cite(const std::string& prop) const {
-  auto it = props.find(prop);
-  if (it == props.end()) return fmt::format("{}: no {} in the datasheet table", product, prop);
-  return fmt::format("{} {} = {} ({})", product, prop, it->second.value, it->second.source);
-}
-
-std::vector<GpuDatasheet> gpu_datasheets(const std::vector<DatasheetRow>& rows) {
-  std::vector<GpuDatasheet> out;
-  std::map<std::string, size_t> index;
-  for (const DatasheetRow& r : rows)
-    if (r.property == "name_match" && !index.count(r.product)) {
-      index[r.product] = out.size();
-      out.push_back({r.product, {}});
-    }
-  for (const DatasheetRow& r : rows) {
-    auto it = index.find(r.product);
-    if (it != index.end()) out[it->second].props[r.property] = r;
-  }
-  return out;
-}
-
-namespace {
-std::string lower(std::string s) {
-  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return s;
-}
-// Length of the longest pattern of `patterns` matching `name`, 0 if none.
-size_t match_length(const std::string& patterns, const std::string& device_name) {
-  const std::string name = lower(device_name);
-  size_t best = 0, start = 0;
-  while (start <= patterns.size()) {
-    size_t end = patterns.find('|', start);
-    if (end == std::string::npos) end = patterns.size();
-    std::string p = lower(patterns.substr(start, end - start));
-    start = end + 1;
-    if (p.empty()) continue;
-    bool anchored = p.back() == '$';
-    if (anchored) p.pop_back();
-    bool hit = anchored ? name.size() >= p.size() && name.compare(name.size() - p.size(), p.size(), p) == 0
-                        : name.find(p) != std::string::npos;
-    if (hit) best = std::max(best, p.size());
-  }
-  return best;
-}
-}  // namespace
-
-bool gpu_name_matches(const std::string& patterns, const std::string& device_name) {
-  return match_length(patterns, device_name) > 0;
-}
-
-const GpuDatasheet* find_gpu_datasheet(const std::vector<GpuDatasheet>& sheets, const std::string& device_name) {
-  const GpuDatasheet* best = nullptr;
-  size_t best_len = 0;
-  for (const GpuDatasheet& s : sheets) {
-    auto it = s.props.find("name_match");
-    if (it == s.props.end()) continue;
-    size_t n = match_length(it->second.value, device_name);
-    if (n > best_len) {
-      best = &s;
-      best_len = n;
-    }
-  }
-  return best;
-}
-
-const GpuDatasheet* find_gpu_product(const std::vector<GpuDatasheet>& sheets, const std::string& product) {
-  for (const GpuDatasheet& s : sheets)
-    if (s.product == product) return &s;
-  return nullptr;
-}
-
-namespace gpu_facts {
-
-const std::vector<GpuDatasheet>& sheets() {
-  static const std::vector<GpuDatasheet> s = gpu_datasheets(read_datasheets(data_path("datasheets.csv")));
-  return s;
-}
-
-std::string fact(const RunData& run, const std::string& k) { return fact_or(run.facts, k, ""); }
-
-std::string gpu_name(const RunData& run) { return fact(run, "gpu0_name"); }
-
-// "this GPU: NVIDIA H200 (datasheet row NVIDIA H200 SXM)" or "... (no datasheet row)".
-const GpuDatasheet* this_gpu_sheet(const RunData& run, std::string& what) {
-  const std::string name = gpu_name(run);
-  const GpuDatasheet* s = name.empty() ? nullptr : find_gpu_datasheet(sheets(), name);
-  what = fmt::format("this GPU: {} ({})", name.empty() ? "unknown" : name,
-                     s ? "datasheet row " + s->product : "no datasheet row for it in data/datasheets.csv");
-  return s;
-}
-
-
-// The largest value of one observed metric (rows with repetition -1) over a benchmark's cases.
-Measured observed_max(const RunData& run, const std::string& bench, const std::string& metric, std::string* note) {
-  Measured m;
-  for (auto& [cs, rows] : run.select(bench, metric))
-    for (const ResultRow* r : rows)
-      if (std::isnan(m.value) || r->value > m.value) {
-        m.value = m.low = m.high = r->value;
-        m.reps = 1;
-        if (note) *note = r->note;
-      }
-  return m;
-}
-
-}  // namespace gpu_facts
 
 namespace {
 
@@ -183,9 +68,9 @@ std::vector<Ratio> ampere_turing_ratios(bool like_for_like) {
     if (!x || !y) return;
     double r = x->num("f16_tflops") / y->num("f16_tflops");
     if (std::isnan(r)) return;
-    out.push_back({fmt::format("{} {} / {} {} = {:.2f}x", a, fmt_num(x->num("f16_tflops")), b,
-                               fmt_num(y->num("f16_tflops")), r),
-                   r});
+    out.push_back(
+        {fmt::format("{} {} / {} {} = {:.2f}x", a, fmt_num(x->num("f16_tflops")), b, fmt_num(y->num("f16_tflops")), r),
+         r});
   };
   if (like_for_like)
     for (auto& [a, b] : tier) add(a, b);
@@ -206,11 +91,13 @@ std::string join(const std::vector<Ratio>& rs) {
 // batch 16 (oom_lower_bound_bytes, either precision: the guide names none), a measured lower bound
 // that refutes the guide's figure once it lies above it plus 25%; else the zoo's estimate of a
 // model skipped without trying (estimate_bytes of a skipped case), a prediction.
-const std::pair<const char*, double> kGuideTrainingGb[] = {{"light_cnn", 2}, {"resnet50", 8}, {"bert_base", 12}, {"gpt2_xl", 24}};
+const std::pair<const char*, double> kGuideTrainingGb[] = {
+    {"light_cnn", 2}, {"resnet50", 8}, {"bert_base", 12}, {"gpt2_xl", 24}};
 constexpr double kGpu1Tolerance = 0.25;
 
 // The largest value of a metric over the skipped rows of one model's model_memory cases.
-double skipped_max(const RunData& run, const std::string& model, const std::string& metric, std::string* precision = nullptr) {
+double skipped_max(const RunData& run, const std::string& model, const std::string& metric,
+                   std::string* precision = nullptr) {
   double best = kNaN;
   for (const ResultRow& r : run.results)
     if (r.benchmark == names::kModelMemory && r.status == Status::skipped && r.metric == metric &&
@@ -243,7 +130,8 @@ const bool gpu1 = register_evaluator("GPU-1", [](const Claim&, const RunData& ru
   std::set<std::string> batches;  // the batches the rows ran at (the guide's figures are for batch 16)
   for (auto& [model, guide_gb] : kGuideTrainingGb) {
     const double hi = (1 + kGpu1Tolerance) * guide_gb, lo = (1 - kGpu1Tolerance) * guide_gb;
-    auto rows = group_by_param(run.select(names::kModelMemory, names::kPeakReservedBytes, {{"model", model}}), "precision");
+    auto rows =
+        group_by_param(run.select(names::kModelMemory, names::kPeakReservedBytes, {{"model", model}}), "precision");
     std::string parts;
     double fp32_gb = kNaN;
     for (auto& [prec, rs] : rows) {
@@ -266,14 +154,16 @@ const bool gpu1 = register_evaluator("GPU-1", [](const Claim&, const RunData& ru
     const double dev_gb = skipped_max(run, model, "device_memory_bytes") / 1e9;
     const std::string batch = batch_of(run, model);
     if (!batch.empty()) batches.insert(batch);
-    std::string line = fmt::format("{}{}: guide {} GB", model, batch.empty() ? "" : " (batch " + batch + ")", fmt_num(guide_gb));
+    std::string line =
+        fmt::format("{}{}: guide {} GB", model, batch.empty() ? "" : " (batch " + batch + ")", fmt_num(guide_gb));
     if (!parts.empty()) line += ", peak reserved " + parts;
     if (std::isfinite(oom_gb))
       line += fmt::format(", out of memory at batch {} ({}) after {} GB allocated{}: needs more (measured lower bound)",
-                          batch, oom_prec, fmt_num(oom_gb), std::isfinite(dev_gb) ? fmt::format(" of the device's {} GB", fmt_num(dev_gb)) : "");
+                          batch, oom_prec, fmt_num(oom_gb),
+                          std::isfinite(dev_gb) ? fmt::format(" of the device's {} GB", fmt_num(dev_gb)) : "");
     else if (std::isfinite(est_gb))
-      line += fmt::format(", not tried ({}): the zoo's estimate {} GB is over 1.5x the device's {} GB (predicted)", est_prec,
-                          fmt_num(est_gb), std::isfinite(dev_gb) ? fmt_num(dev_gb) : "?");
+      line += fmt::format(", not tried ({}): the zoo's estimate {} GB is over 1.5x the device's {} GB (predicted)",
+                          est_prec, fmt_num(est_gb), std::isfinite(dev_gb) ? fmt_num(dev_gb) : "?");
     v.evidence += (v.evidence.empty() ? "" : "; ") + line;
     if (std::isfinite(fp32_gb)) {
       ++judged;
@@ -295,16 +185,18 @@ const bool gpu1 = register_evaluator("GPU-1", [](const Claim&, const RunData& ru
     return v;
   }
   const bool refuted = refuted_measured + refuted_predicted > 0;
-  v.verdict = refuted ? Outcome::refuted : (confirmed == judged && missing.empty() ? Outcome::confirmed : Outcome::inconclusive);
+  v.verdict = refuted ? Outcome::refuted
+                      : (confirmed == judged && missing.empty() ? Outcome::confirmed : Outcome::inconclusive);
   // Measured unless the verdict rests on the estimate alone.
   v.basis = refuted && refuted_measured == 0 ? Basis::predicted : Basis::measured;
   v.reason = fmt::format(
       "batch {}, one full training step (forward, backward, optimizer step); LibTorch's CUDA caching allocator "
-      "peaks; the guide's figure counts as right when the fp32 peak reserved lies within {:.0f}% of it, and as wrong when "
+      "peaks; the guide's figure counts as right when the fp32 peak reserved lies within {:.0f}% of it, and as wrong "
+      "when "
       "the peak, or a lower bound from running out of memory, lies beyond: {} of {} model(s) within, {} beyond by "
       "measurement, {} beyond by the estimate alone (predicted), {} undecided{}",
-      batches.empty() ? std::string("not recorded") : fmt::format("{}", fmt::join(batches, " and ")), 100 * kGpu1Tolerance,
-      confirmed, judged, refuted_measured, refuted_predicted, open,
+      batches.empty() ? std::string("not recorded") : fmt::format("{}", fmt::join(batches, " and ")),
+      100 * kGpu1Tolerance, confirmed, judged, refuted_measured, refuted_predicted, open,
       missing.empty() ? "" : "; not judged: " + missing);
   return v;
 });
@@ -321,8 +213,8 @@ const bool gpu2 = register_evaluator("GPU-2", [](const Claim&, const RunData& ru
   }
   const GpuDatasheet* rtx3080 = find_gpu_product(sheets(), "NVIDIA GeForce RTX 3080");
   const double mem3080 = rtx3080 ? rtx3080->num("memory_gb") : kNaN;
-  v.evidence = fmt::format("datasheet table (data/datasheets.csv): {} products, none named T100{}; {}",
-                           sheets().size(), near.empty() ? "" : " (nearest by name: " + near + ")",
+  v.evidence = fmt::format("datasheet table (data/datasheets.csv): {} products, none named T100{}; {}", sheets().size(),
+                           near.empty() ? "" : " (nearest by name: " + near + ")",
                            rtx3080 ? rtx3080->cite("memory_gb") : "no RTX 3080 row");
   std::string what;
   this_gpu_sheet(run, what);
@@ -330,9 +222,10 @@ const bool gpu2 = register_evaluator("GPU-2", [](const Claim&, const RunData& ru
   if (!t100 && !std::isnan(mem3080) && mem3080 < 12) {
     v.verdict = Outcome::refuted;
     v.basis = Basis::datasheet;
-    v.reason = fmt::format("from the datasheets, not measured: no NVIDIA T100 exists, and the RTX 3080's {} GB "
-                           "cannot hold the 12 GB the guide says BERT-base needs",
-                           fmt::format("{:g}", mem3080));
+    v.reason = fmt::format(
+        "from the datasheets, not measured: no NVIDIA T100 exists, and the RTX 3080's {} GB "
+        "cannot hold the 12 GB the guide says BERT-base needs",
+        fmt::format("{:g}", mem3080));
   } else {
     v.verdict = Outcome::not_measurable;
     v.reason = "the datasheet table lacks the rows to judge this (an RTX 3080 memory row)";
@@ -351,38 +244,41 @@ std::string gpu3_datasheets() {
 
 void gpu3_unmet(const Claim&, const RunData&, Verdict& v) { v.evidence = gpu3_datasheets(); }
 
-const bool gpu3 = register_evaluator("GPU-3", [](const Claim& c, const RunData& run) {
-  Verdict v;
-  std::vector<Ratio> tier = ampere_turing_ratios(true);
-  const std::string ds = gpu3_datasheets();
-  std::string what;
-  const GpuDatasheet* s = this_gpu_sheet(run, what);
-  auto g = gemm_by_dtype(run);
-  v.evidence = ds + "; " + what;
-  if (g.count("f16")) {
-    v.evidence += fmt::format(": f16 GEMM n={} {} TFLOP/s measured", g["f16"].size, fmt_num(g["f16"].tflops.value));
-    if (s && !std::isnan(s->num("f16_tflops")))
-      v.evidence += fmt::format(" = {:.1f}% of its datasheet {}", 100 * g["f16"].tflops.value / s->num("f16_tflops"),
-                                fmt_num(s->num("f16_tflops")));
-  }
-  if (tier.empty()) {
-    v.verdict = Outcome::not_measurable;
-    v.reason = "needs runs on both generations (rigcheck compare) or datasheet rows of both";
-    return v;
-  }
-  double lo = tier.front().value, hi = lo;
-  for (const Ratio& r : tier) {
-    lo = std::min(lo, r.value);
-    hi = std::max(hi, r.value);
-  }
-  v.verdict = judge(c, lo, hi);
-  v.basis = Basis::datasheet;
-  v.reason = fmt::format(
-      "judged from the datasheets (not measured): same-tier Ampere/Turing dense FP16 tensor ratios lie in "
-      "[{:.2f}, {:.2f}]x against the guide's 3x; a measured comparison needs runs on both generations",
-      lo, hi);
-  return v;
-}, gpu3_unmet);
+const bool gpu3 = register_evaluator(
+    "GPU-3",
+    [](const Claim& c, const RunData& run) {
+      Verdict v;
+      std::vector<Ratio> tier = ampere_turing_ratios(true);
+      const std::string ds = gpu3_datasheets();
+      std::string what;
+      const GpuDatasheet* s = this_gpu_sheet(run, what);
+      auto g = gemm_by_dtype(run);
+      v.evidence = ds + "; " + what;
+      if (g.count("f16")) {
+        v.evidence += fmt::format(": f16 GEMM n={} {} TFLOP/s measured", g["f16"].size, fmt_num(g["f16"].tflops.value));
+        if (s && !std::isnan(s->num("f16_tflops")))
+          v.evidence += fmt::format(" = {:.1f}% of its datasheet {}",
+                                    100 * g["f16"].tflops.value / s->num("f16_tflops"), fmt_num(s->num("f16_tflops")));
+      }
+      if (tier.empty()) {
+        v.verdict = Outcome::not_measurable;
+        v.reason = "needs runs on both generations (rigcheck compare) or datasheet rows of both";
+        return v;
+      }
+      double lo = tier.front().value, hi = lo;
+      for (const Ratio& r : tier) {
+        lo = std::min(lo, r.value);
+        hi = std::max(hi, r.value);
+      }
+      v.verdict = judge(c, lo, hi);
+      v.basis = Basis::datasheet;
+      v.reason = fmt::format(
+          "judged from the datasheets (not measured): same-tier Ampere/Turing dense FP16 tensor ratios lie in "
+          "[{:.2f}, {:.2f}]x against the guide's 3x; a measured comparison needs runs on both generations",
+          lo, hi);
+      return v;
+    },
+    gpu3_unmet);
 
 // ------------------------------------------------------------------ GPU-4
 // The datasheets' fp8 figures assume cuBLASLt's fast accumulation: the evidence says which setting
@@ -400,20 +296,27 @@ const bool gpu4 = register_evaluator("GPU-4", [](const Claim&, const RunData& ru
   const GpuDatasheet* s = this_gpu_sheet(run, what);
   auto g = gemm_by_dtype(run);
   std::string parts;
-  static const std::pair<const char*, const char*> prop[] = {
-      {"f32", "fp32_tflops"}, {"tf32", "tf32_tflops"}, {"f16", "f16_tflops"}, {"bf16", "bf16_tflops"}, {"fp8_e4m3", "fp8_tflops"}};
+  static const std::pair<const char*, const char*> prop[] = {{"f32", "fp32_tflops"},
+                                                             {"tf32", "tf32_tflops"},
+                                                             {"f16", "f16_tflops"},
+                                                             {"bf16", "bf16_tflops"},
+                                                             {"fp8_e4m3", "fp8_tflops"}};
   for (auto& [dtype, p] : prop) {
     if (!g.count(dtype)) continue;
     const double peak = s ? s->num(p) : kNaN;
-    parts += fmt::format("{}{} n={} {} TFLOP/s{}", parts.empty() ? "" : "; ", dtype, g[dtype].size,
-                         fmt_num(g[dtype].tflops.value),
-                         std::isnan(peak) ? "" : fmt::format(" = {:.1f}% of datasheet {}", 100 * g[dtype].tflops.value / peak, fmt_num(peak)));
+    parts += fmt::format(
+        "{}{} n={} {} TFLOP/s{}", parts.empty() ? "" : "; ", dtype, g[dtype].size, fmt_num(g[dtype].tflops.value),
+        std::isnan(peak)
+            ? ""
+            : fmt::format(" = {:.1f}% of datasheet {}", 100 * g[dtype].tflops.value / peak, fmt_num(peak)));
     if (std::string(dtype) == "fp8_e4m3") parts += fp8_accumulation(g[dtype].fast_accum);
   }
-  v.evidence = what + (parts.empty() ? ": no gemm_tc results (" + manifest_status(run, "gpu_gemm") + ")" : ": " + parts);
+  v.evidence =
+      what + (parts.empty() ? ": no gemm_tc results (" + manifest_status(run, "gpu_gemm") + ")" : ": " + parts);
   v.verdict = Outcome::not_measurable;
-  v.reason = "utilisation (achieved / datasheet peak) is measured here for this GPU only; +40% is a comparison "
-             "of two generations and needs runs on both (rigcheck compare)";
+  v.reason =
+      "utilisation (achieved / datasheet peak) is measured here for this GPU only; +40% is a comparison "
+      "of two generations and needs runs on both (rigcheck compare)";
   return v;
 });
 
@@ -427,28 +330,34 @@ std::string gpu5_datasheet() {
 
 void gpu5_unmet(const Claim&, const RunData&, Verdict& v) { v.evidence = gpu5_datasheet(); }
 
-const bool gpu5 = register_evaluator("GPU-5", [](const Claim&, const RunData& run) {
-  Verdict v;
-  const std::string ds = gpu5_datasheet();
-  const std::string cc = fact(run, "gpu0_compute_capability");
-  double ccv = kNaN;
-  parse_double(cc, ccv);
-  v.evidence = fmt::format("{}; this GPU: {} compute capability {}", ds, gpu_name(run), cc.empty() ? "unknown" : cc);
-  if (std::isnan(ccv)) {
-    v.verdict = Outcome::not_measurable;
-    v.reason = "the inventory has no compute capability for GPU 0";
-  } else if (ccv >= 8.0) {
-    v.verdict = Outcome::confirmed;
-    v.basis = Basis::datasheet;
-    v.reason = "judged from the compute capability (>= 8.0: Ampere or newer, 2:4 sparse tensor-core MMA) and the "
-               "datasheet's sparse figures; no sparse GEMM is measured by this suite (cuSPARSELt not used)";
-  } else {
-    v.verdict = Outcome::not_measurable;
-    v.reason = "this GPU predates Ampere (compute capability < 8.0): the claim cannot be tried on it; the datasheet "
-               "says Ampere doubles dense throughput with 2:4 sparsity";
-  }
-  return v;
-}, gpu5_unmet);
+const bool gpu5 = register_evaluator(
+    "GPU-5",
+    [](const Claim&, const RunData& run) {
+      Verdict v;
+      const std::string ds = gpu5_datasheet();
+      const std::string cc = fact(run, "gpu0_compute_capability");
+      double ccv = kNaN;
+      parse_double(cc, ccv);
+      v.evidence =
+          fmt::format("{}; this GPU: {} compute capability {}", ds, gpu_name(run), cc.empty() ? "unknown" : cc);
+      if (std::isnan(ccv)) {
+        v.verdict = Outcome::not_measurable;
+        v.reason = "the inventory has no compute capability for GPU 0";
+      } else if (ccv >= 8.0) {
+        v.verdict = Outcome::confirmed;
+        v.basis = Basis::datasheet;
+        v.reason =
+            "judged from the compute capability (>= 8.0: Ampere or newer, 2:4 sparse tensor-core MMA) and the "
+            "datasheet's sparse figures; no sparse GEMM is measured by this suite (cuSPARSELt not used)";
+      } else {
+        v.verdict = Outcome::not_measurable;
+        v.reason =
+            "this GPU predates Ampere (compute capability < 8.0): the claim cannot be tried on it; the datasheet "
+            "says Ampere doubles dense throughput with 2:4 sparsity";
+      }
+      return v;
+    },
+    gpu5_unmet);
 
 }  // namespace
 }  // namespace rigcheck

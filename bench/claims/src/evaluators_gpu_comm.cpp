@@ -24,7 +24,8 @@ std::map<std::string, std::pair<Measured, std::string>> nccl_busbw_by(const RunD
   for (const ResultRow* r : rows) largest = std::max(largest, std::atof(param_value(r->params, "size_bytes").c_str()));
   std::map<std::string, Rows> groups;
   for (const ResultRow* r : rows)
-    if (std::atof(param_value(r->params, "size_bytes").c_str()) == largest) groups[param_value(r->params, key)].push_back(r);
+    if (std::atof(param_value(r->params, "size_bytes").c_str()) == largest)
+      groups[param_value(r->params, key)].push_back(r);
   for (auto& [k, g] : groups) out[k] = {measure(g), param_value(g.front()->params, "transport_paths")};
   return out;
 }
@@ -46,12 +47,13 @@ const bool gpu6 = register_evaluator("GPU-6", [](const Claim& c, const RunData& 
   v.measured.high = on.high / off.low;
   v.measured.reps = std::min(on.reps, off.reps);
   v.unit = "x";
-  v.evidence = fmt::format("NCCL all-reduce busbw with P2P {} GB/s ({}) vs NCCL_P2P_DISABLE=1 {} GB/s ({})", fmt_num(on.value),
-                           by["unset"].second, fmt_num(off.value), by["1"].second);
+  v.evidence = fmt::format("NCCL all-reduce busbw with P2P {} GB/s ({}) vs NCCL_P2P_DISABLE=1 {} GB/s ({})",
+                           fmt_num(on.value), by["unset"].second, fmt_num(off.value), by["1"].second);
   v.verdict = judge(c, v.measured.low, v.measured.high);
   v.basis = Basis::measured;
-  v.reason = "ratio of bus bandwidths at the largest size; the transports NCCL reported are named: the ratio is NVLink "
-             "vs PCIe only when they say P2P over NVLink and SHM or P2P over PCIe";
+  v.reason =
+      "ratio of bus bandwidths at the largest size; the transports NCCL reported are named: the ratio is NVLink "
+      "vs PCIe only when they say P2P over NVLink and SHM or P2P over PCIe";
   return v;
 });
 
@@ -78,32 +80,35 @@ void gpu7_too_few_nodes(const Claim&, const RunData& run, Verdict& v) {
 }
 
 // GPU-7: cross-machine training needs 100 Gbps InfiniBand: NCCL busbw across nodes.
-const bool gpu7 = register_evaluator("GPU-7", [](const Claim& c, const RunData& run) {
-  Verdict v;
-  const auto [nodes, gpus] = nccl_nodes_and_gpus(run);
-  if (nodes < 2) {
-    gpu7_too_few_nodes(c, run, v);
-    return v;
-  }
-  auto by = nccl_busbw_by(run, "launch", {{"launch", "process"}});
-  if (!by.count("process")) {
-    v.verdict = Outcome::not_measurable;
-    v.reason = "no NCCL multi-process results";
-    return v;
-  }
-  const Measured& m = by["process"].first;
-  v.measured.value = m.value * 8;
-  v.measured.low = m.low * 8;
-  v.measured.high = m.high * 8;
-  v.measured.reps = m.reps;
-  v.unit = "Gbps";
-  v.evidence = fmt::format("NCCL all-reduce across {} nodes, {} GPUs: busbw {} GB/s = {} Gbps; transport {}", nodes, gpus,
-                           fmt_num(m.value), fmt_num(v.measured.value), by["process"].second);
-  v.verdict = judge(c, v.measured.low, v.measured.high);
-  v.basis = Basis::measured;
-  v.reason = "bus bandwidth across nodes against the guide's 100 Gbps";
-  return v;
-}, gpu7_too_few_nodes);
+const bool gpu7 = register_evaluator(
+    "GPU-7",
+    [](const Claim& c, const RunData& run) {
+      Verdict v;
+      const auto [nodes, gpus] = nccl_nodes_and_gpus(run);
+      if (nodes < 2) {
+        gpu7_too_few_nodes(c, run, v);
+        return v;
+      }
+      auto by = nccl_busbw_by(run, "launch", {{"launch", "process"}});
+      if (!by.count("process")) {
+        v.verdict = Outcome::not_measurable;
+        v.reason = "no NCCL multi-process results";
+        return v;
+      }
+      const Measured& m = by["process"].first;
+      v.measured.value = m.value * 8;
+      v.measured.low = m.low * 8;
+      v.measured.high = m.high * 8;
+      v.measured.reps = m.reps;
+      v.unit = "Gbps";
+      v.evidence = fmt::format("NCCL all-reduce across {} nodes, {} GPUs: busbw {} GB/s = {} Gbps; transport {}", nodes,
+                               gpus, fmt_num(m.value), fmt_num(v.measured.value), by["process"].second);
+      v.verdict = judge(c, v.measured.low, v.measured.high);
+      v.basis = Basis::measured;
+      v.reason = "bus bandwidth across nodes against the guide's 100 Gbps";
+      return v;
+    },
+    gpu7_too_few_nodes);
 
 }  // namespace
 }  // namespace rigcheck

@@ -18,7 +18,6 @@
 
 namespace rigcheck {
 
-
 namespace {
 
 // A guide figure as a one-off claim that judge() understands.
@@ -52,8 +51,10 @@ const bool io2 = register_evaluator("IO-2", [](const Claim&, const RunData& run)
   Verdict v;
   std::vector<GuideClass> guide = read_guide_classes(data_path("guide_storage_classes.csv"));
   auto seq = group_by_param(run.select(names::kFio, names::kGbps, {{"rw", "read"}, {"bs", "1048576"}}), "device_class");
-  auto rnd = group_by_param(run.select(names::kFio, names::kIops, {{"rw", "randread"}, {"bs", "4096"}, {"iodepth", "32"}}), "device_class");
-  auto qd1 = group_by_param(run.select(names::kFio, names::kIops, {{"rw", "randread"}, {"bs", "4096"}, {"iodepth", "1"}}), "device_class");
+  auto rnd = group_by_param(
+      run.select(names::kFio, names::kIops, {{"rw", "randread"}, {"bs", "4096"}, {"iodepth", "32"}}), "device_class");
+  auto qd1 = group_by_param(
+      run.select(names::kFio, names::kIops, {{"rw", "randread"}, {"bs", "4096"}, {"iodepth", "1"}}), "device_class");
   if (seq.empty() && rnd.empty()) {
     v.verdict = Outcome::not_measurable;
     v.reason = "no fio results in this run (" + manifest_status(run, "io_fio_disk") + "; " +
@@ -71,13 +72,13 @@ const bool io2 = register_evaluator("IO-2", [](const Claim&, const RunData& run)
     const std::string gname = first_param(srows.empty() ? rrows : srows, "guide_class");
     const std::string dev = first_param(srows.empty() ? rrows : srows, "device");
     Measured s = measure(srows), r = measure(rrows), q = measure(qd1[cls]);
-    std::string line = fmt::format("{} ({}, {}): seq read 1 MiB QD32 {} GB/s, 4 KiB rand read QD32x{} {} IOPS, QD1 {} IOPS "
-                                   "[{} {}]",
-                                   cls, dev, first_param(srows.empty() ? rrows : srows, "fstype"),
-                                   s.ok() ? format_measured(s, "") : "-",
-                                   first_param(rrows, "numjobs"), r.ok() ? format_measured(r, "") : "-",
-                                   q.ok() ? fmt_num(q.value) : "-", first_param(srows.empty() ? rrows : srows, "ioengine"),
-                                   first_param(srows.empty() ? rrows : srows, "fio_version"));
+    std::string line = fmt::format(
+        "{} ({}, {}): seq read 1 MiB QD32 {} GB/s, 4 KiB rand read QD32x{} {} IOPS, QD1 {} IOPS "
+        "[{} {}]",
+        cls, dev, first_param(srows.empty() ? rrows : srows, "fstype"), s.ok() ? format_measured(s, "") : "-",
+        first_param(rrows, "numjobs"), r.ok() ? format_measured(r, "") : "-", q.ok() ? fmt_num(q.value) : "-",
+        first_param(srows.empty() ? rrows : srows, "ioengine"),
+        first_param(srows.empty() ? rrows : srows, "fio_version"));
     const GuideClass* g = nullptr;
     for (const GuideClass& x : guide)
       if (x.cls == gname) g = &x;
@@ -102,15 +103,17 @@ const bool io2 = register_evaluator("IO-2", [](const Claim&, const RunData& run)
   }
   if (verdicts.empty()) {
     v.verdict = Outcome::not_measurable;
-    v.reason = "the devices measured here have no row in the guide's table: needs a SATA SSD, NVMe SSD, Optane or a "
-               "RAM disk (tmpfs) under the scratch directory";
+    v.reason =
+        "the devices measured here have no row in the guide's table: needs a SATA SSD, NVMe SSD, Optane or a "
+        "RAM disk (tmpfs) under the scratch directory";
     return v;
   }
   v.verdict = combine(verdicts);
   v.basis = Basis::measured;
-  v.reason = fmt::format("judged on the classes that have a guide row (approx rows +/- {}%, RAM disk at least); "
-                         "Measured shows the {} row's sequential read",
-                         guide.empty() ? 0 : guide.front().tol_pct, judged);
+  v.reason = fmt::format(
+      "judged on the classes that have a guide row (approx rows +/- {}%, RAM disk at least); "
+      "Measured shows the {} row's sequential read",
+      guide.empty() ? 0 : guide.front().tol_pct, judged);
   return v;
 });
 
@@ -167,8 +170,10 @@ const bool io3 = register_evaluator("IO-3", [](const Claim& c, const RunData& ru
   v.measured = red(w0->wait, w4->wait);
   v.verdict = judge(c, v.measured.low, v.measured.high);
   v.basis = Basis::measured;
-  v.evidence = fmt::format("batch {}, compute by {}; I/O wait per step, 0 workers vs 4 workers x prefetch 2, by "
-                           "compute:I/O ratio:", w0->batch, w0->compute);
+  v.evidence = fmt::format(
+      "batch {}, compute by {}; I/O wait per step, 0 workers vs 4 workers x prefetch 2, by "
+      "compute:I/O ratio:",
+      w0->batch, w0->compute);
   for (const WaitPoint& p : ps) {
     if (p.workers != 0) continue;
     const WaitPoint* q = find_point(ps, p.ratio, 4, 2);
@@ -181,9 +186,10 @@ const bool io3 = register_evaluator("IO-3", [](const Claim& c, const RunData& ru
     if (std::fabs(p.ratio - 1) < 1e-9)
       v.evidence += fmt::format(" {}x{} {} ms;", p.workers, p.prefetch, fmt_num(1e3 * p.wait.value));
   v.evidence.pop_back();
-  v.reason = fmt::format("reduction = 1 - wait(4x2) / wait(0) at compute time = one batch's single-thread load time "
-                         "(ratio 1); page cache bypassed{}",
-                         w0->batch == "64" ? "" : "; NOTE batch " + w0->batch + ", not the guide's 64 (a tiny run)");
+  v.reason = fmt::format(
+      "reduction = 1 - wait(4x2) / wait(0) at compute time = one batch's single-thread load time "
+      "(ratio 1); page cache bypassed{}",
+      w0->batch == "64" ? "" : "; NOTE batch " + w0->batch + ", not the guide's 64 (a tiny run)");
   return v;
 });
 
@@ -224,11 +230,12 @@ const bool io1 = register_evaluator("IO-1", [](const Claim&, const RunData& run)
     curve += fmt::format(" {}: {} steps/s -> {} preads/s{};", cs, fmt_num(s.value), fmt_num(i.value),
                          std::isnan(dv) ? "" : ", device " + fmt_num(dv) + " reads/s");
   }
-  v.evidence = fmt::format("batch {}, one sample = one file of {} bytes read whole: {} pread(s) and {} device read(s) "
-                           "per sample. IOPS issued by step rate (whole runs):{} the device's IOPS = step rate x batch "
-                           "x reads per sample within {:.0f}% in every case (device counts include other processes)",
-                           batch, first_param(iops.begin()->second, "sample_bytes"), fmt_num(sysm.value),
-                           all_dev.empty() ? "-" : fmt_num(per_sample.value), curve, 100 * worst);
+  v.evidence = fmt::format(
+      "batch {}, one sample = one file of {} bytes read whole: {} pread(s) and {} device read(s) "
+      "per sample. IOPS issued by step rate (whole runs):{} the device's IOPS = step rate x batch "
+      "x reads per sample within {:.0f}% in every case (device counts include other processes)",
+      batch, first_param(iops.begin()->second, "sample_bytes"), fmt_num(sysm.value),
+      all_dev.empty() ? "-" : fmt_num(per_sample.value), curve, 100 * worst);
   // The guide's 200 reads per sample against the measured count.
   Claim c;
   c.id = "IO-1";
@@ -237,10 +244,11 @@ const bool io1 = register_evaluator("IO-1", [](const Claim&, const RunData& run)
   c.tolerance = 0.5 * 200;
   v.verdict = judge(c, per_sample.low, per_sample.high);
   v.basis = Basis::measured;
-  v.reason = fmt::format("the guide's 200 IOPS per sample, read as reads per sample, against {} measured; its 12,800 "
-                         "would be issued at batch {} only at {} steps/s with this many reads per sample. IOPS needs a "
-                         "step rate: 12,800 has no time in it",
-                         fmt_num(per_sample.value), batch, fmt_num(12800 / (b * per_sample.value)));
+  v.reason = fmt::format(
+      "the guide's 200 IOPS per sample, read as reads per sample, against {} measured; its 12,800 "
+      "would be issued at batch {} only at {} steps/s with this many reads per sample. IOPS needs a "
+      "step rate: 12,800 has no time in it",
+      fmt_num(per_sample.value), batch, fmt_num(12800 / (b * per_sample.value)));
   return v;
 });
 

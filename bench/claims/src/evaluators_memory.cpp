@@ -16,9 +16,7 @@
 namespace rigcheck {
 namespace {
 
-std::string fact(const RunData& run, const char* k) {
-  return fact_or(run.facts, k, "not in the inventory");
-}
+std::string fact(const RunData& run, const char* k) { return fact_or(run.facts, k, "not in the inventory"); }
 
 // Median [min, max] of every ok repetition of one case selected by params.
 Measured one(const RunData& run, const std::string& bench, const std::string& metric,
@@ -45,7 +43,8 @@ Measured paired_gain(const RunData& run, const std::string& bench, const std::st
                      const char* b_pages) {
   auto rows_of = [&](const char* pages) {
     std::vector<const ResultRow*> out;
-    for (auto& [cs, rows] : run.select(bench, metric, {{"pages", pages}})) out.insert(out.end(), rows.begin(), rows.end());
+    for (auto& [cs, rows] : run.select(bench, metric, {{"pages", pages}}))
+      out.insert(out.end(), rows.begin(), rows.end());
     return out;
   };
   std::vector<double> g = interleaved::ratios(rows_of(b_pages), rows_of(a_pages));
@@ -58,9 +57,9 @@ Measured paired_gain(const RunData& run, const std::string& bench, const std::st
 }
 
 std::string dimms(const RunData& run) {
-  return fmt::format("this run's DIMMs: type {}, speed {}, configured speed {}, count {}", fact(run, "memory_dimm_type"),
-                     fact(run, "memory_dimm_speed"), fact(run, "memory_dimm_configured_speed"),
-                     fact(run, "memory_dimm_count"));
+  return fmt::format("this run's DIMMs: type {}, speed {}, configured speed {}, count {}",
+                     fact(run, "memory_dimm_type"), fact(run, "memory_dimm_speed"),
+                     fact(run, "memory_dimm_configured_speed"), fact(run, "memory_dimm_count"));
 }
 
 // A triad figure this machine cannot give (physically implausible results are not trusted
@@ -70,8 +69,9 @@ std::string dimms(const RunData& run) {
 std::string triad_mistrust(const RunData& run, const std::string& params, const Measured& m) {
   double mts = 0, dimms = 0, l3 = 0, l3_one = 0, instances = 0;
   std::string why;
-  if (parse_double(fact(run, "memory_dimm_configured_speed"), mts) && parse_double(fact(run, "memory_dimm_count"), dimms) &&
-      mts > 0 && dimms > 0 && m.value > mts * 1e6 * 8 * dimms / 1e9)
+  if (parse_double(fact(run, "memory_dimm_configured_speed"), mts) &&
+      parse_double(fact(run, "memory_dimm_count"), dimms) && mts > 0 && dimms > 0 &&
+      m.value > mts * 1e6 * 8 * dimms / 1e9)
     why = fmt::format("above the DIMMs' peak ({} MT/s x 8 B x {} DIMMs = {} GB/s)", fmt_num(mts), fmt_num(dimms),
                       fmt_num(mts * 8 * dimms / 1e3));
   if (!(parse_double(fact(run, "cache_l3_total_bytes"), l3) && l3 > 0) &&
@@ -79,8 +79,10 @@ std::string triad_mistrust(const RunData& run, const std::string& params, const 
     l3 = l3_one * (parse_double(fact(run, "cache_l3_instances"), instances) && instances >= 1 ? instances : 1);
   const double array = std::atof(param_value(params, "array_bytes").c_str());
   if (array > 0 && l3 > 0 && array < 4 * l3)
-    why += fmt::format("{}each array ({} MiB) is smaller than 4x the L3 ({} MiB): partly cache-resident, not DRAM's "
-                       "bandwidth", why.empty() ? "" : "; ", fmt_num(array / 1048576), fmt_num(l3 / 1048576));
+    why += fmt::format(
+        "{}each array ({} MiB) is smaller than 4x the L3 ({} MiB): partly cache-resident, not DRAM's "
+        "bandwidth",
+        why.empty() ? "" : "; ", fmt_num(array / 1048576), fmt_num(l3 / 1048576));
   return why.empty() ? "" : "MISTRUSTED: " + why;
 }
 
@@ -130,8 +132,7 @@ std::string nominal_size(const RunData& run, const std::string& level) {
   const double b = std::strtod(it->second.c_str(), &end);
   if (end == it->second.c_str() || !(b > 0)) return it->second;
   auto src = run.inventory.find("cache_" + key + "_source");
-  return fmt::format("{} KiB, {}", fmt_num(b / 1024),
-                     src == run.inventory.end() ? "source not recorded" : src->second);
+  return fmt::format("{} KiB, {}", fmt_num(b / 1024), src == run.inventory.end() ? "source not recorded" : src->second);
 }
 
 // The plateaus found on the latency curve beside the inventory's nominal cache sizes.
@@ -146,10 +147,9 @@ std::string levels(const RunData& run) {
   });
   for (const auto& [lv, row] : found) {
     Measured size = one(run, names::kLatencyLevels, names::kLevelSizeBytes, {{"pages", "thp"}, {"level", lv}});
-    out += fmt::format("{}{} {} ns{}", out.empty() ? "" : ", ", lv, fmt_num(row->value),
-                       size.ok() ? fmt::format(" up to {} KiB (nominal {})", fmt_num(size.value / 1024),
-                                               nominal_size(run, lv))
-                                 : "");
+    out += fmt::format(
+        "{}{} {} ns{}", out.empty() ? "" : ", ", lv, fmt_num(row->value),
+        size.ok() ? fmt::format(" up to {} KiB (nominal {})", fmt_num(size.value / 1024), nominal_size(run, lv)) : "");
   }
   return out.empty() ? "" : "; levels found on the curve (2 MiB pages): " + out;
 }
@@ -161,8 +161,8 @@ std::string levels(const RunData& run) {
 // and `evidence`.
 void second_machine(const RunData& run, const std::string& what_differs, const std::string& evidence, Verdict& v) {
   v.reason += fmt::format("{}a second run on a machine whose memory differs in DIMM type and speed ({}), {}; {}",
-                          v.reason.empty() ? "" : "; ", what_differs,
-                          "the rest alike, compared with rigcheck compare", dimms(run));
+                          v.reason.empty() ? "" : "; ", what_differs, "the rest alike, compared with rigcheck compare",
+                          dimms(run));
   v.evidence = evidence;
 }
 
@@ -213,15 +213,16 @@ std::string first_touch_text(const RunData& run) {
   if (!small.ok() || !huge.ok()) return "; first-touch cost per page: not measured";
   const double per_byte = (small.value / 4096) / (huge.value / (2.0 * 1048576));
   auto it = run.facts.find("virtualization");
-  const std::string virt = it == run.facts.end() || it->second.empty() || it->second == "none" ||
-                                   it->second.rfind("unknown", 0) == 0
-                               ? std::string()
-                               : " (virtualization: " + it->second + ", where each 4 KiB fault also goes through the hypervisor)";
-  return fmt::format("; what drives it: first touch (allocation cycle per page, mmap and munmap included) costs {} "
-                     "per 4 KiB page and {} per 2 MiB page ({} per 4 KiB of it), so a 4 KiB-paged byte costs {}x a "
-                     "huge-paged one: the figure is this machine's page-fault cost{}, not only what THP does",
-                     format_measured(small, "us"), format_measured(huge, "us"), fmt_num(huge.value / 512) + " us",
-                     fmt_num(per_byte), virt);
+  const std::string virt =
+      it == run.facts.end() || it->second.empty() || it->second == "none" || it->second.rfind("unknown", 0) == 0
+          ? std::string()
+          : " (virtualization: " + it->second + ", where each 4 KiB fault also goes through the hypervisor)";
+  return fmt::format(
+      "; what drives it: first touch (allocation cycle per page, mmap and munmap included) costs {} "
+      "per 4 KiB page and {} per 2 MiB page ({} per 4 KiB of it), so a 4 KiB-paged byte costs {}x a "
+      "huge-paged one: the figure is this machine's page-fault cost{}, not only what THP does",
+      format_measured(small, "us"), format_measured(huge, "us"), fmt_num(huge.value / 512) + " us", fmt_num(per_byte),
+      virt);
 }
 
 // MEM-4: "THP makes memory allocation 30% more efficient". Judged by the allocation cycle's rate
@@ -237,8 +238,9 @@ const bool mem4 = register_evaluator("MEM-4", [](const Claim& c, const RunData& 
     int mistrusted = 0;
     for (const ResultRow& r : run.results)
       mistrusted += r.benchmark == names::kThpAlloc && r.metric == names::kGbps && r.status == Status::mistrusted;
-    v.reason = fmt::format("no ok thp_alloc rows for both advices ({}; {} repetition(s) mistrusted: another process took the CPU)",
-                           manifest_status(run, "memory_thp"), mistrusted);
+    v.reason = fmt::format(
+        "no ok thp_alloc rows for both advices ({}; {} repetition(s) mistrusted: another process took the CPU)",
+        manifest_status(run, "memory_thp"), mistrusted);
     return v;
   }
   const Measured paired = paired_gain(run, names::kThpAlloc, names::kGbps, "thp", "4k");
@@ -254,21 +256,26 @@ const bool mem4 = register_evaluator("MEM-4", [](const Claim& c, const RunData& 
                        fmt_num(std::atof(param_value(p, "anon_huge_bytes").c_str()) / 1048576));
   };
   v.evidence = fmt::format("thp_alloc (allocate + first touch + free): MADV_HUGEPAGE {} ({}), MADV_NOHUGEPAGE {} ({})",
-                           format_measured(huge, "GB/s"), facts_of(names::kThpAlloc, "thp"), format_measured(small, "GB/s"),
-                           facts_of(names::kThpAlloc, "4k"));
-  v.evidence += paired.reps > 0
-                    ? fmt::format("; gain per pair of interleaved repetitions (the two advices alternating in one process; median "
-                                  "and min to max over {} pairs)",
-                                  paired.reps)
-                    : "; gain from the medians of repetitions not interleaved (the interval spans their min and max)";
-  Measured gh = one(run, names::kThpGups, "gups", {{"pages", "thp"}}), gs = one(run, names::kThpGups, "gups", {{"pages", "4k"}});
+                           format_measured(huge, "GB/s"), facts_of(names::kThpAlloc, "thp"),
+                           format_measured(small, "GB/s"), facts_of(names::kThpAlloc, "4k"));
+  v.evidence +=
+      paired.reps > 0
+          ? fmt::format(
+                "; gain per pair of interleaved repetitions (the two advices alternating in one process; median "
+                "and min to max over {} pairs)",
+                paired.reps)
+          : "; gain from the medians of repetitions not interleaved (the interval spans their min and max)";
+  Measured gh = one(run, names::kThpGups, "gups", {{"pages", "thp"}}),
+           gs = one(run, names::kThpGups, "gups", {{"pages", "4k"}});
   if (gh.ok() && gs.ok())
-    v.evidence += fmt::format("; GUPS random updates: MADV_HUGEPAGE {} ({}), MADV_NOHUGEPAGE {} ({}), {:+.1f}% (not judged)",
-                              format_measured(gh, "GUP/s"), facts_of(names::kThpGups, "thp"), format_measured(gs, "GUP/s"),
-                              facts_of(names::kThpGups, "4k"), 100 * (gh.value / gs.value - 1));
+    v.evidence +=
+        fmt::format("; GUPS random updates: MADV_HUGEPAGE {} ({}), MADV_NOHUGEPAGE {} ({}), {:+.1f}% (not judged)",
+                    format_measured(gh, "GUP/s"), facts_of(names::kThpGups, "thp"), format_measured(gs, "GUP/s"),
+                    facts_of(names::kThpGups, "4k"), 100 * (gh.value / gs.value - 1));
   v.evidence += first_touch_text(run);
   v.reason = fmt::format(
-      "allocation efficiency read as the rate at which a fresh buffer becomes usable (allocate, first touch, free), huge "
+      "allocation efficiency read as the rate at which a fresh buffer becomes usable (allocate, first touch, free), "
+      "huge "
       "pages vs 4 KiB pages in one process; THP mode {} / defrag {} (no system setting changed: the guide's \"always\" "
       "is emulated per buffer with madvise)",
       fact(run, "thp_enabled"), fact(run, "thp_defrag"));
@@ -310,10 +317,10 @@ const bool mem1 = register_evaluator("MEM-1", [](const Claim&, const RunData& ru
     pt.formula = num("guide_formula_process_bytes") / 1e9;
     pt.formula_total = num("guide_formula_bytes") / 1e9;
     pt.estimate = num("estimate_bytes") / 1e9;
-    pt.parts = fmt::format("weights {} + gradients {} + momentum {} + activations {}",
-                           fmt_num(num("estimate_weights_bytes") / 1e9), fmt_num(num("estimate_gradients_bytes") / 1e9),
-                           fmt_num(num("estimate_optimizer_bytes") / 1e9),
-                           fmt_num(num("estimate_activations_bytes") / 1e9));
+    pt.parts =
+        fmt::format("weights {} + gradients {} + momentum {} + activations {}",
+                    fmt_num(num("estimate_weights_bytes") / 1e9), fmt_num(num("estimate_gradients_bytes") / 1e9),
+                    fmt_num(num("estimate_optimizer_bytes") / 1e9), fmt_num(num("estimate_activations_bytes") / 1e9));
     pts.push_back(pt);
   }
   std::string skipped;
@@ -337,19 +344,23 @@ const bool mem1 = register_evaluator("MEM-1", [](const Claim&, const RunData& ru
         "{}{}: peak RSS {}; guide formula {} GB ({} GB x batch term + 8 GB), formula error {:+.0f}% (its x batch term "
         "vs the peak RSS; with the 8 GB reserve on both sides {:+.0f}%); analytic estimate {} GB ({}), error {:+.0f}%",
         v.evidence.empty() ? "" : "; ", pt.name, format_measured(pt.rss, "GB"), fmt_num(pt.formula_total),
-        fmt_num(pt.formula), 100 * err, 100 * (pt.formula_total / (pt.rss.value + 8) - 1), fmt_num(pt.estimate), pt.parts,
-        100 * (pt.estimate / pt.rss.value - 1));
+        fmt_num(pt.formula), 100 * err, 100 * (pt.formula_total / (pt.rss.value + 8) - 1), fmt_num(pt.estimate),
+        pt.parts, 100 * (pt.estimate / pt.rss.value - 1));
     const bool guide_point = pt.name.rfind("bert_large/b32/", 0) == 0;
-    if (guide_point || !headline || (headline->name.rfind("bert_large/b32/", 0) != 0 && pt.estimate > headline->estimate))
+    if (guide_point || !headline ||
+        (headline->name.rfind("bert_large/b32/", 0) != 0 && pt.estimate > headline->estimate))
       headline = &pt;
   }
   v.measured = headline->rss;
-  v.verdict = disagree ? Outcome::refuted : agree == static_cast<int>(pts.size()) ? Outcome::confirmed : Outcome::inconclusive;
+  v.verdict = disagree                                ? Outcome::refuted
+              : agree == static_cast<int>(pts.size()) ? Outcome::confirmed
+                                                      : Outcome::inconclusive;
   v.basis = Basis::measured;
   v.reason = fmt::format(
       "measured: {} (the guide's own example is BERT-large batch 32{}); the formula's x batch term agrees with the "
       "peak RSS (within +-{:.0f}%) at {} of {} points and misses beyond the noise at {}{}",
-      headline->name, headline->name.rfind("bert_large/b32/", 0) == 0 ? ", measured here" : ", not measured in this run",
+      headline->name,
+      headline->name.rfind("bert_large/b32/", 0) == 0 ? ", measured here" : ", not measured in this run",
       100 * kFormulaTolerance, agree, pts.size(), disagree, skipped);
   // A job under a memory limit measured only the points that fit in it (memory_host skips the others
   // against the limit, not the machine's memory): the verdict says which bound the points.
@@ -357,9 +368,10 @@ const bool mem1 = register_evaluator("MEM-1", [](const Claim&, const RunData& ru
   if (parse_double(fact(run, "memory_limit_bytes"), limit) && limit > 0) {
     std::string from = fact(run, "memory_limit");  // "BYTES (where it comes from)"
     if (auto p = from.find(" ("); p != std::string::npos) from = from.substr(p + 2, from.size() - p - 3);
-    v.reason += fmt::format("; this run could use at most {:.1f} GiB ({}): the points that would not fit in it were "
-                            "skipped, the others are measured as on the whole machine",
-                            limit / 1073741824.0, from);
+    v.reason += fmt::format(
+        "; this run could use at most {:.1f} GiB ({}): the points that would not fit in it were "
+        "skipped, the others are measured as on the whole machine",
+        limit / 1073741824.0, from);
   }
   return v;
 });

@@ -54,22 +54,25 @@ const bool pwr1 = register_evaluator("PWR-1", [](const Claim&, const RunData& ru
   PowerSeen p;
   if (no_gpu_power(run, v, p)) return v;
   v.measured = p.gpu_w;
-  v.evidence = fmt::format("{}; peak board power under sustained GEMM {} W (NVML: {}) beside the guide's 350 W GPU "
-                           "budget{}; CPU package {}",
-                           p.what, fmt_num(p.gpu_w.value), p.power_method.empty() ? "source not recorded" : p.power_method,
-                           p.tdp_cite.empty() ? "" : " and " + p.tdp_cite,
-                           p.cpu_w.ok() ? fmt_num(p.cpu_w.value) + " W (RAPL)" : "power not readable here (no RAPL)");
+  v.evidence = fmt::format(
+      "{}; peak board power under sustained GEMM {} W (NVML: {}) beside the guide's 350 W GPU "
+      "budget{}; CPU package {}",
+      p.what, fmt_num(p.gpu_w.value), p.power_method.empty() ? "source not recorded" : p.power_method,
+      p.tdp_cite.empty() ? "" : " and " + p.tdp_cite,
+      p.cpu_w.ok() ? fmt_num(p.cpu_w.value) + " W (RAPL)" : "power not readable here (no RAPL)");
   const bool a100 = gpu_name(run).find("A100") != std::string::npos;
   if (!a100) {
     v.verdict = Outcome::not_measurable;
-    v.reason = "the claim is about an A100 system; this GPU is " + gpu_name(run) + ": its peak draw is reported beside the budget";
+    v.reason = "the claim is about an A100 system; this GPU is " + gpu_name(run) +
+               ": its peak draw is reported beside the budget";
     return v;
   }
   const double total = p.gpu_w.value + (p.cpu_w.ok() ? p.cpu_w.value : 0);
   v.verdict = total > 500 ? Outcome::refuted : p.cpu_w.ok() ? Outcome::confirmed : Outcome::inconclusive;
   v.basis = Basis::measured;
-  v.reason = fmt::format("measured GPU {} W{} against 500 W", fmt_num(p.gpu_w.value),
-                         p.cpu_w.ok() ? fmt::format(" + CPU {} W = {} W", fmt_num(p.cpu_w.value), fmt_num(total)) : " (CPU unknown)");
+  v.reason = fmt::format(
+      "measured GPU {} W{} against 500 W", fmt_num(p.gpu_w.value),
+      p.cpu_w.ok() ? fmt::format(" + CPU {} W = {} W", fmt_num(p.cpu_w.value), fmt_num(total)) : " (CPU unknown)");
   return v;
 });
 
@@ -98,11 +101,14 @@ const bool pwr2 = register_evaluator("PWR-2", [](const Claim& c, const RunData& 
       p.what, fmt_num(mean.value), fmt_num(p.gpu_w.value), fmt_num(mean.value),
       cpu.ok() ? fmt::format(" + CPU package {} W", fmt_num(cpu.value)) : " (CPU power unreadable: not counted)",
       fmt_num(total),
-      std::isnan(p.tdp) ? "" : fmt::format("; by the datasheet 4 x {} W TDP = {} W", fmt_num(p.tdp), fmt_num(4 * p.tdp)));
+      std::isnan(p.tdp) ? ""
+                        : fmt::format("; by the datasheet 4 x {} W TDP = {} W", fmt_num(p.tdp), fmt_num(4 * p.tdp)));
   if (cards < 4) {
     v.verdict = Outcome::not_measurable;
-    v.reason = fmt::format("the claim is about a four-GPU system and this machine has {} GPU(s): one card's sustained "
-                           "power is measured, the four-card total is only a model (in the evidence)", cards);
+    v.reason = fmt::format(
+        "the claim is about a four-GPU system and this machine has {} GPU(s): one card's sustained "
+        "power is measured, the four-card total is only a model (in the evidence)",
+        cards);
     return v;
   }
   v.measured.value = v.measured.low = v.measured.high = total;
@@ -120,24 +126,29 @@ void thm1_unmet(const Claim&, const RunData&, Verdict& v) {
   v.reason += "; and the room temperature is not measurable by software in any case";
 }
 
-const bool thm1 = register_evaluator("THM-1", [](const Claim&, const RunData& run) {
-  Verdict v;
-  PowerSeen p = power_seen(run);
-  v.verdict = Outcome::not_measurable;
-  v.reason = "the room (inlet) temperature and the kind of cooling are not visible to software; what the GPU did "
-             "under sustained load is in the evidence";
-  if (!p.temp_c.ok()) {
-    v.evidence = "no GPU temperature samples (" + manifest_status(run, "gpu_gemm") + ")";
-    return v;
-  }
-  v.measured = p.temp_c;
-  v.unit = "C";
-  v.evidence = fmt::format("{}; sustained GEMM: GPU temperature up to {} C, SM clock median {} MHz, thermal slowdown "
-                           "in {:.0f}% of samples; {}",
-                           p.what, fmt_num(p.temp_c.value), p.sm_mhz.ok() ? fmt_num(p.sm_mhz.value) : "?",
-                           p.thermal.ok() ? 100 * p.thermal.value : 0.0, p.note);
-  return v;
-}, thm1_unmet);
+const bool thm1 = register_evaluator(
+    "THM-1",
+    [](const Claim&, const RunData& run) {
+      Verdict v;
+      PowerSeen p = power_seen(run);
+      v.verdict = Outcome::not_measurable;
+      v.reason =
+          "the room (inlet) temperature and the kind of cooling are not visible to software; what the GPU did "
+          "under sustained load is in the evidence";
+      if (!p.temp_c.ok()) {
+        v.evidence = "no GPU temperature samples (" + manifest_status(run, "gpu_gemm") + ")";
+        return v;
+      }
+      v.measured = p.temp_c;
+      v.unit = "C";
+      v.evidence = fmt::format(
+          "{}; sustained GEMM: GPU temperature up to {} C, SM clock median {} MHz, thermal slowdown "
+          "in {:.0f}% of samples; {}",
+          p.what, fmt_num(p.temp_c.value), p.sm_mhz.ok() ? fmt_num(p.sm_mhz.value) : "?",
+          p.thermal.ok() ? 100 * p.thermal.value : 0.0, p.note);
+      return v;
+    },
+    thm1_unmet);
 
 }  // namespace
 }  // namespace rigcheck

@@ -17,6 +17,7 @@ std::string gpu_name(const RunData& run);
 // "this GPU: NVIDIA H200 (datasheet row NVIDIA H200 SXM)" or "... (no datasheet row)".
 const GpuDatasheet* this_gpu_sheet(const RunData& run, std::string& what);
 // The largest value of one observed metric (rows with repetition -1) over a benchmark's cases.
-Measured observed_max(const RunData& run, const std::string& bench, const std::string& metric, std::string* note = nullptr);
+Measured observed_max(const RunData& run, const std::string& bench, const std::string& metric,
+                      std::string* note = nullptr);
 
 }  // namespace rigcheck::gpu_facts

@@ -55,7 +55,8 @@ bool profile_entry(const std::string& path, const RunData& run, const std::strin
   bool found = false;
   const std::string host = fact_or(run.inventory, "hostname", kNotRecorded);
   const std::string cpu = fact_or(run.inventory, "cpu_model", kNotRecorded);
-  for_each_csv_row<7>(path, io::ignore_extra_column, {"benchmark", "case", "metric", "runs", "sd_log", "host", "cpu_model"},
+  for_each_csv_row<7>(path, io::ignore_extra_column,
+                      {"benchmark", "case", "metric", "runs", "sd_log", "host", "cpu_model"},
                       [&](long line, const std::array<std::string, 7>& x) {
                         if (x[5] != host || x[6] != cpu) other_machine = true;
                         if (x[0] != bench || x[1] != c || x[2] != metric) return;
@@ -87,13 +88,15 @@ RunToRun prior_of(const RunData& run, const std::string& path, const std::string
   const std::string cls = *classes.begin();
   const bool same = run_facts::physical_cores(run) == 2 && run.facts.count("virtualization") &&
                     run.facts.at("virtualization") != "none";
-  r.source = fmt::format("prior for the {} class, data/run_to_run_prior.csv: {} runs of this project ({}), sd of their log "
-                         "{:.2f}%{}; this run has no noise profile of its machine beside it (`rigcheck run --repeat N` "
-                         "makes one)",
-                         cls, values.size(), quantity, 100 * r.sd,
-                         same ? "" : fmt::format("; this machine ({} physical cores, virtualization {}) is not of that "
-                                                 "class, whose prior is the only one measured: its own runs may move more",
-                                                 run_facts::physical_cores(run), run_facts::fact(run, "virtualization")));
+  r.source = fmt::format(
+      "prior for the {} class, data/run_to_run_prior.csv: {} runs of this project ({}), sd of their log "
+      "{:.2f}%{}; this run has no noise profile of its machine beside it (`rigcheck run --repeat N` "
+      "makes one)",
+      cls, values.size(), quantity, 100 * r.sd,
+      same ? ""
+           : fmt::format("; this machine ({} physical cores, virtualization {}) is not of that "
+                         "class, whose prior is the only one measured: its own runs may move more",
+                         run_facts::physical_cores(run), run_facts::fact(run, "virtualization")));
   return r;
 }
 
@@ -115,9 +118,10 @@ RunToRun run_to_run(const RunData& run, const std::string& bench, const std::str
       r.sd = std::sqrt(sd1 * sd1 + sdn * sdn);
       r.df = std::min(r1, rn) - 1;
       r.from_profile = true;
-      r.source = fmt::format("noise profile of {:.0f} runs ({}): {} {:.2f}% and {} {:.2f}% run to run, sqrt of the "
-                             "sum of squares {:.2f}%",
-                             std::min(r1, rn), path, case_1, 100 * sd1, case_n, 100 * sdn, 100 * r.sd);
+      r.source = fmt::format(
+          "noise profile of {:.0f} runs ({}): {} {:.2f}% and {} {:.2f}% run to run, sqrt of the "
+          "sum of squares {:.2f}%",
+          std::min(r1, rn), path, case_1, 100 * sd1, case_n, 100 * sdn, 100 * r.sd);
       return r;
     }
     if (note.empty())
@@ -163,23 +167,26 @@ AmdahlPrediction predict(const std::map<int, Measured>& eff, const RunToRun& r2r
 std::string AmdahlPrediction::text() const {
   std::string s = std::isnan(r2r.sd) || r2r.sd == 0
                       ? "the interval from fits of the measured E(n) interval's ends, no run-to-run part"
-                      : fmt::format("the interval from fits of the measured E(n) interval's ends, each moved out by "
-                                    "{:.2f} x {:.2f}%, t({:g}, {:.0f} df) standard deviations of log E(n) from run to "
-                                    "run, from the {}",
-                                    k, 100 * r2r.sd, 1 - kAlpha / 2, r2r.df, r2r.source);
+                      : fmt::format(
+                            "the interval from fits of the measured E(n) interval's ends, each moved out by "
+                            "{:.2f} x {:.2f}%, t({:g}, {:.0f} df) standard deviations of log E(n) from run to "
+                            "run, from the {}",
+                            k, 100 * r2r.sd, 1 - kAlpha / 2, r2r.df, r2r.source);
   if (!std::isnan(residual))
-    s += fmt::format("; the fit's residual over its {} thread counts: {:.2f}% (log scale, {} df){}", counts, 100 * residual,
-                     counts - 2,
-                     widened ? ", more than the runs move: the model misses, the ends moved out by it too" : ", within what the runs move");
+    s += fmt::format("; the fit's residual over its {} thread counts: {:.2f}% (log scale, {} df){}", counts,
+                     100 * residual, counts - 2,
+                     widened ? ", more than the runs move: the model misses, the ends moved out by it too"
+                             : ", within what the runs move");
   else
     s += fmt::format("; {} thread counts: one parameter fitted to one ratio, no residual can test the model", counts);
   return s;
 }
 
 std::string reach_text(const AmdahlPrediction& f, int target) {
-  return fmt::format("{} threads from 1..{} measured is {:g}x beyond the largest measured count; a one-parameter fit is "
-                     "judged only up to {:g}x (docs/methodology.md \"Predicted scaling: interval and reach\")",
-                     target, f.tmax, static_cast<double>(target) / f.tmax, kReach);
+  return fmt::format(
+      "{} threads from 1..{} measured is {:g}x beyond the largest measured count; a one-parameter fit is "
+      "judged only up to {:g}x (docs/methodology.md \"Predicted scaling: interval and reach\")",
+      target, f.tmax, static_cast<double>(target) / f.tmax, kReach);
 }
 
 }  // namespace rigcheck::prediction

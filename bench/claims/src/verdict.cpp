@@ -82,9 +82,10 @@ Verdict evaluate_claim(const Claim& c, const RunData& run) {
     // A predicted verdict can rest on nothing but a prediction.
     if (v.verdict == Outcome::predicted && v.basis == Basis::none) v.basis = Basis::predicted;
     if (is_judged(v.verdict) && v.basis == Basis::none)
-      throw std::logic_error(fmt::format("claim {}: its evaluator judged it {} without saying what the verdict rests on "
-                                         "(Verdict::basis: measured, emulated, predicted, inventory or datasheet)",
-                                         c.id, to_string(v.verdict)));
+      throw std::logic_error(
+          fmt::format("claim {}: its evaluator judged it {} without saying what the verdict rests on "
+                      "(Verdict::basis: measured, emulated, predicted, inventory or datasheet)",
+                      c.id, to_string(v.verdict)));
     return v;
   }
   v.claim_id = c.id;

@@ -21,17 +21,27 @@ const char* name_of(const std::array<std::pair<E, const char*>, N>& names, E e) 
 }
 
 constexpr std::array<std::pair<Outcome, const char*>, 6> kOutcomes{{
-    {Outcome::confirmed, "confirmed"}, {Outcome::refuted, "refuted"}, {Outcome::inconclusive, "inconclusive"},
-    {Outcome::not_measurable, "not_measurable"}, {Outcome::predicted, "predicted"},
+    {Outcome::confirmed, "confirmed"},
+    {Outcome::refuted, "refuted"},
+    {Outcome::inconclusive, "inconclusive"},
+    {Outcome::not_measurable, "not_measurable"},
+    {Outcome::predicted, "predicted"},
     {Outcome::no_benchmark, "no_benchmark"},
 }};
 constexpr std::array<std::pair<Basis, const char*>, 6> kBases{{
-    {Basis::measured, "measured"}, {Basis::emulated, "emulated"}, {Basis::predicted, "predicted"},
-    {Basis::inventory, "inventory"}, {Basis::datasheet, "datasheet"}, {Basis::none, "none"},
+    {Basis::measured, "measured"},
+    {Basis::emulated, "emulated"},
+    {Basis::predicted, "predicted"},
+    {Basis::inventory, "inventory"},
+    {Basis::datasheet, "datasheet"},
+    {Basis::none, "none"},
 }};
 constexpr std::array<std::pair<ClaimKind, const char*>, 6> kKinds{{
-    {ClaimKind::range, "range"}, {ClaimKind::at_least, "at_least"}, {ClaimKind::at_most, "at_most"},
-    {ClaimKind::approx, "approx"}, {ClaimKind::fact, "fact"},
+    {ClaimKind::range, "range"},
+    {ClaimKind::at_least, "at_least"},
+    {ClaimKind::at_most, "at_most"},
+    {ClaimKind::approx, "approx"},
+    {ClaimKind::fact, "fact"},
     {ClaimKind::threshold_by_class, "threshold_by_class"},
 }};
 }  // namespace

@@ -53,8 +53,8 @@ std::set<std::string> entries(const std::string& dir) {
 }
 
 struct SideSpec {
-  std::string spec, runner;       // runner: the rigcheck that runs this side
-  std::vector<std::string> env;   // KEY=VALUE
+  std::string spec, runner;      // runner: the rigcheck that runs this side
+  std::vector<std::string> env;  // KEY=VALUE
 };
 
 SideSpec parse_side(const std::string& spec, const std::string& own_rigcheck) {
@@ -70,7 +70,8 @@ SideSpec parse_side(const std::string& spec, const std::string& own_rigcheck) {
     i = j;
     if (w.empty()) continue;
     const size_t eq = w.find('=');
-    if (eq != std::string::npos && eq > 0 && w.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") == eq) {
+    if (eq != std::string::npos && eq > 0 &&
+        w.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") == eq) {
       s.env.push_back(w);
     } else if (is_dir(w)) {
       std::string lib;
@@ -82,7 +83,8 @@ SideSpec parse_side(const std::string& spec, const std::string& own_rigcheck) {
       }
       if (is_file(w + "/bin/rigcheck")) s.runner = w + "/bin/rigcheck";
     } else {
-      throw InputError(spec, 0, fmt::format("'{}' is neither KEY=VALUE nor a folder (a prefix with lib/ or bin/rigcheck)", w));
+      throw InputError(spec, 0,
+                       fmt::format("'{}' is neither KEY=VALUE nor a folder (a prefix with lib/ or bin/rigcheck)", w));
     }
   }
   return s;
@@ -96,7 +98,12 @@ struct OrderRow {
 
 std::string format_order(const std::vector<OrderRow>& rows) {
   return format_csv(kOrderHeader, rows, [](const OrderRow& r) -> std::vector<std::string> {
-    return {std::to_string(r.round), std::to_string(r.position), r.side, r.spec, r.run_dir, std::to_string(r.exit_code),
+    return {std::to_string(r.round),
+            std::to_string(r.position),
+            r.side,
+            r.spec,
+            r.run_dir,
+            std::to_string(r.exit_code),
             r.started};
   });
 }
@@ -127,7 +134,8 @@ std::vector<OrderRow> read_order(const std::string& path) {
 }  // namespace
 
 int run_ab(const AbOptions& opt) {
-  if (opt.rounds < 2) throw InputError("--rounds", 0, "interleaved A/B needs two or more rounds (ten or more to resolve ~10%)");
+  if (opt.rounds < 2)
+    throw InputError("--rounds", 0, "interleaved A/B needs two or more rounds (ten or more to resolve ~10%)");
   const SideSpec sides[2] = {parse_side(opt.a, opt.rigcheck_path), parse_side(opt.b, opt.rigcheck_path)};
   const std::string dir = create_run_dir(opt.out_root, "ab-" + host_name(), utc_timestamp_compact());
   for (const char* sub : {"/a", "/b", "/logs"}) ::mkdir((dir + sub).c_str(), 0755);
@@ -201,7 +209,8 @@ int analyze_ab(const std::string& dir, const CompareOptions& opt) {
   CompareOptions lo = opt;
   lo.exclude_broken = false;  // a round's run that cannot be read is an error naming it
   std::vector<LoadedRun> runs = load_runs_for(dirs, lo, rules, exclusions, "rigcheck ab", 4, false);
-  Side a{"A: " + (spec_a.empty() ? std::string("(as is)") : spec_a), {}}, b{"B: " + (spec_b.empty() ? std::string("(as is)") : spec_b), {}};
+  Side a{"A: " + (spec_a.empty() ? std::string("(as is)") : spec_a), {}},
+      b{"B: " + (spec_b.empty() ? std::string("(as is)") : spec_b), {}};
   for (size_t i = 0; i + 1 < runs.size(); i += 2) {
     a.runs.push_back(&runs[i]);
     b.runs.push_back(&runs[i + 1]);
@@ -210,9 +219,10 @@ int analyze_ab(const std::string& dir, const CompareOptions& opt) {
   const FindingCounts counts = count_findings(fs, opt.stat.alpha);
   std::vector<std::string> unrecorded;
   const auto diffs = differing_between_sides(a.runs, b.runs, defs, &unrecorded);
-  std::string md = fmt::format("# rigcheck ab\n\nA: `{}`; B: `{}`; {} complete rounds, each side its own `rigcheck run` "
-                               "process, in a random order per round (seed {}):",
-                               spec_a, spec_b, complete.size(), opt.stat.seed);
+  std::string md = fmt::format(
+      "# rigcheck ab\n\nA: `{}`; B: `{}`; {} complete rounds, each side its own `rigcheck run` "
+      "process, in a random order per round (seed {}):",
+      spec_a, spec_b, complete.size(), opt.stat.seed);
   for (int r : complete) md += fmt::format(" {}:{}", r, order_of[r]);
   md += ".\n" + exclusions_md(exclusions);
   md += confounders_md(diffs, unrecorded);

@@ -89,7 +89,8 @@ std::string sides_over_time(const std::pair<Side, Side>& sides, const std::vecto
   if (opt.side_a.empty() || std::max(sides.first.runs.size(), sides.second.runs.size()) < 2) return "";
   std::vector<std::pair<const LoadedRun*, std::string>> all;
   for (const LoadedRun* r : sides.first.runs) all.emplace_back(r, fmt::format("A ({} runs)", sides.first.runs.size()));
-  for (const LoadedRun* r : sides.second.runs) all.emplace_back(r, fmt::format("B ({} runs)", sides.second.runs.size()));
+  for (const LoadedRun* r : sides.second.runs)
+    all.emplace_back(r, fmt::format("B ({} runs)", sides.second.runs.size()));
   std::stable_sort(all.begin(), all.end(), [](const auto& x, const auto& y) {
     return x.first->time_utc != y.first->time_utc ? x.first->time_utc < y.first->time_utc
                                                   : x.first->label < y.first->label;
@@ -107,7 +108,8 @@ std::string sides_over_time(const std::pair<Side, Side>& sides, const std::vecto
 
 std::string areas_md(const std::vector<AreaSummary>& areas, const std::vector<LoadedRun>& runs,
                      const std::map<std::string, Price>& prices, const CompareOptions& opt) {
-  std::string md = "\n## Summary per area: geometric mean of the run's speed relative to the baseline (> 1: faster)\n\n";
+  std::string md =
+      "\n## Summary per area: geometric mean of the run's speed relative to the baseline (> 1: faster)\n\n";
   md += "| run | area | cases | geometric mean [interval] |";
   const bool with_prices = !prices.empty();
   if (with_prices) md += " price ratio | perf per price | power ratio | perf per watt |";
@@ -153,7 +155,8 @@ void check_arch_sides(std::vector<LoadedRun>& runs, const CompareOptions& opt) {
         if (d == r.dir) s.insert(run_arch(r));
     return s.size() == 1;
   };
-  if (opt.side_a.empty() ? runs.size() == 2 : one_arch(opt.side_a) && one_arch(opt.side_b)) return pair_across_archs(runs);
+  if (opt.side_a.empty() ? runs.size() == 2 : one_arch(opt.side_a) && one_arch(opt.side_b))
+    return pair_across_archs(runs);
   throw InputError(runs.front().dir, 0,
                    fmt::format("runs of several processor architectures ({}): compare them as two sides of one "
                                "architecture each (two runs, or --a RUN... --b RUN...)",
@@ -170,15 +173,18 @@ std::string cross_arch_md(const std::vector<LoadedRun>& runs) {
   }
   const size_t one_sided = one_sided_keys.size();
   if (seen.size() < 2) return "";
-  return fmt::format("Runs of {} processor architectures ({}): cases pair where the experiment is the same (the same case "
-                     "and requested params: GEMM, the ResNet-50 step, fio, all-reduce; STREAM at each run's widest kernel "
-                     "ISA); the {} cases of one architecture's ISA are listed one-sided with the reason "
-                     "(data/cross_arch.csv).\n\n",
-                     seen.size(), archs, one_sided);
+  return fmt::format(
+      "Runs of {} processor architectures ({}): cases pair where the experiment is the same (the same case "
+      "and requested params: GEMM, the ResNet-50 step, fio, all-reduce; STREAM at each run's widest kernel "
+      "ISA); the {} cases of one architecture's ISA are listed one-sided with the reason "
+      "(data/cross_arch.csv).\n\n",
+      seen.size(), archs, one_sided);
 }
 
 std::string xclaims_md(const std::vector<std::pair<Claim, Verdict>>& xclaims) {
-  std::string md = "\n## Cross-run claims\n\n| Claim | Guide says | Measured | Verdict | Evidence and reason |\n|---|---|---|---|---|\n";
+  std::string md =
+      "\n## Cross-run claims\n\n| Claim | Guide says | Measured | Verdict | Evidence and reason "
+      "|\n|---|---|---|---|---|\n";
   for (auto& [c, v] : xclaims)
     md += fmt::format("| {} | {} | {} | **{}** | {} |\n", c.id, md_cell(c.guide_figure),
                       md_cell(format_measured(v.measured, v.unit)), to_string(v.verdict),
@@ -187,9 +193,10 @@ std::string xclaims_md(const std::vector<std::pair<Claim, Verdict>>& xclaims) {
 }
 
 std::string verdicts_md(const std::vector<VerdictAcrossRuns>& vs, const std::vector<LoadedRun>& runs) {
-  std::string md = "\n## Verdicts of each run\n\nEach run judged by itself, as `rigcheck report` judges it. `FLIP`: "
-                   "confirmed in one run and refuted in another; `changed`: any other difference (e.g. confirmed -> "
-                   "inconclusive).\n\n| Claim |";
+  std::string md =
+      "\n## Verdicts of each run\n\nEach run judged by itself, as `rigcheck report` judges it. `FLIP`: "
+      "confirmed in one run and refuted in another; `changed`: any other difference (e.g. confirmed -> "
+      "inconclusive).\n\n| Claim |";
   for (const LoadedRun& r : runs) md += " " + md_escape(r.label) + " |";
   md += " across runs |\n|---|";
   for (size_t i = 0; i < runs.size(); ++i) md += "---|";
@@ -202,10 +209,11 @@ std::string verdicts_md(const std::vector<VerdictAcrossRuns>& vs, const std::vec
   return md;
 }
 
-std::string claims_html(const std::vector<std::pair<Claim, Verdict>>& xclaims, const std::vector<VerdictAcrossRuns>& per_run,
-                        const std::vector<LoadedRun>& runs) {
-  std::string body = "<section><h2>Cross-run claims</h2><table><tr><th>Claim</th><th>Guide says</th><th>Measured</th>"
-                     "<th>Verdict</th><th>Evidence and reason</th></tr>\n";
+std::string claims_html(const std::vector<std::pair<Claim, Verdict>>& xclaims,
+                        const std::vector<VerdictAcrossRuns>& per_run, const std::vector<LoadedRun>& runs) {
+  std::string body =
+      "<section><h2>Cross-run claims</h2><table><tr><th>Claim</th><th>Guide says</th><th>Measured</th>"
+      "<th>Verdict</th><th>Evidence and reason</th></tr>\n";
   for (auto& [c, v] : xclaims)
     body += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"{}\">{}</td><td>{}</td></tr>\n", c.id,
                         html_escape(c.guide_figure), html_escape(format_measured(v.measured, v.unit)),
@@ -245,15 +253,17 @@ std::string cannot_judge_md(const FindingCounts& c) {
 // under load, undeclared parameters, the flagged cases and the claims whose verdict differs between
 // the runs. Returns the exit code (--fail-on-regression, --fail-on-verdict-flip).
 int print_log_lines(const std::vector<MachineState>& states, const std::vector<LoadedRun>& runs, const CaseRules& rules,
-                    std::vector<CaseFinding>& fs, const std::vector<VerdictAcrossRuns>& per_run, const CompareOptions& opt) {
+                    std::vector<CaseFinding>& fs, const std::vector<VerdictAcrossRuns>& per_run,
+                    const CompareOptions& opt) {
   for (const MachineState& s : states) std::printf("%s\n", machine_state_text(s, "").c_str());
   for (const LoadedRun& r : runs)
     if (const std::string l = load_note(r); !l.empty()) std::printf("LOAD %s\n", l.c_str());
   for (const LoadedRun& r : runs)
     for (const std::string& u : undeclared_params(r, rules))
-      std::printf("UNDECLARED PARAM %s in %s: read as requested, so it splits the case from runs without it "
-                  "(declare it in data/params.csv: requested, observed or description)\n",
-                  u.c_str(), r.label.c_str());
+      std::printf(
+          "UNDECLARED PARAM %s in %s: read as requested, so it splits the case from runs without it "
+          "(declare it in data/params.csv: requested, observed or description)\n",
+          u.c_str(), r.label.c_str());
   int code = 0;
   print_flag_lines(fs, opt, code);
   // One line per claim whose verdict differs between the runs, for CI logs and
@@ -261,7 +271,8 @@ int print_log_lines(const std::vector<MachineState>& states, const std::vector<L
   for (const VerdictAcrossRuns& v : per_run) {
     if (v.change == "same") continue;
     std::string line = fmt::format("VERDICT {} {}:", v.change == "FLIP" ? "FLIP" : "CHANGED", v.claim_id);
-    for (size_t i = 0; i < v.verdicts.size(); ++i) line += fmt::format(" {}={}", runs[i].label, to_string(v.verdicts[i]));
+    for (size_t i = 0; i < v.verdicts.size(); ++i)
+      line += fmt::format(" {}={}", runs[i].label, to_string(v.verdicts[i]));
     std::printf("%s\n", line.c_str());
     if (opt.fail_on_verdict_flip) code = 1;
   }
@@ -270,7 +281,8 @@ int print_log_lines(const std::vector<MachineState>& states, const std::vector<L
 // The run folders in the order compared: a list (the first the baseline) or --a then --b.
 std::vector<std::string> compare_dirs(const std::vector<std::string>& positional, const CompareOptions& opt) {
   if (!positional.empty() && !opt.side_a.empty())
-    throw InputError(positional.front(), 0, "give the runs either as a list (the first is the baseline) or as --a and --b, not both");
+    throw InputError(positional.front(), 0,
+                     "give the runs either as a list (the first is the baseline) or as --a and --b, not both");
   if (opt.side_a.empty() != opt.side_b.empty())
     throw InputError(opt.side_a.empty() ? opt.side_b.front() : opt.side_a.front(), 0, "--a and --b go together");
   std::vector<std::string> dirs = positional;
@@ -290,8 +302,8 @@ void write_compare(const CompareOptions& opt, const std::string& md, const std::
     write_file_atomic(opt.out_dir + "/compare.html", html_page("rigcheck compare", body));
     std::printf("%s", confounders.c_str());
     for (const std::string& e : exclusions) std::printf("excluded: %s\n", e.c_str());
-    std::printf("%s\nCompared %zu runs, %zu cases.\nWritten: %s/compare.md, compare.csv, compare.html\n", counts.c_str(),
-                runs, fs.size(), opt.out_dir.c_str());
+    std::printf("%s\nCompared %zu runs, %zu cases.\nWritten: %s/compare.md, compare.csv, compare.html\n",
+                counts.c_str(), runs, fs.size(), opt.out_dir.c_str());
   } else {
     std::printf("%s\n", md.c_str());
   }
@@ -319,8 +331,9 @@ int run_compare(const std::vector<std::string>& positional, const CompareOptions
   if (prof) check_profile_machine(profile, ptrs);
   std::vector<std::string> unrecorded;
   const auto pairs = sides_of(runs, opt);
-  auto diffs = opt.side_a.empty() ? differing_fields(ptrs, defs, &unrecorded)
-                                  : differing_between_sides(pairs[0].first.runs, pairs[0].second.runs, defs, &unrecorded);
+  auto diffs = opt.side_a.empty()
+                   ? differing_fields(ptrs, defs, &unrecorded)
+                   : differing_between_sides(pairs[0].first.runs, pairs[0].second.runs, defs, &unrecorded);
   std::vector<CaseFinding> fs;
   for (auto& [a, b] : pairs) {
     auto f = compare_sides(a, b, prof, rules, opt.stat);
@@ -343,8 +356,8 @@ int run_compare(const std::vector<std::string>& positional, const CompareOptions
   // ---- Markdown
   std::string md = "# rigcheck compare\n\n" +
                    (opt.side_a.empty() ? "Baseline: **" + md_cell(runs[0].label) + "**; every other run against it.\n\n"
-                                       : "Side A (the baseline): **" + md_cell(pairs[0].first.label) + "**; side B: **" +
-                                             md_cell(pairs[0].second.label) + "**.\n\n");
+                                       : "Side A (the baseline): **" + md_cell(pairs[0].first.label) +
+                                             "**; side B: **" + md_cell(pairs[0].second.label) + "**.\n\n");
   md += cross_arch_md(runs);
   md += runs_table_md(runs) + exclusions_md(exclusions) + confounders_md(diffs, unrecorded);
   md += cannot_judge_md(counts) + "\n" + statistics_md(opt.stat, prof) + "\n" + counts_md(counts, opt.stat);
@@ -353,7 +366,9 @@ int run_compare(const std::vector<std::string>& positional, const CompareOptions
   md += state_md;
   md += "\n## Flagged cases, cases that stopped or started working, implementation changes\n\n";
   if (!states.empty()) md += "Read with the machine's state above: its cases are judged against it.\n\n";
-  md += flagged.empty() ? "No case changed beyond the noise and the threshold, every case works as it did, and what ran is the same.\n" : findings_md(flagged, false);
+  md += flagged.empty() ? "No case changed beyond the noise and the threshold, every case works as it did, and what "
+                          "ran is the same.\n"
+                        : findings_md(flagged, false);
   md += unstable_md(fs);
   md += "\n## All cases\n\n" + findings_md(fs, false);
 
@@ -362,8 +377,9 @@ int run_compare(const std::vector<std::string>& positional, const CompareOptions
                      confounders_html(diffs, unrecorded) + "<section><h2>Statistics</h2><p>" +
                      html_escape(cannot_judge_md(counts) + statistics_md(opt.stat, prof)) + "</p><p>" +
                      html_escape(counts_md(counts, opt.stat)) + "</p></section>\n";
-  body += "<section><h2>Summary per area</h2><table><tr><th>run</th><th>area</th><th>cases</th><th>geometric mean "
-          "[interval]</th></tr>\n";
+  body +=
+      "<section><h2>Summary per area</h2><table><tr><th>run</th><th>area</th><th>cases</th><th>geometric mean "
+      "[interval]</th></tr>\n";
   for (const AreaSummary& a : areas)
     body += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.3f} [{:.3f} to {:.3f}]</td></tr>\n",
                         html_escape(a.run_label), html_escape(a.area), a.rows, a.geomean, a.low, a.high);
@@ -374,7 +390,8 @@ int run_compare(const std::vector<std::string>& positional, const CompareOptions
   auto plots = render_plots(specs, pruns, data_file(opt.datasheets_path, "datasheets.csv"), &note);
   body += plots_section(plots, note) + sides_over_time(pairs[0], flagged, opt, rules, defs, prof);
   body += "<section><h2>Flagged cases and implementation changes</h2>" +
-          (flagged.empty() ? std::string("<p>No case changed beyond the noise and the threshold.</p>") : findings_html(flagged, false)) +
+          (flagged.empty() ? std::string("<p>No case changed beyond the noise and the threshold.</p>")
+                           : findings_html(flagged, false)) +
           "</section>\n<section><h2>All cases</h2>" + findings_html(fs, false) + "</section>\n";
 
   write_compare(opt, md, body, fs, confounders_md(diffs, unrecorded), exclusions,

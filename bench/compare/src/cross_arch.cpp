@@ -32,7 +32,8 @@ std::map<std::string, KernelIsa> read_kernel_isas(const std::string& path) {
   for_each_csv_row<4>(path, io::ignore_extra_column, {"isa", "arch", "rank", "what"},
                       [&](long line, const std::array<std::string, 4>& f) {
                         KernelIsa k{f[1], 0};
-                        if (f[0].empty() || f[1].empty()) throw InputError(path, line, "isa and arch must not be empty");
+                        if (f[0].empty() || f[1].empty())
+                          throw InputError(path, line, "isa and arch must not be empty");
                         double rank = 0;
                         if (!parse_double(f[2], rank) || rank < 0)
                           throw InputError(path, line, fmt::format("rank '{}' is not a number >= 0", f[2]));
@@ -48,7 +49,8 @@ std::map<std::string, Pairing> read_pairings(const std::string& path) {
                       [&](long line, const std::array<std::string, 3>& f) {
                         if (f[1] != "widest" && f[1] != "one_sided")
                           throw InputError(path, line, fmt::format("pairing '{}': widest or one_sided", f[1]));
-                        if (f[0].empty() || f[2].empty()) throw InputError(path, line, "benchmark and why must not be empty");
+                        if (f[0].empty() || f[2].empty())
+                          throw InputError(path, line, "benchmark and why must not be empty");
                         if (!out.emplace(f[0], Pairing{f[1], f[2]}).second)
                           throw InputError(path, line, f[0] + " appears twice");
                       });
@@ -59,8 +61,10 @@ std::map<std::string, Pairing> read_pairings(const std::string& path) {
 std::string without_isa(const std::string& requested, std::string& isa) {
   std::string out;
   for (auto& [k, v] : parse_params(requested)) {
-    if (k == "isa") isa = v;
-    else out += (out.empty() ? "" : ";") + k + "=" + v;
+    if (k == "isa")
+      isa = v;
+    else
+      out += (out.empty() ? "" : ";") + k + "=" + v;
   }
   return out;
 }
@@ -84,8 +88,8 @@ void rekey(M& m, const std::string& from, const std::string& to) {
 }
 
 // One run's cases under the rules, its architecture `arch`; `others`: the other architectures compared.
-void pair_run(LoadedRun& r, const std::string& arch, const std::string& others, const std::map<std::string, Pairing>& pairing,
-              const std::map<std::string, KernelIsa>& isas) {
+void pair_run(LoadedRun& r, const std::string& arch, const std::string& others,
+              const std::map<std::string, Pairing>& pairing, const std::map<std::string, KernelIsa>& isas) {
   std::set<std::string> keys;
   for (auto& [k, c] : r.cases) keys.insert(k);
   for (auto& [k, w] : r.not_working) keys.insert(k);
@@ -105,8 +109,10 @@ void pair_run(LoadedRun& r, const std::string& arch, const std::string& others, 
     std::string isa;
     const std::string rest = without_isa(k.requested, isa);
     if (p->second.how == "one_sided") {
-      renamed[key] = case_key(k.source, k.benchmark, k.case_name, k.requested + (k.requested.empty() ? "" : ";") + "arch=" + arch);
-      r.one_sided[renamed[key]] = fmt::format("one-sided: {}; this run is {}, the other side {}", p->second.why, arch, others);
+      renamed[key] =
+          case_key(k.source, k.benchmark, k.case_name, k.requested + (k.requested.empty() ? "" : ";") + "arch=" + arch);
+      r.one_sided[renamed[key]] =
+          fmt::format("one-sided: {}; this run is {}, the other side {}", p->second.why, arch, others);
       continue;
     }
     auto i = isas.find(isa);
@@ -114,13 +120,15 @@ void pair_run(LoadedRun& r, const std::string& arch, const std::string& others, 
     const std::string experiment = case_key(k.source, k.benchmark, case_with(k.case_name, isa, "*"), rest);
     Best& b = best[experiment];
     const bool ok = r.cases.count(key) > 0;
-    if (b.key.empty() || (ok && !b.ok) || (ok == b.ok && i->second.rank > b.rank)) b = Best{key, isa, i->second.rank, ok};
+    if (b.key.empty() || (ok && !b.ok) || (ok == b.ok && i->second.rank > b.rank))
+      b = Best{key, isa, i->second.rank, ok};
   }
   for (auto& [experiment, b] : best) {
     const CaseKeyParts k = split_case_key(b.key);
     std::string isa;
     const std::string rest = without_isa(k.requested, isa);
-    renamed[b.key] = case_key(k.source, k.benchmark, case_with(k.case_name, isa, "widest"), rest + (rest.empty() ? "" : ";") + "isa=widest");
+    renamed[b.key] = case_key(k.source, k.benchmark, case_with(k.case_name, isa, "widest"),
+                              rest + (rest.empty() ? "" : ";") + "isa=widest");
     if (auto c = r.cases.find(b.key); c != r.cases.end()) c->second.observed["isa"] = isa;
     r.widest_isa[renamed[b.key]] = isa;
   }
@@ -135,8 +143,8 @@ void pair_run(LoadedRun& r, const std::string& arch, const std::string& others, 
     const Best& b = best[case_key(k.source, k.benchmark, case_with(k.case_name, isa, "*"), rest)];
     r.one_sided[key] =
         i->second.rank < b.rank
-            ? fmt::format("one-sided: a narrower kernel ({}) than this run's widest ({}) for the same experiment; {}", isa,
-                          b.isa, p->second.why)
+            ? fmt::format("one-sided: a narrower kernel ({}) than this run's widest ({}) for the same experiment; {}",
+                          isa, b.isa, p->second.why)
             : fmt::format("one-sided: a kernel ({}) that did not work here, so {} stands for this run; {}", isa, b.isa,
                           p->second.why);
   }

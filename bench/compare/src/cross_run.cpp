@@ -18,7 +18,8 @@
 
 namespace rigcheck {
 
-std::vector<VerdictAcrossRuns> verdicts_across_runs(const std::vector<Claim>& claims, const std::vector<const RunData*>& runs) {
+std::vector<VerdictAcrossRuns> verdicts_across_runs(const std::vector<Claim>& claims,
+                                                    const std::vector<const RunData*>& runs) {
   std::vector<VerdictAcrossRuns> out;
   for (const Claim& c : claims) {
     VerdictAcrossRuns v;
@@ -28,7 +29,9 @@ std::vector<VerdictAcrossRuns> verdicts_across_runs(const std::vector<Claim>& cl
       v.verdicts.push_back(evaluate_claim(c, *r).verdict);
       seen.insert(v.verdicts.back());
     }
-    v.change = seen.size() == 1 ? "same" : seen.count(Outcome::confirmed) && seen.count(Outcome::refuted) ? "FLIP" : "changed";
+    v.change = seen.size() == 1                                                 ? "same"
+               : seen.count(Outcome::confirmed) && seen.count(Outcome::refuted) ? "FLIP"
+                                                                                : "changed";
     out.push_back(std::move(v));
   }
   return out;
@@ -99,11 +102,13 @@ bool sides_of(const std::vector<const LoadedRun*>& runs, std::string (*classify)
   return true;
 }
 
-std::string seen(const std::vector<const LoadedRun*>& runs, std::string (*classify)(const LoadedRun&), const std::string& key) {
+std::string seen(const std::vector<const LoadedRun*>& runs, std::string (*classify)(const LoadedRun&),
+                 const std::string& key) {
   std::string s;
   for (const LoadedRun* r : runs) {
     std::string c = classify(*r);
-    s += fmt::format("{}{}: {}", s.empty() ? "" : ", ", r->label, c.empty() ? get(r->data.inventory, key, "not recorded") : c);
+    s += fmt::format("{}{}: {}", s.empty() ? "" : ", ", r->label,
+                     c.empty() ? get(r->data.inventory, key, "not recorded") : c);
   }
   return s;
 }
@@ -116,8 +121,9 @@ void measure_from(const CaseFinding& f, double (*fig)(double, double), double k,
   if (f.j.iv.method == Method::none) {
     v.measured.low = v.measured.high = v.measured.value;
     v.verdict = Outcome::inconclusive;
-    v.reason = "one run per side and no noise profile: the run-to-run noise is unknown, so the figure has no interval "
-               "(give two or more runs of each machine, or --noise). ";
+    v.reason =
+        "one run per side and no noise profile: the run-to-run noise is unknown, so the figure has no interval "
+        "(give two or more runs of each machine, or --noise). ";
     return;
   }
   const double x = fig(f.j.ratio_low, k), y = fig(f.j.ratio_high, k);
@@ -148,7 +154,8 @@ Verdict memory_claim(const Claim& c, const CrossRunInput& in, bool latency) {
     return v;
   }
   const auto fs = compare_sides(a, b, in.profile, in.rules, StatOptions{});
-  const CaseFinding* f = latency ? pick(fs, names::kMemoryLatency, names::kNsPerLoad, "bytes") : pick(fs, names::kGemmMatmul, names::kGflops, "m");
+  const CaseFinding* f = latency ? pick(fs, names::kMemoryLatency, names::kNsPerLoad, "bytes")
+                                 : pick(fs, names::kGemmMatmul, names::kGflops, "m");
   if (!f) {
     v.verdict = Outcome::not_measurable;
     v.reason = fmt::format("no {} rows common to {} (DDR4) and {} (DDR5)",
@@ -158,10 +165,10 @@ Verdict memory_claim(const Claim& c, const CrossRunInput& in, bool latency) {
   measure_from(*f, latency ? pct_cut : pct_gain, 1, v, c);
   v.evidence = fmt::format("{} {}: {} {} (DDR4, {}) vs {} {} (DDR5, {}), run/base {}", f->benchmark, f->case_name,
                            fmt_num(f->base.value), f->unit, a.label, fmt_num(f->run.value), f->unit, b.label,
-                           f->j.iv.method == Method::none ? fmt::format("{:.3f}", f->j.ratio)
-                                                          : fmt::format("{:.3f} [{:.3f} to {:.3f}] ({})", f->j.ratio,
-                                                                        f->j.ratio_low, f->j.ratio_high,
-                                                                        to_string(f->j.iv.method)));
+                           f->j.iv.method == Method::none
+                               ? fmt::format("{:.3f}", f->j.ratio)
+                               : fmt::format("{:.3f} [{:.3f} to {:.3f}] ({})", f->j.ratio, f->j.ratio_low,
+                                             f->j.ratio_high, to_string(f->j.iv.method)));
   v.reason += "DDR5 side against DDR4 side." + other_differences(a, b, in.defs, "memory_dimm");
   return v;
 }
@@ -172,9 +179,10 @@ Verdict gpu_claim(const Claim& c, const CrossRunInput& in, bool utilisation) {
   Side a, b;
   if (!sides_of(in.runs, gpu_generation, "Turing", "Ampere", a, b)) {
     v.verdict = Outcome::not_measurable;
-    v.reason = "needs one run on a Turing GPU (compute capability 7.5) and one on an Ampere GPU (8.0-8.7), "
-               "inventory gpu0_compute_capability; these runs: " +
-               seen(in.runs, gpu_generation, "gpu0_compute_capability");
+    v.reason =
+        "needs one run on a Turing GPU (compute capability 7.5) and one on an Ampere GPU (8.0-8.7), "
+        "inventory gpu0_compute_capability; these runs: " +
+        seen(in.runs, gpu_generation, "gpu0_compute_capability");
     return v;
   }
   const auto fs = compare_sides(a, b, in.profile, in.rules, StatOptions{});
@@ -199,7 +207,8 @@ Verdict gpu_claim(const Claim& c, const CrossRunInput& in, bool utilisation) {
     }
     if (std::isnan(peak_a) || std::isnan(peak_b)) {
       v.verdict = Outcome::not_measurable;
-      v.reason = fmt::format("no datasheet f16 tensor peak (property peak_tflops_f16 in datasheets.csv) for {} and {}", ga, gb);
+      v.reason = fmt::format("no datasheet f16 tensor peak (property peak_tflops_f16 in datasheets.csv) for {} and {}",
+                             ga, gb);
       return v;
     }
     measure_from(*f, pct_gain, peak_a / peak_b, v, c);
@@ -234,7 +243,8 @@ bool has_cross_run_evaluator(const std::string& claim_id) { return cross_run_reg
 
 std::vector<std::pair<Claim, Verdict>> cross_run_claims(const std::vector<const LoadedRun*>& runs,
                                                         const std::vector<Claim>& claims,
-                                                        const std::string& datasheets_path, const NoiseProfile* profile) {
+                                                        const std::string& datasheets_path,
+                                                        const NoiseProfile* profile) {
   std::vector<std::pair<Claim, Verdict>> out;
   std::vector<ConfounderDef> defs;
   try {

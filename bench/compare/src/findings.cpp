@@ -27,8 +27,10 @@ Runs reps_of(const std::vector<const CaseRun*>& cs, const std::string& metric, b
     if (it == c->metrics.end()) continue;
     bool ok = true;
     for (double x : it->second.reps) ok = ok && x > 0 && std::isfinite(x);
-    if (ok) out.push_back(it->second.reps);
-    else if (had_non_positive) *had_non_positive = true;
+    if (ok)
+      out.push_back(it->second.reps);
+    else if (had_non_positive)
+      *had_non_positive = true;
   }
   return out;
 }
@@ -101,10 +103,12 @@ bool is_implementation_param(const std::string& attrs) {
 std::string near_miss(const CaseRun& c, const Side& other) {
   for (const LoadedRun* r : other.runs)
     for (auto& [k, o] : r->cases)
-      if (o.source == c.source && o.benchmark == c.benchmark && o.case_name == c.case_name && o.requested != c.requested)
-        return fmt::format("the other side has this case with other requested params ({} there, {} here): if a param "
-                           "differing here is a fact found at run time, declare it observed in data/params.csv",
-                           o.requested, c.requested);
+      if (o.source == c.source && o.benchmark == c.benchmark && o.case_name == c.case_name &&
+          o.requested != c.requested)
+        return fmt::format(
+            "the other side has this case with other requested params ({} there, {} here): if a param "
+            "differing here is a fact found at run time, declare it observed in data/params.csv",
+            o.requested, c.requested);
   return "";
 }
 
@@ -118,7 +122,8 @@ std::string why_not_working(const CaseRun& c, const Side& other, const std::stri
   disturbed_only = true;
   for (const LoadedRun* r : other.runs) {
     const std::string* note = nullptr;
-    if (auto it = r->not_working.find(key); it != r->not_working.end()) note = &it->second;
+    if (auto it = r->not_working.find(key); it != r->not_working.end())
+      note = &it->second;
     else if (auto by = r->not_working_by_name.find(c.source + '\x1f' + c.benchmark + '\x1f' + c.case_name);
              by != r->not_working_by_name.end())
       note = &by->second;
@@ -190,7 +195,8 @@ ArchNotes arch_notes(const std::string& key, const Side& a, const Side& b) {
         n.one_sided_in_a = s == &a;
       }
       if (auto it = r->widest_isa.find(key); it != r->widest_isa.end())
-        n.widest += fmt::format("{}{} in {}", n.widest.empty() ? "each run's widest kernel: " : ", ", it->second, r->label);
+        n.widest +=
+            fmt::format("{}{} in {}", n.widest.empty() ? "each run's widest kernel: " : ", ", it->second, r->label);
     }
   return n;
 }

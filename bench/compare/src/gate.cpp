@@ -12,8 +12,8 @@ namespace rigcheck {
 
 namespace {
 bool has_interval(const CaseFinding& f) {
-  return f.j.iv.method != Method::none && (f.flag == "regression" || f.flag == "improvement" ||
-                                           f.flag == "no_change" || f.flag == "unstable");
+  return f.j.iv.method != Method::none &&
+         (f.flag == "regression" || f.flag == "improvement" || f.flag == "no_change" || f.flag == "unstable");
 }
 }  // namespace
 

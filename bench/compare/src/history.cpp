@@ -24,8 +24,8 @@ namespace rigcheck {
 
 namespace {
 using history_detail::Change;
-using history_detail::Series;
 using history_detail::find_changes;
+using history_detail::Series;
 using history_detail::series_of;
 
 std::string get(const std::map<std::string, std::string>& m, const std::string& k) {
@@ -48,18 +48,19 @@ void keep_one_machine(std::vector<LoadedRun>& runs, const CompareOptions& opt, s
       kept.push_back(std::move(runs[i]));
       continue;
     }
-    std::string why = fmt::format("another machine (host {}, CPU {}, machine {}; the first run: host {}, CPU {}, machine "
-                                  "{}): history follows one machine (--group-by puts several on one time axis), use "
-                                  "rigcheck compare across machines",
-                                  h, m.cpu_id, m.fingerprint.substr(0, 12), host, first.cpu_id,
-                                  first.fingerprint.substr(0, 12));
+    std::string why = fmt::format(
+        "another machine (host {}, CPU {}, machine {}; the first run: host {}, CPU {}, machine "
+        "{}): history follows one machine (--group-by puts several on one time axis), use "
+        "rigcheck compare across machines",
+        h, m.cpu_id, m.fingerprint.substr(0, 12), host, first.cpu_id, first.fingerprint.substr(0, 12));
     if (!opt.exclude_broken) throw InputError(runs[i].dir, 0, why);
     exclusions.push_back(runs[i].dir + ": " + why);
   }
   runs = std::move(kept);
   if (runs.size() < 2)
-    throw InputError(first_dir, 0, opt.group_by.empty() ? "rigcheck history needs at least two runs of one machine"
-                                                        : "rigcheck history needs at least two runs");
+    throw InputError(first_dir, 0,
+                     opt.group_by.empty() ? "rigcheck history needs at least two runs of one machine"
+                                          : "rigcheck history needs at least two runs");
   // Time order: the inventory's UTC time (ISO 8601 sorts as text), then the folder name.
   for (const LoadedRun& r : runs)
     if (r.time_utc.empty() || r.time_utc.rfind("unknown", 0) == 0)
@@ -120,7 +121,8 @@ std::string observed_changes(const CaseRun* a, const CaseRun* b) {
   for (auto& [k, v] : b->observed) keys.insert(k);
   for (const std::string& k : keys) {
     auto ia = a->observed.find(k), ib = b->observed.find(k);
-    const std::string va = ia == a->observed.end() ? "(none)" : ia->second, vb = ib == b->observed.end() ? "(none)" : ib->second;
+    const std::string va = ia == a->observed.end() ? "(none)" : ia->second,
+                      vb = ib == b->observed.end() ? "(none)" : ib->second;
     if (va != vb) s += fmt::format("{}{}: {} -> {}", s.empty() ? "" : "; ", k, va, vb);
   }
   return s;
@@ -136,7 +138,8 @@ std::vector<Change> find_changes(const std::vector<Series>& series, const std::v
   const double thr = std::log1p(opt.threshold_pct / 100);
   for (const Series& s : series) {
     double min_change = thr;
-    if (const Noise* n = profile ? profile->find(s.key, s.metric) : nullptr) min_change = std::max(thr, opt.noise_k * n->sd);
+    if (const Noise* n = profile ? profile->find(s.key, s.metric) : nullptr)
+      min_change = std::max(thr, opt.noise_k * n->sd);
     for (const ChangePoint& cp : change_points(s.value, opt.alpha, min_change, opt.noise_k, 2)) {
       Change c;
       c.s = &s;
@@ -153,8 +156,9 @@ std::vector<Change> find_changes(const std::vector<Series>& series, const std::v
       auto it = changed_cache.find(key);
       if (it == changed_cache.end())
         it = changed_cache.emplace(key, changed_between(*runs[c.before_run], *runs[c.after_run], defs)).first;
-      c.changed_fields = it->second.empty() ? "no inventory field changed (noise, or a cause the inventory does not record)"
-                                            : it->second;
+      c.changed_fields = it->second.empty()
+                             ? "no inventory field changed (noise, or a cause the inventory does not record)"
+                             : it->second;
       out.push_back(c);
     }
   }
@@ -165,27 +169,45 @@ std::vector<Change> find_changes(const std::vector<Series>& series, const std::v
 namespace {
 
 std::string changes_md(const std::vector<Change>& cs, const std::vector<const LoadedRun*>& runs) {
-  std::string md = "| case | metric | between | before -> after (geometric means) | change [interval] | p | runs "
-                   "before, after | what ran | inventory changes at that point |\n|---|---|---|---|---|---|---|---|---|\n";
+  std::string md =
+      "| case | metric | between | before -> after (geometric means) | change [interval] | p | runs "
+      "before, after | what ran | inventory changes at that point |\n|---|---|---|---|---|---|---|---|---|\n";
   for (const Change& c : cs)
-    md += fmt::format("| {} | {} | {} -> {} | {} -> {} {} | **{} {:+.1f}%** [{:+.1f}% to {:+.1f}%] | {:.2g} | {}, {} | {} | {} |\n",
-                      md_cell(c.s->label), c.s->metric, md_cell(runs[c.before_run]->label),
-                      md_cell(runs[c.after_run]->label), fmt_num(std::exp(c.cp.before)), fmt_num(std::exp(c.cp.after)),
-                      c.s->unit, c.flag, c.change_pct, c.low_pct, c.high_pct, c.cp.p, c.cp.n_before, c.cp.n_after,
-                      md_cell(c.attributes), md_cell(c.changed_fields));
+    md += fmt::format(
+        "| {} | {} | {} -> {} | {} -> {} {} | **{} {:+.1f}%** [{:+.1f}% to {:+.1f}%] | {:.2g} | {}, {} | {} | {} |\n",
+        md_cell(c.s->label), c.s->metric, md_cell(runs[c.before_run]->label), md_cell(runs[c.after_run]->label),
+        fmt_num(std::exp(c.cp.before)), fmt_num(std::exp(c.cp.after)), c.s->unit, c.flag, c.change_pct, c.low_pct,
+        c.high_pct, c.cp.p, c.cp.n_before, c.cp.n_after, md_cell(c.attributes), md_cell(c.changed_fields));
   return md;
 }
 
 std::string changes_csv(const std::vector<Change>& cs, const std::vector<const LoadedRun*>& runs) {
-  const char* header = "benchmark,case,source,label,params,metric,unit,better,before_run,after_run,before_value,"
-                       "after_value,change_pct,change_low_pct,change_high_pct,p_value,runs_before,runs_after,flag,"
-                       "attributes,changed_fields";
+  const char* header =
+      "benchmark,case,source,label,params,metric,unit,better,before_run,after_run,before_value,"
+      "after_value,change_pct,change_low_pct,change_high_pct,p_value,runs_before,runs_after,flag,"
+      "attributes,changed_fields";
   return format_csv(header, cs, [&runs](const Change& c) -> std::vector<std::string> {
-    return {c.s->benchmark, c.s->case_name, c.s->source, c.s->label, c.s->params, c.s->metric, c.s->unit,
-            c.s->better > 0 ? "higher" : "lower", runs[c.before_run]->label, runs[c.after_run]->label,
-            format_double(std::exp(c.cp.before)), format_double(std::exp(c.cp.after)), format_double(c.change_pct),
-            format_double(c.low_pct), format_double(c.high_pct), format_double(c.cp.p),
-            std::to_string(c.cp.n_before), std::to_string(c.cp.n_after), c.flag, c.attributes, c.changed_fields};
+    return {c.s->benchmark,
+            c.s->case_name,
+            c.s->source,
+            c.s->label,
+            c.s->params,
+            c.s->metric,
+            c.s->unit,
+            c.s->better > 0 ? "higher" : "lower",
+            runs[c.before_run]->label,
+            runs[c.after_run]->label,
+            format_double(std::exp(c.cp.before)),
+            format_double(std::exp(c.cp.after)),
+            format_double(c.change_pct),
+            format_double(c.low_pct),
+            format_double(c.high_pct),
+            format_double(c.cp.p),
+            std::to_string(c.cp.n_before),
+            std::to_string(c.cp.n_after),
+            c.flag,
+            c.attributes,
+            c.changed_fields};
   });
 }
 
@@ -248,11 +270,15 @@ int print_gate(const std::vector<const Change*>& changes, const std::vector<cons
                 c.attributes.empty() ? "" : "; ran: ", c.attributes.c_str(), c.changed_fields.c_str());
     if (c.flag == "regression" && !std::isnan(opt.fail_pct) && -c.change_pct >= opt.fail_pct && holds[i]) ++failing;
   }
-  const std::string rule = fmt::format("Holm's step-down over the {} series that could hold a change point at "
-                                       "family-wise level {} (Holm 1979)", family, opt.stat.gate_alpha);
-  if (std::isnan(opt.fail_pct)) std::printf("GATE off (no --fail-on-regression): %s.\n", rule.c_str());
-  else std::printf("GATE %s: %d regressions of %g%% or more that hold after %s.\n", failing ? "FAIL" : "pass", failing,
-                   opt.fail_pct, rule.c_str());
+  const std::string rule = fmt::format(
+      "Holm's step-down over the {} series that could hold a change point at "
+      "family-wise level {} (Holm 1979)",
+      family, opt.stat.gate_alpha);
+  if (std::isnan(opt.fail_pct))
+    std::printf("GATE off (no --fail-on-regression): %s.\n", rule.c_str());
+  else
+    std::printf("GATE %s: %d regressions of %g%% or more that hold after %s.\n", failing ? "FAIL" : "pass", failing,
+                opt.fail_pct, rule.c_str());
   return failing ? 1 : 0;
 }
 
@@ -332,12 +358,12 @@ std::string history_html(const std::vector<HistoryGroup>& groups, const std::vec
     in.verdicts_csv.push_back(history_detail::verdicts_text(opt, r.dir));
   }
   const TimelinePage page = history_detail::timelines_with(in, rules, defs, prof, opt.stat, found);
-  std::string body = fmt::format("<h1>rigcheck history</h1>\n<p>{} runs{}, {} to {}: {} claims, {} cases drawn, {} "
-                                 "change points, {} inventory marks.</p>\n",
-                                 runs.size(), opt.group_by.empty() ? "" : fmt::format(" in {} groups by {}",
-                                 groups.size(), opt.group_by), html_escape(runs.front().time_utc),
-                                 html_escape(runs.back().time_utc), page.claims, page.timelines, page.change_points,
-                                 page.marks);
+  std::string body = fmt::format(
+      "<h1>rigcheck history</h1>\n<p>{} runs{}, {} to {}: {} claims, {} cases drawn, {} "
+      "change points, {} inventory marks.</p>\n",
+      runs.size(), opt.group_by.empty() ? "" : fmt::format(" in {} groups by {}", groups.size(), opt.group_by),
+      html_escape(runs.front().time_utc), html_escape(runs.back().time_utc), page.claims, page.timelines,
+      page.change_points, page.marks);
   body += exclusions_html(exclusions) + page.html;
   for (const HistoryGroup& g : groups) {
     body += "<section><h2>Change points" + (g.name.empty() ? "" : ": " + html_escape(g.name)) + "</h2><p>" +
@@ -345,12 +371,12 @@ std::string history_html(const std::vector<HistoryGroup>& groups, const std::vec
             "</p><table><tr><th>case</th><th>metric</th><th>between</th><th>change [interval]</th><th>p</th><th>what "
             "ran</th><th>inventory changes</th></tr>\n";
     for (const Change& c : g.changes)
-      body += fmt::format("<tr class=\"f-{}\"><td>{}</td><td>{}</td><td>{} -> {}</td><td class=\"flag\">{} {:+.1f}% "
-                          "[{:+.1f}% to {:+.1f}%]</td><td>{:.2g}</td><td>{}</td><td>{}</td></tr>\n",
-                          c.flag, html_escape(c.s->label), html_escape(c.s->metric),
-                          html_escape(g.runs[c.before_run]->label), html_escape(g.runs[c.after_run]->label), c.flag,
-                          c.change_pct, c.low_pct, c.high_pct, c.cp.p, html_escape(c.attributes),
-                          html_escape(c.changed_fields));
+      body += fmt::format(
+          "<tr class=\"f-{}\"><td>{}</td><td>{}</td><td>{} -> {}</td><td class=\"flag\">{} {:+.1f}% "
+          "[{:+.1f}% to {:+.1f}%]</td><td>{:.2g}</td><td>{}</td><td>{}</td></tr>\n",
+          c.flag, html_escape(c.s->label), html_escape(c.s->metric), html_escape(g.runs[c.before_run]->label),
+          html_escape(g.runs[c.after_run]->label), c.flag, c.change_pct, c.low_pct, c.high_pct, c.cp.p,
+          html_escape(c.attributes), html_escape(c.changed_fields));
     body += "</table></section>\n";
   }
   return body + "<details id=\"runs\"><summary>The runs</summary>" + runs_table_html(runs) + "</details>\n";
@@ -406,9 +432,10 @@ int run_history(const std::vector<std::string>& dirs, const CompareOptions& opt)
     for (const HistoryGroup& g : groups)
       for (const std::string& s : g.steps) std::printf("step %s\n", s.c_str());
     for (const std::string& e : exclusions) std::printf("excluded: %s\n", e.c_str());
-    std::printf("%sHistory of %zu runs, %zu cases, %zu change points.\n"
-                "Written: %s/history.md, history.csv, history.html\n",
-                stats.c_str(), runs.size(), cases, changes.size(), opt.out_dir.c_str());
+    std::printf(
+        "%sHistory of %zu runs, %zu cases, %zu change points.\n"
+        "Written: %s/history.md, history.csv, history.html\n",
+        stats.c_str(), runs.size(), cases, changes.size(), opt.out_dir.c_str());
   } else {
     std::printf("%s\n", md.c_str());
   }

@@ -12,15 +12,15 @@ namespace rigcheck::history_detail {
 struct Series {
   std::string key, label, benchmark, case_name, source, params, metric, unit;
   int better = 1;
-  std::vector<size_t> run;      // index into the runs, in time order
-  std::vector<double> value;    // log(median) in that run
+  std::vector<size_t> run;    // index into the runs, in time order
+  std::vector<double> value;  // log(median) in that run
   std::vector<const CaseRun*> cases;
 };
 
 struct Change {
   const Series* s = nullptr;
   ChangePoint cp;
-  size_t before_run = 0, after_run = 0;  // the runs on each side of the change
+  size_t before_run = 0, after_run = 0;              // the runs on each side of the change
   double change_pct = 0, low_pct = 0, high_pct = 0;  // signed, positive = better
   std::string flag, attributes, changed_fields;
 };

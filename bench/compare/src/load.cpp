@@ -28,7 +28,6 @@ std::string get(const std::map<std::string, std::string>& m, const std::string& 
   return it == m.end() ? fb : it->second;
 }
 
-
 std::string base_name(std::string dir) {
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   auto p = dir.rfind('/');
@@ -106,7 +105,8 @@ CaseRules read_case_rules(const std::string& params_path, const std::string& met
   const std::string mp = data_file(metrics_path, "metrics.csv");
   for_each_csv_row<2>(mp, io::ignore_extra_column, {"benchmark", "headline"}, [&](long line, const auto& c) {
     if (c[0].empty() || words(c[1]).empty()) throw InputError(mp, line, "benchmark and headline must not be empty");
-    if (!r.headlines.emplace(c[0], words(c[1])).second) throw InputError(mp, line, fmt::format("{} appears twice", c[0]));
+    if (!r.headlines.emplace(c[0], words(c[1])).second)
+      throw InputError(mp, line, fmt::format("{} appears twice", c[0]));
   });
   for (const BenchmarkEntry& e : read_benchmark_registry(data_file(benchmarks_path, "benchmarks.csv")))
     r.area_of_entry[e.name] = e.area;
@@ -145,7 +145,7 @@ void build_cases(LoadedRun& r, const CaseRules& rules) {
   std::string last_params, last_bench, requested;
   std::map<std::string, std::string> observed;
   std::map<std::pair<std::string, std::string>, int> mistrusted;  // (case key, metric) -> rows
-  std::map<std::string, std::string> mistrusted_note;  // case key -> its first mistrusted row's note
+  std::map<std::string, std::string> mistrusted_note;             // case key -> its first mistrusted row's note
   for (const ResultRow& row : r.data.results) {
     const bool not_ok = row.status == Status::skipped || row.status == Status::failed;
     if (!not_ok && (row.status != Status::ok && row.status != Status::mistrusted)) continue;
@@ -158,8 +158,10 @@ void build_cases(LoadedRun& r, const CaseRules& rules) {
       requested.clear();
       observed.clear();
       for (auto& [k, v] : parse_params(row.params)) {
-        if (rules.observed(row.benchmark, k)) observed[k] = v;
-        else requested += (requested.empty() ? "" : ";") + k + "=" + v;
+        if (rules.observed(row.benchmark, k))
+          observed[k] = v;
+        else
+          requested += (requested.empty() ? "" : ";") + k + "=" + v;
       }
     }
     const auto [source, case_name] = compared_as(suite_renames(), row);  // older folders under today's files
@@ -241,9 +243,10 @@ LoadedRun load_run(const std::string& dir, const CaseRules& rules, const RunRead
 std::string incompatibility(const LoadedRun& a, const LoadedRun& b) {
   const std::string ma = get(a.data.inventory, "method_version"), mb = get(b.data.inventory, "method_version");
   if (ma != mb)
-    return fmt::format("measured by a different version of the suite's methods (method_version {} in {}, {} in {}): "
-                       "its figures are not comparable",
-                       mb, b.label, ma, a.label);
+    return fmt::format(
+        "measured by a different version of the suite's methods (method_version {} in {}, {} in {}): "
+        "its figures are not comparable",
+        mb, b.label, ma, a.label);
   return "";
 }
 
@@ -309,8 +312,9 @@ std::vector<ConfounderDef> read_confounders(const std::string& path) {
                         const std::string& tol = f[3];
                         if (d.kind != "exact" && d.kind != "relative" && d.kind != "above" && d.kind != "row_fact" &&
                             d.kind != "ignore")
-                          throw InputError(path, line,
-                                           fmt::format("unknown kind '{}' (exact, relative, above, row_fact, ignore)", d.kind));
+                          throw InputError(
+                              path, line,
+                              fmt::format("unknown kind '{}' (exact, relative, above, row_fact, ignore)", d.kind));
                         if (!tol.empty() && !parse_double(tol, d.tolerance))
                           throw InputError(path, line, fmt::format("tolerance '{}' is not a number", tol));
                         if ((d.kind == "relative" || d.kind == "above") && tol.empty())
@@ -349,8 +353,7 @@ bool values_differ(FieldDiff& d, const std::string& kind, double tol) {
 }  // namespace
 
 std::vector<FieldDiff> differing_fields(const std::vector<const LoadedRun*>& runs,
-                                        const std::vector<ConfounderDef>& defs,
-                                        std::vector<std::string>* unrecorded) {
+                                        const std::vector<ConfounderDef>& defs, std::vector<std::string>* unrecorded) {
   std::vector<FieldDiff> out;
   std::set<std::string> keys, seen;
   for (const LoadedRun* r : runs)

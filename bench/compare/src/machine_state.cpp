@@ -107,7 +107,9 @@ std::vector<MachineState> machine_states(std::vector<CaseFinding>& fs, const Sta
     }
     MachineState s;
     s.run_label = run;
-    s.area = level == 0 ? "the whole run" : level == 1 ? "area " + name : "segment " + name.substr(name.find('\x1f') + 1);
+    s.area = level == 0   ? "the whole run"
+             : level == 1 ? "area " + name
+                          : "segment " + name.substr(name.find('\x1f') + 1);
     s.cases = static_cast<int>(idx.size());
     s.moved = std::max(down, up);
     if (s.moved < kMachineStateShare * static_cast<double>(idx.size())) continue;
@@ -121,11 +123,12 @@ std::vector<MachineState> machine_states(std::vector<CaseFinding>& fs, const Sta
 }
 
 std::string machine_state_text(const MachineState& s, const std::string& load) {
-  return fmt::format("MACHINE STATE {} in {}: {:+.1f}% [{:+.1f}% to {:+.1f}%] (median speed change of its {} judged "
-                     "cases, {} of them moved the same way by half the threshold or more; interval: bootstrap over "
-                     "the cases): read as the machine's state for that run, its cases judged against it{}",
-                     s.area, s.run_label, 100 * (std::exp(s.shift) - 1), 100 * (std::exp(s.low) - 1),
-                     100 * (std::exp(s.high) - 1), s.cases, s.moved, load.empty() ? "" : "; " + load);
+  return fmt::format(
+      "MACHINE STATE {} in {}: {:+.1f}% [{:+.1f}% to {:+.1f}%] (median speed change of its {} judged "
+      "cases, {} of them moved the same way by half the threshold or more; interval: bootstrap over "
+      "the cases): read as the machine's state for that run, its cases judged against it{}",
+      s.area, s.run_label, 100 * (std::exp(s.shift) - 1), 100 * (std::exp(s.low) - 1), 100 * (std::exp(s.high) - 1),
+      s.cases, s.moved, load.empty() ? "" : "; " + load);
 }
 
 std::vector<std::string> undeclared_params(const LoadedRun& r, const CaseRules& rules) {

@@ -21,9 +21,7 @@ namespace {
 constexpr const char* kNoiseHeader =
     "source,benchmark,case,params,metric,unit,runs,sd_log,cv_pct,spread_pct,host,cpu_model,runs_from";
 
-std::string inv(const LoadedRun& r, const std::string& k) {
-  return fact_or(r.data.inventory, k, kNotRecorded);
-}
+std::string inv(const LoadedRun& r, const std::string& k) { return fact_or(r.data.inventory, k, kNotRecorded); }
 }  // namespace
 
 const Noise* NoiseProfile::find(const std::string& key, const std::string& metric) const {
@@ -130,15 +128,18 @@ NoiseProfile read_noise_csv(const std::string& path) {
         throw InputError(path, line, fmt::format("runs '{}': a noise profile entry needs a whole number >= 2", runs));
       n.runs = static_cast<int>(r);
       n.df = r - 1;
-      if (!parse_double(sd, n.sd) || n.sd < 0) throw InputError(path, line, fmt::format("sd_log '{}' is not a number >= 0", sd));
-      if (bench.empty() || cname.empty() || metric.empty()) throw InputError(path, line, "benchmark, case and metric must not be empty");
+      if (!parse_double(sd, n.sd) || n.sd < 0)
+        throw InputError(path, line, fmt::format("sd_log '{}' is not a number >= 0", sd));
+      if (bench.empty() || cname.empty() || metric.empty())
+        throw InputError(path, line, "benchmark, case and metric must not be empty");
       if (p.host.empty()) {
         p.host = host;
         p.cpu_model = cpu;
       } else if (host != p.host || cpu != p.cpu_model) {
-        throw InputError(path, line, fmt::format("host {} / CPU {}, while the file's first row says {} / {}: a noise "
-                                                 "profile describes one machine",
-                                                 host, cpu, p.host, p.cpu_model));
+        throw InputError(path, line,
+                         fmt::format("host {} / CPU {}, while the file's first row says {} / {}: a noise "
+                                     "profile describes one machine",
+                                     host, cpu, p.host, p.cpu_model));
       }
       if (!p.noise.emplace(case_key(source, bench, cname, params) + '\x1f' + metric, n).second)
         throw InputError(path, line, fmt::format("{} {} {} appears twice", bench, cname, metric));
@@ -190,10 +191,11 @@ int run_noise(const std::vector<std::string>& dirs, const std::string& out_path,
   std::vector<double> cvs;
   for (auto& [k, n] : p.noise) cvs.push_back(100 * n.sd);
   std::sort(cvs.begin(), cvs.end());
-  std::printf("Noise profile of %zu runs (%s): %zu case metrics, run-to-run spread (sd of log run medians) median "
-              "%.2f%%, 90th percentile %.2f%%, largest %.2f%%.\nWritten: %s\n",
-              runs.size(), p.host.c_str(), p.noise.size(), cvs[cvs.size() / 2], cvs[cvs.size() * 9 / 10], cvs.back(),
-              out_path.c_str());
+  std::printf(
+      "Noise profile of %zu runs (%s): %zu case metrics, run-to-run spread (sd of log run medians) median "
+      "%.2f%%, 90th percentile %.2f%%, largest %.2f%%.\nWritten: %s\n",
+      runs.size(), p.host.c_str(), p.noise.size(), cvs[cvs.size() / 2], cvs[cvs.size() * 9 / 10], cvs.back(),
+      out_path.c_str());
   return 0;
 }
 

@@ -77,14 +77,40 @@ std::string findings_csv(const std::vector<CaseFinding>& fs) {
   for (const CaseFinding& f : fs) {
     const bool j = judged(f), both = f.base.ok() && f.run.ok();
     auto num = [](bool on, double v) { return on ? format_double(v) : std::string(); };
-    s += csv_line({f.benchmark, f.case_name, f.source, f.flag, f.metric, f.unit, f.better > 0 ? "higher" : "lower",
-                   num(both, f.j.change_pct), num(both, f.j.ratio), num(j, f.j.ratio_low), num(j, f.j.ratio_high),
-                   to_string(f.j.iv.method), num(j, f.j.noise_pct), num(j, f.j.iv.noise.df), num(j, f.j.min_change_pct),
-                   num(j, f.j.resolution_pct), f.j.runs_needed ? std::to_string(f.j.runs_needed) : "",
-                   std::to_string(f.base.reps), std::to_string(f.run.reps), num(f.base.ok(), f.base.value),
-                   num(f.base.ok(), f.base.low), num(f.base.ok(), f.base.high), num(f.run.ok(), f.run.value),
-                   num(f.run.ok(), f.run.low), num(f.run.ok(), f.run.high), f.implementation_changed ? "yes" : "no",
-                   f.area, f.label, f.params, f.base_label, f.run_label, f.attributes, others_text(f), f.note,
+    s += csv_line({f.benchmark,
+                   f.case_name,
+                   f.source,
+                   f.flag,
+                   f.metric,
+                   f.unit,
+                   f.better > 0 ? "higher" : "lower",
+                   num(both, f.j.change_pct),
+                   num(both, f.j.ratio),
+                   num(j, f.j.ratio_low),
+                   num(j, f.j.ratio_high),
+                   to_string(f.j.iv.method),
+                   num(j, f.j.noise_pct),
+                   num(j, f.j.iv.noise.df),
+                   num(j, f.j.min_change_pct),
+                   num(j, f.j.resolution_pct),
+                   f.j.runs_needed ? std::to_string(f.j.runs_needed) : "",
+                   std::to_string(f.base.reps),
+                   std::to_string(f.run.reps),
+                   num(f.base.ok(), f.base.value),
+                   num(f.base.ok(), f.base.low),
+                   num(f.base.ok(), f.base.high),
+                   num(f.run.ok(), f.run.value),
+                   num(f.run.ok(), f.run.low),
+                   num(f.run.ok(), f.run.high),
+                   f.implementation_changed ? "yes" : "no",
+                   f.area,
+                   f.label,
+                   f.params,
+                   f.base_label,
+                   f.run_label,
+                   f.attributes,
+                   others_text(f),
+                   f.note,
                    f.changed_fields}) +
          "\n";
   }
@@ -92,8 +118,9 @@ std::string findings_csv(const std::vector<CaseFinding>& fs) {
 }
 
 std::string findings_md(const std::vector<CaseFinding>& fs, bool with_changes) {
-  std::string md = "| case | metric | base | base: geometric mean of run medians [lowest to highest] | run | run: the same "
-                   "| run/base [interval] | run-to-run noise (method) | flag | other metrics | what ran, notes |";
+  std::string md =
+      "| case | metric | base | base: geometric mean of run medians [lowest to highest] | run | run: the same "
+      "| run/base [interval] | run-to-run noise (method) | flag | other metrics | what ran, notes |";
   if (with_changes) md += " inventory changes |";
   md += "\n|---|---|---|---|---|---|---|---|---|---|---|";
   if (with_changes) md += "---|";
@@ -110,22 +137,24 @@ std::string findings_md(const std::vector<CaseFinding>& fs, bool with_changes) {
 }
 
 std::string findings_html(const std::vector<CaseFinding>& fs, bool with_changes) {
-  std::string h = "<style>tr.f-unstable td.flag,tr.f-cannot_judge td.flag{background:#eee;color:#555}</style>"
-                  "<table><tr><th>case</th><th>metric</th><th>base</th><th>base: geometric mean of run medians "
-                  "[lowest to highest]</th><th>run</th><th>run: the same</th><th>run/base [interval]</th><th>run-to-run "
-                  "noise (method)</th><th>flag</th><th>other metrics</th><th>what ran, notes</th>";
+  std::string h =
+      "<style>tr.f-unstable td.flag,tr.f-cannot_judge td.flag{background:#eee;color:#555}</style>"
+      "<table><tr><th>case</th><th>metric</th><th>base</th><th>base: geometric mean of run medians "
+      "[lowest to highest]</th><th>run</th><th>run: the same</th><th>run/base [interval]</th><th>run-to-run "
+      "noise (method)</th><th>flag</th><th>other metrics</th><th>what ran, notes</th>";
   if (with_changes) h += "<th>inventory changes</th>";
   h += "</tr>\n";
   for (const CaseFinding& f : fs) {
     std::string flag = flag_text(f);
     for (const char* strip : {"**"})
       for (size_t p; (p = flag.find(strip)) != std::string::npos;) flag.erase(p, 2);
-    h += fmt::format("<tr class=\"f-{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
-                     "<td>{}</td><td class=\"flag\">{}</td><td>{}</td><td>{}</td>",
-                     f.flag, html_escape(f.label), html_escape(f.metric), html_escape(f.base_label),
-                     html_escape(side_text(f.base, f.unit)), html_escape(f.run_label),
-                     html_escape(side_text(f.run, f.unit)), html_escape(ratio_text(f)), html_escape(noise_text(f)),
-                     html_escape(flag), html_escape(others_text(f)), html_escape(notes_text(f)));
+    h += fmt::format(
+        "<tr class=\"f-{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<td>{}</td><td class=\"flag\">{}</td><td>{}</td><td>{}</td>",
+        f.flag, html_escape(f.label), html_escape(f.metric), html_escape(f.base_label),
+        html_escape(side_text(f.base, f.unit)), html_escape(f.run_label), html_escape(side_text(f.run, f.unit)),
+        html_escape(ratio_text(f)), html_escape(noise_text(f)), html_escape(flag), html_escape(others_text(f)),
+        html_escape(notes_text(f)));
     if (with_changes) h += "<td>" + html_escape(f.changed_fields) + "</td>";
     h += "</tr>\n";
   }
@@ -137,14 +166,21 @@ std::string counts_md(const FindingCounts& c, const StatOptions& opt) {
       "Flagged **{}** of {} cases judged ({} regressions, {} improvements); expected by chance at level {}: {:.1f} "
       "({} cases x {}).",
       c.flagged, c.judged, c.regressions, c.improvements, opt.alpha, c.expected_by_chance, c.judged, opt.alpha);
-  if (c.unstable) md += fmt::format(" Of them unstable on this machine (too noisy to resolve {}% with these runs): {}.", opt.threshold_pct, c.unstable);
+  if (c.unstable)
+    md += fmt::format(" Of them unstable on this machine (too noisy to resolve {}% with these runs): {}.",
+                      opt.threshold_pct, c.unstable);
   if (c.cannot_judge) md += fmt::format(" Cannot judge: {}.", c.cannot_judge);
-  if (c.stopped) md += fmt::format(" **Stopped working** (ok in the base, skipped, failed or mistrusted in the run): {}.", c.stopped);
+  if (c.stopped)
+    md +=
+        fmt::format(" **Stopped working** (ok in the base, skipped, failed or mistrusted in the run): {}.", c.stopped);
   if (c.started) md += fmt::format(" Started working: {}.", c.started);
   if (c.unmatched) md += fmt::format(" In one side only: {}.", c.unmatched);
-  if (c.implementation_changes) md += fmt::format(" Implementation changed (what ran differs): {}.", c.implementation_changes);
+  if (c.implementation_changes)
+    md += fmt::format(" Implementation changed (what ran differs): {}.", c.implementation_changes);
   if (c.method_changes)
-    md += fmt::format(" Method changed (a description of the method, data/params.csv, differs; the cases still pair): {}.", c.method_changes);
+    md += fmt::format(
+        " Method changed (a description of the method, data/params.csv, differs; the cases still pair): {}.",
+        c.method_changes);
   return md + "\n";
 }
 
@@ -159,12 +195,11 @@ std::string statistics_md(const StatOptions& opt, const NoiseProfile* profile) {
       "that would. Formulas and sources: docs/methodology.md.",
       opt.alpha, 100 * (1 - opt.alpha), opt.threshold_pct, opt.noise_k, opt.bootstrap, opt.seed, opt.threshold_pct);
   if (profile)
-    md += fmt::format(" Noise profile: {} ({} entries, runs {}).", profile->path, profile->noise.size(),
-                      [&] {
-                        std::string s;
-                        for (const std::string& r : profile->runs) s += (s.empty() ? "" : ", ") + r;
-                        return s;
-                      }());
+    md += fmt::format(" Noise profile: {} ({} entries, runs {}).", profile->path, profile->noise.size(), [&] {
+      std::string s;
+      for (const std::string& r : profile->runs) s += (s.empty() ? "" : ", ") + r;
+      return s;
+    }());
   return md + "\n";
 }
 
@@ -173,19 +208,20 @@ std::string unstable_md(const std::vector<CaseFinding>& fs) {
   std::string unstable, cannot;
   for (const CaseFinding& f : fs) {
     if (f.flag == "unstable")
-      unstable += fmt::format("| {} | {} | {:.1f}% | {} | {:.1f}% | {:+.1f}%{} | {} |\n", md_cell(f.label), f.metric,
-                              f.j.noise_pct, f.base.reps == f.run.reps ? std::to_string(f.base.reps)
-                                                                        : fmt::format("{} and {}", f.base.reps, f.run.reps),
-                              f.j.resolution_pct, f.j.change_pct,
-                              f.j.ratio_low > 1 || f.j.ratio_high < 1 ? " (outside its interval, below the noise rule)" : "",
-                              f.j.runs_needed >= 1000 ? std::string("more than 1000") : std::to_string(f.j.runs_needed));
+      unstable += fmt::format(
+          "| {} | {} | {:.1f}% | {} | {:.1f}% | {:+.1f}%{} | {} |\n", md_cell(f.label), f.metric, f.j.noise_pct,
+          f.base.reps == f.run.reps ? std::to_string(f.base.reps) : fmt::format("{} and {}", f.base.reps, f.run.reps),
+          f.j.resolution_pct, f.j.change_pct,
+          f.j.ratio_low > 1 || f.j.ratio_high < 1 ? " (outside its interval, below the noise rule)" : "",
+          f.j.runs_needed >= 1000 ? std::string("more than 1000") : std::to_string(f.j.runs_needed));
     if (f.flag == "cannot_judge") cannot += "- " + md_cell(f.label) + ": " + md_cell(f.note) + "\n";
   }
   if (!unstable.empty())
-    md += "\n## Unstable on this machine: too noisy to resolve the threshold with these runs (never flagged)\n\n| case "
-          "| metric | run-to-run noise | runs per side | smallest change these runs resolve | change seen | runs per "
-          "side that would resolve the threshold |\n|---|---|---|---|---|---|---|\n" +
-          unstable;
+    md +=
+        "\n## Unstable on this machine: too noisy to resolve the threshold with these runs (never flagged)\n\n| case "
+        "| metric | run-to-run noise | runs per side | smallest change these runs resolve | change seen | runs per "
+        "side that would resolve the threshold |\n|---|---|---|---|---|---|---|\n" +
+        unstable;
   if (!cannot.empty()) md += "\n## Cannot judge\n\n" + cannot;
   return md;
 }
@@ -204,9 +240,10 @@ void print_flag_lines(std::vector<CaseFinding>& fs, const CompareOptions& opt, i
                   f.attributes.empty() ? "" : "; ran: ", f.attributes.c_str(),
                   f.changed_fields.empty() ? "" : "; changed: ", f.changed_fields.c_str());
     } else if (f.status_changed()) {
-      std::printf("%s %s %s: %s (%s -> %s)%s\n", f.flag == "stopped_working" ? "STOPPED WORKING" : "STARTED WORKING",
-                  f.label.c_str(), f.metric.c_str(), f.note.c_str(), f.base_label.c_str(), f.run_label.c_str(),
-                  f.disturbed_only ? " [only disturbed (mistrusted), not skipped or failed: not counted by the gate]" : "");
+      std::printf(
+          "%s %s %s: %s (%s -> %s)%s\n", f.flag == "stopped_working" ? "STOPPED WORKING" : "STARTED WORKING",
+          f.label.c_str(), f.metric.c_str(), f.note.c_str(), f.base_label.c_str(), f.run_label.c_str(),
+          f.disturbed_only ? " [only disturbed (mistrusted), not skipped or failed: not counted by the gate]" : "");
     } else if (f.implementation_changed) {
       std::printf("IMPLEMENTATION %s: %s (%s -> %s; %s)\n", f.label.c_str(), f.attributes.c_str(), f.base_label.c_str(),
                   f.run_label.c_str(), flag_text(f).c_str());
@@ -228,8 +265,9 @@ std::string row_counts(const LoadedRun& r) {
 }  // namespace
 
 std::string runs_table_md(const std::vector<LoadedRun>& runs) {
-  std::string md = "| run | host | CPU | inventory time (UTC) | method version | suite commit | timed rows |\n"
-                   "|---|---|---|---|---|---|---|\n";
+  std::string md =
+      "| run | host | CPU | inventory time (UTC) | method version | suite commit | timed rows |\n"
+      "|---|---|---|---|---|---|---|\n";
   for (const LoadedRun& r : runs)
     md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", md_cell(r.label),
                       md_cell(get(r.data.inventory, "hostname", "?")), md_cell(get(r.data.inventory, "cpu_model", "?")),
@@ -239,8 +277,9 @@ std::string runs_table_md(const std::vector<LoadedRun>& runs) {
 }
 
 std::string runs_table_html(const std::vector<LoadedRun>& runs) {
-  std::string h = "<table><tr><th>run</th><th>host</th><th>CPU</th><th>inventory time (UTC)</th><th>method "
-                  "version</th><th>suite commit</th><th>timed rows</th></tr>\n";
+  std::string h =
+      "<table><tr><th>run</th><th>host</th><th>CPU</th><th>inventory time (UTC)</th><th>method "
+      "version</th><th>suite commit</th><th>timed rows</th></tr>\n";
   for (const LoadedRun& r : runs)
     h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
                      html_escape(r.label), html_escape(get(r.data.inventory, "hostname", "?")),
@@ -272,7 +311,8 @@ std::vector<std::pair<std::string, bool>> confounder_lines(const std::vector<Fie
   for (const FieldDiff& d : diffs)
     if (d.listed) lines.emplace_back(describe_diff(d), true);
   if (lines.empty()) lines.emplace_back("none of the listed confounders differ (data/confounders.csv)", false);
-  if (const std::string o = others_of(diffs); !o.empty()) lines.emplace_back("other inventory fields that differ: " + o, false);
+  if (const std::string o = others_of(diffs); !o.empty())
+    lines.emplace_back("other inventory fields that differ: " + o, false);
   if (!unrecorded.empty())
     lines.emplace_back("not recorded by any run's inventory, so not checked: " + joined(unrecorded), false);
   return lines;
@@ -285,8 +325,9 @@ std::string confounders_md(const std::vector<FieldDiff>& diffs, const std::vecto
 }
 
 std::string confounders_html(const std::vector<FieldDiff>& diffs, const std::vector<std::string>& unrecorded) {
-  std::string h = "<section id=\"confounders\"><h2>Confounders: what differs between the runs besides what was "
-                  "measured</h2><ul>\n";
+  std::string h =
+      "<section id=\"confounders\"><h2>Confounders: what differs between the runs besides what was "
+      "measured</h2><ul>\n";
   for (const auto& [line, confounder] : confounder_lines(diffs, unrecorded))
     h += std::string(confounder ? "<li class=\"confounder\">" : "<li>") + html_escape(line) + "</li>\n";
   return h + "</ul></section>\n";
@@ -310,14 +351,15 @@ void prepare_out_dir(const std::string& dir, const std::string& stem, bool creat
   if (dir.empty()) return;
   struct stat sb;
   if (::stat(dir.c_str(), &sb) != 0) {
-    if (create && ::mkdir(dir.c_str(), 0755) != 0) throw std::runtime_error(fmt::format("{}: cannot create the folder", dir));
+    if (create && ::mkdir(dir.c_str(), 0755) != 0)
+      throw std::runtime_error(fmt::format("{}: cannot create the folder", dir));
   } else if (!S_ISDIR(sb.st_mode)) {
     throw std::runtime_error(fmt::format("{}: not a folder", dir));
   }
   for (const char* ext : {".md", ".csv", ".html"})
     if (::stat((dir + "/" + stem + ext).c_str(), &sb) == 0)
-      throw std::runtime_error(fmt::format("{}/{}{} exists: results are never overwritten, choose another --out", dir,
-                                           stem, ext));
+      throw std::runtime_error(
+          fmt::format("{}/{}{} exists: results are never overwritten, choose another --out", dir, stem, ext));
 }
 
 }  // namespace rigcheck

@@ -202,7 +202,8 @@ Interval interval_of(const std::vector<double>& d, const std::vector<size_t>& as
 }  // namespace
 
 Interval paired_interval(const Runs& a, const Runs& b, double alpha) {
-  if (a.size() != b.size() || a.size() < 2) throw std::invalid_argument("paired_interval: needs two or more rounds of both sides");
+  if (a.size() != b.size() || a.size() < 2)
+    throw std::invalid_argument("paired_interval: needs two or more rounds of both sides");
   const std::vector<double> d = paired_diffs(a, b);
   return interval_of(d, slow_rounds(d), alpha);
 }
@@ -216,7 +217,8 @@ Judgement judge_paired(const Runs& a, const Runs& b, int better, const StatOptio
   const std::vector<double> d = paired_diffs(a, b);
   const std::vector<size_t> slow = slow_rounds(d);
   Judgement j = decide(interval_of(d, slow, opt.alpha), better, true, opt);
-  if (j.flag == Flag::unstable) j.why = "the round-to-round noise is too large to resolve the threshold with these rounds";
+  if (j.flag == Flag::unstable)
+    j.why = "the round-to-round noise is too large to resolve the threshold with these rounds";
   // The rounds set aside go with the why (findings put it first in the case's note).
   const std::string aside = note_of(slow, d.size());
   if (!aside.empty()) j.why += (j.why.empty() ? "" : "; ") + aside;

@@ -108,8 +108,7 @@ class Reader {
   std::string_view view() {
     size_t len = 0;
     const auto r = std::from_chars(in_.data() + at_, in_.data() + in_.size(), len);
-    if (r.ec != std::errc() || r.ptr == in_.data() + in_.size() || *r.ptr != ':')
-      fail("a token without its length");
+    if (r.ec != std::errc() || r.ptr == in_.data() + in_.size() || *r.ptr != ':') fail("a token without its length");
     at_ = static_cast<size_t>(r.ptr - in_.data()) + 1;
     if (len > in_.size() - at_) fail("a token longer than what is left");
     const std::string_view s = in_.substr(at_, len);
@@ -305,7 +304,8 @@ LoadedRun decode_run_digest(const std::string& body, const std::string& dir) {
   for (FileIntegrity& f : d.integrity.files) {
     f.file = in.str();
     const long long s = in.num();
-    if (s < static_cast<long long>(FileState::verified) || s > static_cast<long long>(FileState::broken)) in.fail("a file state out of range");
+    if (s < static_cast<long long>(FileState::verified) || s > static_cast<long long>(FileState::broken))
+      in.fail("a file state out of range");
     f.state = static_cast<FileState>(s);
     f.why = in.str();
   }
@@ -326,7 +326,8 @@ LoadedRun decode_run_digest(const std::string& body, const std::string& dir) {
       m.unit = in.str();
       m.better = static_cast<int>(in.num());
       const size_t reps = in.count();
-      if (!base64_to_doubles(in.view(), reps, m.reps)) in.fail("repetitions that are not the base64 of their count of doubles");
+      if (!base64_to_doubles(in.view(), reps, m.reps))
+        in.fail("repetitions that are not the base64 of their count of doubles");
     }
     for (std::string& s : in.list()) c.disturbed.insert(std::move(s));
     std::string key = case_key(c.source, c.benchmark, c.case_name, c.requested);

@@ -61,7 +61,9 @@ uint64_t seed_for(const std::string& key, uint64_t base) {
 
 // ------------------------------------------------------------------ run values
 namespace {
-double mean(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size()); }
+double mean(const std::vector<double>& v) {
+  return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+}
 }  // namespace
 
 double run_value(const std::vector<double>& reps) {
@@ -77,7 +79,8 @@ double round_value(const std::vector<double>& reps) {
   std::vector<double> logs;
   logs.reserve(reps.size());
   for (double v : reps) {
-    if (!(v > 0) || !std::isfinite(v)) throw std::invalid_argument("round_value: a repetition that is not a positive number");
+    if (!(v > 0) || !std::isfinite(v))
+      throw std::invalid_argument("round_value: a repetition that is not a positive number");
     logs.push_back(std::log(v));
   }
   std::vector<double> walsh;
@@ -120,10 +123,13 @@ Noise moderate(const Noise& own, const Noise* prior, double prior_runs) {
 
 // ------------------------------------------------------------------ intervals
 const char* to_string(Method m) {
-  static constexpr const char* kNames[] = {"none", "bootstrap", "t_profile", "t_pooled", "paired"};  // in the order of the enumerators
+  static constexpr const char* kNames[] = {"none", "bootstrap", "t_profile", "t_pooled",
+                                           "paired"};  // in the order of the enumerators
   return static_cast<size_t>(m) < std::size(kNames) ? kNames[static_cast<size_t>(m)] : "?";
 }
-static_assert(static_cast<int>(Method::none) == 0 && static_cast<int>(Method::bootstrap) == 1 && static_cast<int>(Method::t_profile) == 2 && static_cast<int>(Method::t_pooled) == 3 && static_cast<int>(Method::paired) == 4);
+static_assert(static_cast<int>(Method::none) == 0 && static_cast<int>(Method::bootstrap) == 1 &&
+              static_cast<int>(Method::t_profile) == 2 && static_cast<int>(Method::t_pooled) == 3 &&
+              static_cast<int>(Method::paired) == 4);
 
 namespace {
 // One bootstrap draw of a run: its repetitions drawn with replacement, log(median).
@@ -160,7 +166,8 @@ double median_variance(const std::vector<double>& reps, Rng& rng) {
 void check_runs(const Runs& r, const char* what) {
   for (const auto& reps : r)
     for (double x : reps)
-      if (!(x > 0) || !std::isfinite(x)) throw std::invalid_argument(std::string(what) + ": a value that is not a positive number");
+      if (!(x > 0) || !std::isfinite(x))
+        throw std::invalid_argument(std::string(what) + ": a value that is not a positive number");
 }
 }  // namespace
 
@@ -205,10 +212,13 @@ Interval t_interval(double est, const Noise& noise, size_t n, size_t m, double a
 
 // ------------------------------------------------------------------ decisions
 const char* to_string(Flag f) {
-  static constexpr const char* kNames[] = {"regression", "improvement", "no_change", "unstable", "cannot_judge"};  // in the order of the enumerators
+  static constexpr const char* kNames[] = {"regression", "improvement", "no_change", "unstable",
+                                           "cannot_judge"};  // in the order of the enumerators
   return static_cast<size_t>(f) < std::size(kNames) ? kNames[static_cast<size_t>(f)] : "?";
 }
-static_assert(static_cast<int>(Flag::regression) == 0 && static_cast<int>(Flag::improvement) == 1 && static_cast<int>(Flag::no_change) == 2 && static_cast<int>(Flag::unstable) == 3 && static_cast<int>(Flag::cannot_judge) == 4);
+static_assert(static_cast<int>(Flag::regression) == 0 && static_cast<int>(Flag::improvement) == 1 &&
+              static_cast<int>(Flag::no_change) == 2 && static_cast<int>(Flag::unstable) == 3 &&
+              static_cast<int>(Flag::cannot_judge) == 4);
 
 int runs_needed(double sd, bool paired, const StatOptions& opt) {
   if (!(sd > 0)) return 0;
@@ -294,15 +304,17 @@ Judgement judge_sides(const Runs& a, const Runs& b, int better, const Noise* pro
     double within = 0;
     Rng rng(seed ^ 0x5bd1e995ULL);
     for (const Runs* side : {&a, &b})
-      for (const auto& reps : *side) within += median_variance(reps, rng) / static_cast<double>(side->size() * side->size());
+      for (const auto& reps : *side)
+        within += median_variance(reps, rng) / static_cast<double>(side->size() * side->size());
     const double k = std::sqrt(iv.se * iv.se + within) / iv.se;
     iv.low = est - k * (est - iv.low);
     iv.high = est + k * (iv.high - est);
   } else {
     none.iv.est = est;
     Judgement j = decide(none.iv, better, false, opt);
-    j.why = "one run per side and no noise profile: the run-to-run noise is unknown, and the repetitions inside a "
-            "run cannot stand in for it (they move together with the run's level)";
+    j.why =
+        "one run per side and no noise profile: the run-to-run noise is unknown, and the repetitions inside a "
+        "run cannot stand in for it (they move together with the run's level)";
     return j;
   }
   // p: the t interval's own (inverted); the bootstrap's from the t statistic with the se and df of its
@@ -339,7 +351,8 @@ TTest pooled_t(const double* a, size_t n, const double* b, size_t m) {
     t.p = t.diff == 0 ? 1 : 0;
     return t;
   }
-  t.p = student_t_two_sided_p(t.diff / (t.sp * std::sqrt(1.0 / static_cast<double>(n) + 1.0 / static_cast<double>(m))), t.df);
+  t.p = student_t_two_sided_p(t.diff / (t.sp * std::sqrt(1.0 / static_cast<double>(n) + 1.0 / static_cast<double>(m))),
+                              t.df);
   return t;
 }
 

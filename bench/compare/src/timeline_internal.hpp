@@ -14,9 +14,9 @@ struct Level {
 };
 // A vertical line: a change point (class cp) or an inventory change (class mark).
 struct Vline {
-  double t = 0;                 // where: half way between the runs on each side
+  double t = 0;  // where: half way between the runs on each side
   std::string cls, run, before, short_label, title;
-  double change_pct = 0;        // change points: their size, signed, positive = better
+  double change_pct = 0;  // change points: their size, signed, positive = better
 };
 struct Part {  // one group's series of one case
   std::vector<Point> pts;
@@ -24,8 +24,8 @@ struct Part {  // one group's series of one case
   std::string colour, name, caption;
 };
 struct PlotData {
-  double t0 = 0, t1 = 1;   // the time axis, shared by every plot of a page
-  int width = 720;         // px of the whole plot
+  double t0 = 0, t1 = 1;  // the time axis, shared by every plot of a page
+  int width = 720;        // px of the whole plot
   std::string unit;
   std::vector<Part> parts;
   std::vector<Vline> lines;

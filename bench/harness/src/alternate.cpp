@@ -74,7 +74,8 @@ TurnsSpec parse_turns_spec(const std::string& s) {
     throw std::invalid_argument("--turns " + s + ": expected two file descriptors and a key");
   }
   t.key = s.substr(b + 1);
-  if (t.read_fd < 0 || t.write_fd < 0 || t.key.empty()) throw std::invalid_argument("--turns " + s + ": expected R,W,KEY");
+  if (t.read_fd < 0 || t.write_fd < 0 || t.key.empty())
+    throw std::invalid_argument("--turns " + s + ": expected R,W,KEY");
   return t;
 }
 
@@ -123,9 +124,9 @@ AlternateSide::AlternateSide(const std::string& assignment, int argc, char** arg
   if (::pipe2(to_peer, O_CLOEXEC) != 0 || ::pipe2(from_peer, O_CLOEXEC) != 0)
     throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
   std::vector<std::string> args = peer_args(argc, argv);
-  for (std::string s : {std::string("--out"), scratch_, std::string("--stem"), std::string("peer"),
-                        std::string("--reps-target"), std::string("0"), std::string("--turns"),
-                        fmt::format("{},{},{}", to_peer[0], from_peer[1], key_)})
+  for (std::string s :
+       {std::string("--out"), scratch_, std::string("--stem"), std::string("peer"), std::string("--reps-target"),
+        std::string("0"), std::string("--turns"), fmt::format("{},{},{}", to_peer[0], from_peer[1], key_)})
     args.push_back(s);
   // This binary again, through the exec prefix under an emulator (emulation.hpp).
   ExecCommand self = self_exec_command(std::move(args));
@@ -149,7 +150,7 @@ AlternateSide::AlternateSide(const std::string& assignment, int argc, char** arg
   if (pid_ == 0) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (!cpus.empty()) ::sched_setaffinity(0, sizeof(mask), &mask);  // the process's CPUs, not this thread's one
-    ::fcntl(to_peer[0], F_SETFD, 0);  // these two ends stay open across exec
+    ::fcntl(to_peer[0], F_SETFD, 0);                                 // these two ends stay open across exec
     ::fcntl(from_peer[1], F_SETFD, 0);
     ::execve(self.file.c_str(), cargs.data(), env.data());
     ::_exit(127);  // finish() says the second side exited 127
@@ -205,7 +206,8 @@ void AlternateSide::finish() {
   relay();
   std::string why;
   if (WIFSIGNALED(status_))
-    why = fmt::format("the second side ({}) died of signal {} ({})", assignment_, WTERMSIG(status_), strsignal(WTERMSIG(status_)));
+    why = fmt::format("the second side ({}) died of signal {} ({})", assignment_, WTERMSIG(status_),
+                      strsignal(WTERMSIG(status_)));
   else if (WIFEXITED(status_) && WEXITSTATUS(status_) != 0 && WEXITSTATUS(status_) != kExitSkipped)
     why = fmt::format("the second side ({}) exited {}", assignment_, WEXITSTATUS(status_));
   if (!why.empty()) session_.case_failed(prog_, "second side", why, "--alternate-env " + assignment_);

@@ -74,8 +74,10 @@ class Harness {
     const Entry& e = entries_[idx];
     CaseState& s = states_[idx];
     Params own = e.c.params;
-    if (!e.c.interleave.empty()) own.push_back({"interleaved", e.c.interleave});
-    else if (!alternate_key_.empty()) own.push_back({"interleaved", alternate_key_});
+    if (!e.c.interleave.empty())
+      own.push_back({"interleaved", e.c.interleave});
+    else if (!alternate_key_.empty())
+      own.push_back({"interleaved", alternate_key_});
     s.params = format_params(own);
     try {
       if (e.c.threads > opt_.usable_threads)
@@ -104,10 +106,10 @@ class Harness {
       bool ok = chk.wrong == 0 && chk.checked > 0;
       s.status = ok ? Status::ok : Status::failed;
       s.note = chk.checked == 0 ? "the check compared nothing"
-               : ok ? fmt::format("checked {} values: {}; worst error {:.3g} of tolerance", chk.checked,
-                                  chk.method, chk.worst)
-                    : fmt::format("WRONG: {} of {} values beyond tolerance (worst {:.3g}x): {}",
-                                  chk.wrong, chk.checked, chk.worst, chk.method);
+               : ok ? fmt::format("checked {} values: {}; worst error {:.3g} of tolerance", chk.checked, chk.method,
+                                  chk.worst)
+                    : fmt::format("WRONG: {} of {} values beyond tolerance (worst {:.3g}x): {}", chk.wrong, chk.checked,
+                                  chk.worst, chk.method);
       row(e, names::kCheckWrong, static_cast<double>(chk.wrong), "count", -1, s.status, s.note);
     } catch (const Skip& ex) {
       s.status = Status::skipped;
@@ -191,14 +193,14 @@ class Harness {
       row(e, names::kGbps, r, "GB/s", rep, st, note);
       if (e.c.work.flops <= 0) s.rates.push_back(r);
     }
-    if (e.c.work.items > 0)
-      row(e, names::kItemsPerS, e.c.work.items / real, e.c.work.items_unit + "/s", rep, st, note);
+    if (e.c.work.items > 0) row(e, names::kItemsPerS, e.c.work.items / real, e.c.work.items_unit + "/s", rep, st, note);
     row(e, names::kCpuUtilization, util, "fraction", rep, st, note);
     if (use.valid())
       row(e, names::kThreadsWorking, use.working, "count", rep, st,
-          fmt::format("threads of the process that each worked over {:.0f}% of the repetition; {:.2f} CPUs' worth in all; "
-                      "their names: {}",
-                      100 * kWorkingThreadShare, use.cpus, fmt::join(use.working_names, ", ")));
+          fmt::format(
+              "threads of the process that each worked over {:.0f}% of the repetition; {:.2f} CPUs' worth in all; "
+              "their names: {}",
+              100 * kWorkingThreadShare, use.cpus, fmt::join(use.working_names, ", ")));
     row(e, names::kIterations, iters, "count", rep, st, "");
   }
 
@@ -225,7 +227,8 @@ class Harness {
                  : fmt::format("spread {:.3g}% still above the target {:.3g}%: {}", 100 * spread, 100 * target, stop));
     }
     if (kernels_.count(idx))
-      for (const Kernel::Observed& o : kernels_.at(idx)->observed()) row(e, o.metric, o.value, o.unit, -1, Status::ok, o.note);
+      for (const Kernel::Observed& o : kernels_.at(idx)->observed())
+        row(e, o.metric, o.value, o.unit, -1, Status::ok, o.note);
     progress(idx);
   }
 
@@ -236,8 +239,8 @@ class Harness {
   void set_alternate_key(std::string k) { alternate_key_ = std::move(k); }
 
  private:
-  void row(const Entry& e, const std::string& metric, double value, const std::string& unit, int rep,
-           Status st, const std::string& note) {
+  void row(const Entry& e, const std::string& metric, double value, const std::string& unit, int rep, Status st,
+           const std::string& note) {
     session_.row(e.def->name, e.c.name, states_[&e - entries_.data()].params, metric, value, unit, rep, st, note);
   }
 
@@ -249,8 +252,8 @@ class Harness {
       what = fmt::format("{}: {}", to_string(s.status), s.note);
     } else if (!s.rates.empty()) {
       Summary sm = summarize(s.rates);
-      what = fmt::format("{:.4g} {} median of {} (spread {:.1f}%)", sm.median,
-                         e.c.work.flops > 0 ? "GFLOP/s" : "GB/s", sm.n, 100 * sm.spread);
+      what = fmt::format("{:.4g} {} median of {} (spread {:.1f}%)", sm.median, e.c.work.flops > 0 ? "GFLOP/s" : "GB/s",
+                         sm.n, 100 * sm.spread);
     } else {
       what = "done";
     }

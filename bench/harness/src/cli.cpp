@@ -81,10 +81,20 @@ int64_t parse_size(const std::string& s) {
   double mult = 1;
   std::string num = s;
   switch (s.back()) {
-    case 'k': case 'K': mult = 1024.0; break;
-    case 'm': case 'M': mult = 1024.0 * 1024; break;
-    case 'g': case 'G': mult = 1024.0 * 1024 * 1024; break;
-    default: break;
+    case 'k':
+    case 'K':
+      mult = 1024.0;
+      break;
+    case 'm':
+    case 'M':
+      mult = 1024.0 * 1024;
+      break;
+    case 'g':
+    case 'G':
+      mult = 1024.0 * 1024 * 1024;
+      break;
+    default:
+      break;
   }
   if (mult != 1) num = s.substr(0, s.size() - 1);
   size_t pos = 0;
@@ -114,7 +124,8 @@ const char* to_string(Profile p) {
   static constexpr const char* kNames[] = {"tiny", "quick", "full"};  // in the order of the enumerators
   return static_cast<size_t>(p) < std::size(kNames) ? kNames[static_cast<size_t>(p)] : "?";
 }
-static_assert(static_cast<int>(Profile::tiny) == 0 && static_cast<int>(Profile::quick) == 1 && static_cast<int>(Profile::full) == 2);
+static_assert(static_cast<int>(Profile::tiny) == 0 && static_cast<int>(Profile::quick) == 1 &&
+              static_cast<int>(Profile::full) == 2);
 
 void finish_common_options(CommonOptions& o, int physical_cores, int hardware_threads, int usable_cores) {
   if (o.quick) o.profile_name = "quick";

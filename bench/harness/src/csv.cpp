@@ -17,8 +17,7 @@
 namespace rigcheck {
 
 InputError::InputError(const std::string& file, long line, const std::string& reason)
-    : std::runtime_error(line > 0 ? fmt::format("{}:{}: {}", file, line, reason)
-                                  : fmt::format("{}: {}", file, reason)),
+    : std::runtime_error(line > 0 ? fmt::format("{}:{}: {}", file, line, reason) : fmt::format("{}: {}", file, reason)),
       file_(file),
       line_(line),
       reason_(reason) {}
@@ -56,8 +55,10 @@ std::string one_line(const std::string& s) {
   std::string out;
   for (size_t i = 0; i < s.size(); ++i) {
     if (s[i] == '\r' && i + 1 < s.size() && s[i + 1] == '\n') continue;  // \r\n: one break
-    if (s[i] == '\n') out += " | ";
-    else out += s[i];
+    if (s[i] == '\n')
+      out += " | ";
+    else
+      out += s[i];
   }
   return out;
 }
@@ -123,10 +124,8 @@ bool parse_double(const std::string& s, double& out) {
   return true;
 }
 
-std::vector<std::pair<std::string, std::string>> read_key_value_csv(const std::string& path,
-                                                                    const char* key_col,
-                                                                    const char* value_col,
-                                                                    const std::string* text) {
+std::vector<std::pair<std::string, std::string>> read_key_value_csv(const std::string& path, const char* key_col,
+                                                                    const char* value_col, const std::string* text) {
   std::vector<std::pair<std::string, std::string>> out;
   with_csv_errors(path, [&] {
     std::optional<CsvReader<2>> slot;

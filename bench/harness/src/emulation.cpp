@@ -51,9 +51,9 @@ std::string cpuid_hypervisor() {
   while (!s.empty() && s.back() == ' ') s.pop_back();
   s.erase(0, s.find_first_not_of(' ') == std::string::npos ? s.size() : s.find_first_not_of(' '));
   static const std::map<std::string, std::string> names = {
-      {"KVMKVMKVM", "kvm"},         {"Microsoft Hv", "hyperv"}, {"VMwareVMware", "vmware"},
-      {"XenVMMXenVMM", "xen"},      {"TCGTCGTCGTCG", "qemu-tcg"}, {"VBoxVBoxVBox", "virtualbox"},
-      {"ACRNACRNACRN", "acrn"},     {"bhyve bhyve", "bhyve"},   {"lrpepyh  vr", "parallels"}};
+      {"KVMKVMKVM", "kvm"},     {"Microsoft Hv", "hyperv"},   {"VMwareVMware", "vmware"},
+      {"XenVMMXenVMM", "xen"},  {"TCGTCGTCGTCG", "qemu-tcg"}, {"VBoxVBoxVBox", "virtualbox"},
+      {"ACRNACRNACRN", "acrn"}, {"bhyve bhyve", "bhyve"},     {"lrpepyh  vr", "parallels"}};
   const auto it = names.find(s);
   return it != names.end() ? it->second : s;
 #else
@@ -65,7 +65,8 @@ std::string emulation_reason(const std::string& kernel, const std::string& binar
   if (!kernel.empty() && !binary.empty() && kernel != binary)
     return fmt::format("this {} binary runs emulated on an {} kernel (qemu-user or the like)", binary, kernel);
   if (hypervisor == "qemu-tcg")
-    return "the CPU is emulated: it names its hypervisor QEMU's TCG (software emulation: qemu-system without KVM, or qemu-user)";
+    return "the CPU is emulated: it names its hypervisor QEMU's TCG (software emulation: qemu-system without KVM, or "
+           "qemu-user)";
   return "";
 }
 

@@ -46,7 +46,6 @@ using detail::CsvReporter;
 using detail::Entry;
 using detail::Harness;
 
-
 namespace {
 Session* g_running = nullptr;  // harness_main's session while its cases run (write_row_now)
 }  // namespace
@@ -63,8 +62,8 @@ std::function<void()> g_before_round;
 
 // --reps-target and --reps-cap resolved against the profile (repetitions.hpp).
 struct AdaptiveReps {
-  double target = -1;  // -1: the profile's default
-  int cap = 0;         // 0: 2 x --reps
+  double target = -1;                // -1: the profile's default
+  int cap = 0;                       // 0: 2 x --reps
   double budget = kAddedRepsBudget;  // fraction of the binary's own repetition time
   void resolve(const CommonOptions& o) {
     if (target < 0) target = kRepsTargetDefault[static_cast<int>(o.profile)];
@@ -179,13 +178,17 @@ void run_cases(Harness& h, const CommonOptions& opt, const AdaptiveReps& adaptiv
         break;
       }
       if (added_s + per_round > adaptive.budget * own_s) {
-        stop = fmt::format("the binary's time for added repetitions ({:.0f}% of its own repetitions' {:.1f} s) was spent "
-                           "after {} repetitions", 100 * adaptive.budget, own_s, reps);
+        stop = fmt::format(
+            "the binary's time for added repetitions ({:.0f}% of its own repetitions' {:.1f} s) was spent "
+            "after {} repetitions",
+            100 * adaptive.budget, own_s, reps);
         break;
       }
       if (budget.rounds_that_fit(per_round, 1) == 0) {
-        stop = fmt::format("the time budget ({:.1f} s of this binary's {:.0f} s for this case) was spent after {} "
-                           "repetitions", budget.unit_share(), budget.seconds(), reps);
+        stop = fmt::format(
+            "the time budget ({:.1f} s of this binary's {:.0f} s for this case) was spent after {} "
+            "repetitions",
+            budget.unit_share(), budget.seconds(), reps);
         break;
       }
       per_round = run_unit(h, opt, timed, interleaved, 1, reporter, true);
@@ -193,6 +196,30 @@ void run_cases(Harness& h, const CommonOptions& opt, const AdaptiveReps& adaptiv
       ++reps;
     }
     for (size_t j : unit) h.finish(j, adaptive.target, stop, cut);
+  }
+}
+// --list: each benchmark's description, then its cases with their threads, work and params.
+int list_entries(Session& session, const std::vector<Entry>& entries) {
+  const BenchmarkDef* last = nullptr;
+  for (const Entry& e : entries) {
+    if (e.def != last && !e.def->description.empty())
+      std::printf("# %s: %s\n", e.def->name.c_str(), e.def->description.c_str());
+    last = e.def;
+    session.list_case(e.def->name, e.c.name,
+                      fmt::format("threads={}\tflops={:.6g}\tbytes={:.6g}\t{}", e.c.threads, e.c.work.flops,
+                                  e.c.work.bytes, format_params(e.c.params)));
+  }
+  return kExitOk;
+}
+
+// The rows derived from a benchmark's written rows (register_deriver), after all of them are written.
+void write_derived_rows(Session& session) {
+  for (auto& [name, derive] : derivers()) {
+    std::vector<ResultRow> own;
+    for (const ResultRow& r : session.written())
+      if (r.benchmark == name) own.push_back(r);
+    if (own.empty()) continue;
+    for (ResultRow& r : derive(own)) session.row(std::move(r));
   }
 }
 }  // namespace
@@ -218,17 +245,7 @@ int harness_main(int argc, char** argv) {
     std::fprintf(stderr, "%s: %s\n", prog.c_str(), e.what());
     return kExitUsage;
   }
-  if (session.listing()) {
-    const BenchmarkDef* last = nullptr;
-    for (const Entry& e : entries) {
-      if (e.def != last && !e.def->description.empty()) std::printf("# %s: %s\n", e.def->name.c_str(), e.def->description.c_str());
-      last = e.def;
-      session.list_case(e.def->name, e.c.name,
-                        fmt::format("threads={}\tflops={:.6g}\tbytes={:.6g}\t{}", e.c.threads, e.c.work.flops,
-                                    e.c.work.bytes, format_params(e.c.params)));
-    }
-    return kExitOk;
-  }
+  if (session.listing()) return list_entries(session, entries);
   if (auto rc = session.require_cases(entries.size())) return *rc;
   if (!session.open_results()) return kExitUsage;
 
@@ -239,7 +256,8 @@ int harness_main(int argc, char** argv) {
     try {
       first_side = std::make_unique<AlternateSide>(mo.alternate_env, argc, argv, session, openmp_place_cpus());
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "%s: cannot start the second side of --alternate-env %s: %s\n", prog.c_str(), mo.alternate_env.c_str(), e.what());
+      std::fprintf(stderr, "%s: cannot start the second side of --alternate-env %s: %s\n", prog.c_str(),
+                   mo.alternate_env.c_str(), e.what());
       return kExitFailed;
     }
     h.set_alternate_key(first_side->key());
@@ -259,28 +277,28 @@ int harness_main(int argc, char** argv) {
   AdaptiveReps adaptive{mo.reps_target, mo.reps_cap, mo.reps_budget};
   adaptive.resolve(opt);
   TimeBudget budget(mo.time_budget, units_of(h).size(), started, static_cast<bool>(g_before_round));
-  std::fprintf(stderr, "%s: %zu cases, %d repetitions each%s, profile %s -> %s\n", prog.c_str(), h.entries().size(), opt.reps,
-               adaptive.target > 0 ? fmt::format(" (up to {} while the spread is above {:g}%)", adaptive.cap, 100 * adaptive.target).c_str() : "",
-               to_string(opt.profile), session.results_path().c_str());
+  std::fprintf(
+      stderr, "%s: %zu cases, %d repetitions each%s, profile %s -> %s\n", prog.c_str(), h.entries().size(), opt.reps,
+      adaptive.target > 0
+          ? fmt::format(" (up to {} while the spread is above {:g}%)", adaptive.cap, 100 * adaptive.target).c_str()
+          : "",
+      to_string(opt.profile), session.results_path().c_str());
   CsvReporter reporter(h);
   g_running = &session;
-  struct Unset { ~Unset() { g_running = nullptr; } } unset;
+  struct Unset {
+    ~Unset() { g_running = nullptr; }
+  } unset;
   return session.run([&] {
     run_cases(h, opt, adaptive, budget, reporter);
     benchmark::Shutdown();
     if (first_side) first_side->finish();
-    for (auto& [name, derive] : derivers()) {
-      std::vector<ResultRow> own;
-      for (const ResultRow& r : session.written())
-        if (r.benchmark == name) own.push_back(r);
-      if (own.empty()) continue;
-      for (ResultRow& r : derive(own)) session.row(std::move(r));
-    }
+    write_derived_rows(session);
     for (size_t i = 0; i < h.states().size(); ++i) {
       const CaseState& s = h.states()[i];
       const Entry& e = h.entries()[i];
       if (s.status == Status::failed)
-        session.case_failed(e.def->name, e.c.name, s.note, fmt::format("--filter '^{}/{}$' --reps {}", e.def->name, e.c.name, opt.reps));
+        session.case_failed(e.def->name, e.c.name, s.note,
+                            fmt::format("--filter '^{}/{}$' --reps {}", e.def->name, e.c.name, opt.reps));
       else if (s.status == Status::skipped)
         session.case_skipped(s.note);
       else

@@ -42,8 +42,10 @@ class EnvScope {
   }
   ~EnvScope() {
     for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
-      if (it->second) setenv(it->first.c_str(), it->second->c_str(), 1);
-      else unsetenv(it->first.c_str());
+      if (it->second)
+        setenv(it->first.c_str(), it->second->c_str(), 1);
+      else
+        unsetenv(it->first.c_str());
     }
   }
 
@@ -64,7 +66,8 @@ void link_cores(Topology& t) {
         best = i;
     c.numa = best == SIZE_MAX ? -1 : static_cast<int>(best);
     for (size_t i = 0; i < t.caches.size(); ++i)
-      if (t.caches[i].level == llc && !t.caches[i].instruction && contains(t.caches[i].cpus, cpu)) c.l3 = static_cast<int>(i);
+      if (t.caches[i].level == llc && !t.caches[i].instruction && contains(t.caches[i].cpus, cpu))
+        c.l3 = static_cast<int>(i);
   }
 }
 
@@ -87,7 +90,8 @@ void read_nodes(hwloc_topology_t topo, Topology& t) {
     node.subtype = n->subtype ? n->subtype : "";
     node.cpus = cpus_of(n->cpuset);
     node.allowed = hwloc_bitmap_isset(allowed_nodes, n->os_index);
-    if (hwloc_obj_t p = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_PACKAGE, n)) node.package = static_cast<int>(p->logical_index);
+    if (hwloc_obj_t p = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_PACKAGE, n))
+      node.package = static_cast<int>(p->logical_index);
     t.nodes.push_back(std::move(node));
   }
 }
@@ -119,11 +123,15 @@ void read_cores(hwloc_topology_t topo, Topology& t) {
   for (hwloc_obj_t c = nullptr; (c = hwloc_get_next_obj_by_type(topo, core_type, c));) {
     TopoCore core;
     core.package = -1;
-    if (hwloc_obj_t p = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_PACKAGE, c)) core.package = static_cast<int>(p->logical_index);
-    if (hwloc_obj_t d = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_DIE, c)) core.die = static_cast<int>(d->logical_index);
-    for (hwloc_obj_t pu = nullptr; (pu = hwloc_get_next_obj_inside_cpuset_by_type(topo, c->cpuset, HWLOC_OBJ_PU, pu));) {
+    if (hwloc_obj_t p = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_PACKAGE, c))
+      core.package = static_cast<int>(p->logical_index);
+    if (hwloc_obj_t d = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_DIE, c))
+      core.die = static_cast<int>(d->logical_index);
+    for (hwloc_obj_t pu = nullptr;
+         (pu = hwloc_get_next_obj_inside_cpuset_by_type(topo, c->cpuset, HWLOC_OBJ_PU, pu));) {
       core.pus.push_back(static_cast<int>(pu->os_index));
-      if (contains(t.allowed_pus, static_cast<int>(pu->os_index))) core.allowed_pus.push_back(static_cast<int>(pu->os_index));
+      if (contains(t.allowed_pus, static_cast<int>(pu->os_index)))
+        core.allowed_pus.push_back(static_cast<int>(pu->os_index));
     }
     t.cores.push_back(std::move(core));
   }
@@ -241,7 +249,8 @@ Topology load_from_sysfs(const std::string& root) {
       cache.level = read_number(c + "level", 0);
       cache.instruction = read_text(c + "type").rfind("Instruction", 0) == 0;
       const std::string size = read_text(c + "size");
-      cache.bytes = static_cast<std::uint64_t>(std::atoll(size.c_str())) << (size.find('M') != std::string::npos ? 20 : 10);
+      cache.bytes = static_cast<std::uint64_t>(std::atoll(size.c_str()))
+                    << (size.find('M') != std::string::npos ? 20 : 10);
       cache.cpus = sharing;
       t.caches.push_back(std::move(cache));
     }
@@ -308,9 +317,11 @@ std::string Topology::cache_layout(int level, bool allowed_only) const {
   std::map<std::uint64_t, int> count;
   for (const TopoCache& c : caches) {
     if (c.level != level || c.instruction) continue;
-    if (allowed_only && std::none_of(c.cpus.begin(), c.cpus.end(), [&](int cpu) { return contains(allowed_pus, cpu); }) &&
+    if (allowed_only &&
+        std::none_of(c.cpus.begin(), c.cpus.end(), [&](int cpu) { return contains(allowed_pus, cpu); }) &&
         std::none_of(c.nodes.begin(), c.nodes.end(), [&](int os) {
-          return std::any_of(nodes.begin(), nodes.end(), [&](const TopoNode& n) { return n.os_index == os && n.allowed; });
+          return std::any_of(nodes.begin(), nodes.end(),
+                             [&](const TopoNode& n) { return n.os_index == os && n.allowed; });
         }))
       continue;
     ++count[c.bytes];
@@ -329,7 +340,8 @@ int Topology::last_level() const {
 }
 
 int Topology::allowed_cores() const {
-  return static_cast<int>(std::count_if(cores.begin(), cores.end(), [](const TopoCore& c) { return !c.allowed_pus.empty(); }));
+  return static_cast<int>(
+      std::count_if(cores.begin(), cores.end(), [](const TopoCore& c) { return !c.allowed_pus.empty(); }));
 }
 
 int Topology::allowed_packages() const {
@@ -342,11 +354,13 @@ int Topology::allowed_packages() const {
 }
 
 std::string Topology::shape(bool with_llc) const {
-  if (!error.empty() || cores.empty()) return "unknown (" + (error.empty() ? std::string("no cores found") : error) + ")";
+  if (!error.empty() || cores.empty())
+    return "unknown (" + (error.empty() ? std::string("no cores found") : error) + ")";
   const int per_package = static_cast<int>(cores.size()) / std::max(1, packages);
   const int threads = hardware_threads();
-  std::string s = packages == 0 ? fmt::format("{} cores (no socket reported)", cores.size())
-                                : fmt::format("{} socket{} x {} cores", packages, packages == 1 ? "" : "s", per_package);
+  std::string s = packages == 0
+                      ? fmt::format("{} cores (no socket reported)", cores.size())
+                      : fmt::format("{} socket{} x {} cores", packages, packages == 1 ? "" : "s", per_package);
   if (threads % static_cast<int>(cores.size()) == 0) {
     s += fmt::format(" x {} thread{}", threads / cores.size(), threads == static_cast<int>(cores.size()) ? "" : "s");
   } else {
@@ -366,7 +380,8 @@ std::string Topology::shape(bool with_llc) const {
     for (const TopoCache& c : caches)
       if (c.level == llc && !c.instruction) ++count[c.bytes];
     std::string l;
-    for (const auto& [bytes, n] : count) l += fmt::format("{}{} L{} of {}", l.empty() ? "" : " + ", n, llc, bytes_short(bytes));
+    for (const auto& [bytes, n] : count)
+      l += fmt::format("{}{} L{} of {}", l.empty() ? "" : " + ", n, llc, bytes_short(bytes));
     s += ", " + l;
   }
   return s;

@@ -54,14 +54,22 @@ T read_as(const unsigned char (&raw)[8]) {
 double field_as_double(const FieldValue& v) {
   if (v.nvml_return != 0) return NAN;
   switch (v.value_type) {
-    case 0: return read_as<double>(v.value);
-    case 1: return read_as<unsigned int>(v.value);
-    case 2: return static_cast<double>(read_as<unsigned long>(v.value));
-    case 3: return static_cast<double>(read_as<unsigned long long>(v.value));
-    case 4: return static_cast<double>(read_as<long long>(v.value));
-    case 5: return read_as<int>(v.value);
-    case 6: return read_as<unsigned short>(v.value);
-    default: return NAN;
+    case 0:
+      return read_as<double>(v.value);
+    case 1:
+      return read_as<unsigned int>(v.value);
+    case 2:
+      return static_cast<double>(read_as<unsigned long>(v.value));
+    case 3:
+      return static_cast<double>(read_as<unsigned long long>(v.value));
+    case 4:
+      return static_cast<double>(read_as<long long>(v.value));
+    case 5:
+      return read_as<int>(v.value);
+    case 6:
+      return read_as<unsigned short>(v.value);
+    default:
+      return NAN;
   }
 }
 
@@ -117,7 +125,9 @@ Device device_by_pci_bus_id(const std::string& bus_id, std::string* why) {
   Device d = nullptr;
   const int rc = get ? get(bus_id.c_str(), &d) : kMissing;
   if (rc != 0 || !d) {
-    if (why) *why = fmt::format("no NVML device with PCI bus id '{}': {}", bus_id, failure("nvmlDeviceGetHandleByPciBusId_v2", rc));
+    if (why)
+      *why = fmt::format("no NVML device with PCI bus id '{}': {}", bus_id,
+                         failure("nvmlDeviceGetHandleByPciBusId_v2", rc));
     return nullptr;
   }
   return d;
@@ -142,10 +152,15 @@ int get_ull(Device d, const char* fn, unsigned long long& out) {
 }
 
 std::string clock_event_reason_names(unsigned long long bits) {
-  static const std::pair<unsigned long long, const char*> names[] = {
-      {0x1, "gpu_idle"},          {0x2, "applications_clocks_setting"}, {0x4, "sw_power_cap"},
-      {0x8, "hw_slowdown"},       {0x10, "sync_boost"},                 {0x20, "sw_thermal_slowdown"},
-      {0x40, "hw_thermal_slowdown"}, {0x80, "hw_power_brake_slowdown"}, {0x100, "display_clock_setting"}};
+  static const std::pair<unsigned long long, const char*> names[] = {{0x1, "gpu_idle"},
+                                                                     {0x2, "applications_clocks_setting"},
+                                                                     {0x4, "sw_power_cap"},
+                                                                     {0x8, "hw_slowdown"},
+                                                                     {0x10, "sync_boost"},
+                                                                     {0x20, "sw_thermal_slowdown"},
+                                                                     {0x40, "hw_thermal_slowdown"},
+                                                                     {0x80, "hw_power_brake_slowdown"},
+                                                                     {0x100, "display_clock_setting"}};
   std::string out;
   unsigned long long known = 0;
   for (auto& [b, n] : names) {
@@ -176,8 +191,9 @@ std::vector<std::pair<std::string, std::string>> device_facts(Device d) {
     unsigned cur = 0, pend = 0;
     const int rc = get ? get(d, &cur, &pend) : kMissing;
     auto word = [](unsigned s) { return s ? "enabled" : "disabled"; };
-    f.emplace_back(key, rc == 0 ? (cur == pend ? std::string(word(cur)) : fmt::format("{} (pending: {})", word(cur), word(pend)))
-                                : unknown(failure(fn, rc)));
+    f.emplace_back(
+        key, rc == 0 ? (cur == pend ? std::string(word(cur)) : fmt::format("{} (pending: {})", word(cur), word(pend)))
+                     : unknown(failure(fn, rc)));
   };
   // Clock per type (NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2), MHz.
   auto clock_fact = [&](const char* fn, int type, const char* key) {
@@ -193,7 +209,8 @@ std::vector<std::pair<std::string, std::string>> device_facts(Device d) {
   {
     unsigned mode = 0;
     const int rc = get_uint(d, "nvmlDeviceGetPersistenceMode", mode);
-    f.emplace_back("persistence_mode", rc == 0 ? (mode ? "enabled" : "disabled") : unknown(failure("nvmlDeviceGetPersistenceMode", rc)));
+    f.emplace_back("persistence_mode",
+                   rc == 0 ? (mode ? "enabled" : "disabled") : unknown(failure("nvmlDeviceGetPersistenceMode", rc)));
   }
   clock_fact("nvmlDeviceGetApplicationsClock", 1, "applications_clock_sm_mhz");
   clock_fact("nvmlDeviceGetApplicationsClock", 2, "applications_clock_mem_mhz");
@@ -207,8 +224,9 @@ std::vector<std::pair<std::string, std::string>> device_facts(Device d) {
     auto get = symbol<int (*)(Device, unsigned*, unsigned*)>("nvmlDeviceGetPowerManagementLimitConstraints");
     unsigned lo = 0, hi = 0;
     const int rc = get ? get(d, &lo, &hi) : kMissing;
-    f.emplace_back("power_limit_range_w", rc == 0 ? fmt::format("{:g}-{:g}", lo * 1e-3, hi * 1e-3)
-                                                  : unknown(failure("nvmlDeviceGetPowerManagementLimitConstraints", rc)));
+    f.emplace_back("power_limit_range_w", rc == 0
+                                              ? fmt::format("{:g}-{:g}", lo * 1e-3, hi * 1e-3)
+                                              : unknown(failure("nvmlDeviceGetPowerManagementLimitConstraints", rc)));
   }
   uint_fact("nvmlDeviceGetCurrPcieLinkGeneration", "pcie_gen", 1);
   uint_fact("nvmlDeviceGetCurrPcieLinkWidth", "pcie_width", 1);

@@ -36,7 +36,8 @@ long set_mempolicy_nodes(const std::vector<int>& nodes) {
   std::vector<unsigned long> mask(16, 0);  // 1024 nodes
   const size_t bits = 8 * sizeof(unsigned long);
   for (int n : nodes)
-    if (n >= 0 && static_cast<size_t>(n) < mask.size() * bits) mask[static_cast<size_t>(n) / bits] |= 1ul << (static_cast<size_t>(n) % bits);
+    if (n >= 0 && static_cast<size_t>(n) < mask.size() * bits)
+      mask[static_cast<size_t>(n) / bits] |= 1ul << (static_cast<size_t>(n) % bits);
   return syscall(SYS_set_mempolicy, kMpolBind, mask.data(), mask.size() * bits + 1);
 }
 

@@ -33,7 +33,8 @@ std::string tail_of(const std::string& path, size_t max_bytes) {
   if (!f) return "";
   f.seekg(0, std::ios::end);
   std::streamoff size = f.tellg();
-  std::streamoff from = size > static_cast<std::streamoff>(max_bytes) ? size - static_cast<std::streamoff>(max_bytes) : 0;
+  std::streamoff from =
+      size > static_cast<std::streamoff>(max_bytes) ? size - static_cast<std::streamoff>(max_bytes) : 0;
   f.seekg(from);
   std::stringstream ss;
   ss << f.rdbuf();
@@ -56,9 +57,9 @@ void stop_children() {
   if (p > 0) kill(-p, SIGTERM);
 }
 
-ChildResult run_child(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-                      double timeout_s, const std::string& log_path, bool echo,
-                      void (*on_tick)(double, void*), void* ctx, const ChildLimits& limits) {
+ChildResult run_child(const std::vector<std::string>& argv, const std::vector<std::string>& env, double timeout_s,
+                      const std::string& log_path, bool echo, void (*on_tick)(double, void*), void* ctx,
+                      const ChildLimits& limits) {
   ChildResult res;
   auto t0 = std::chrono::steady_clock::now();
   int fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -115,8 +116,10 @@ ChildResult run_child(const std::vector<std::string>& argv, const std::vector<st
     if (w == pid) break;
     double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!term_sent && (g_stop || (timeout_s > 0 && el > timeout_s))) {
-      if (g_stop) res.interrupted = true;
-      else res.timed_out = true;
+      if (g_stop)
+        res.interrupted = true;
+      else
+        res.timed_out = true;
       kill(-pid, SIGTERM);
       term_sent = true;
       term_at = el;
@@ -134,7 +137,8 @@ ChildResult run_child(const std::vector<std::string>& argv, const std::vector<st
   kill(-pid, SIGKILL);  // nothing of the group outlives it
   if (g_watcher) g_watcher->child_ended();
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (WIFEXITED(status)) res.exit_code = WEXITSTATUS(status);
+  if (WIFEXITED(status))
+    res.exit_code = WEXITSTATUS(status);
   else if (WIFSIGNALED(status)) {
     res.term_signal = WTERMSIG(status);
     res.exit_code = 128 + res.term_signal;
@@ -158,7 +162,8 @@ std::string describe_child_end(const ChildResult& r, unsigned long long as_bytes
            "address space): run it without --memory-limit";
   if (std::string asan = line_with(r.output_tail, "ERROR: AddressSanitizer: "); !asan.empty()) {
     std::string what = asan.substr(asan.find("AddressSanitizer: ") + 18);
-    if (what.rfind("SEGV", 0) == 0) return "crashed with a segmentation fault (a bad memory access; AddressSanitizer: " + what + ")";
+    if (what.rfind("SEGV", 0) == 0)
+      return "crashed with a segmentation fault (a bad memory access; AddressSanitizer: " + what + ")";
     return "AddressSanitizer found a memory error: " + what;
   }
   if (std::string ub = line_with(r.output_tail, "runtime error: "); !ub.empty() && r.exit_code != 0)
@@ -166,15 +171,23 @@ std::string describe_child_end(const ChildResult& r, unsigned long long as_bytes
   switch (r.term_signal) {
     case 0:
       return r.exit_code == 0 ? "" : fmt::format("exited with status {}", r.exit_code);
-    case SIGSEGV: return "crashed with SIGSEGV (segmentation fault: a bad memory access)";
-    case SIGBUS: return "crashed with SIGBUS (a bad memory access: a mapped file shrank, or a misaligned access)";
-    case SIGILL: return "crashed with SIGILL (an instruction this CPU lacks: a binary built for another ISA?)";
-    case SIGFPE: return "crashed with SIGFPE (an arithmetic fault such as an integer division by zero)";
-    case SIGABRT: return "aborted (SIGABRT: a failed assertion or an uncaught exception; see its log)";
-    case SIGXFSZ: return "killed by SIGXFSZ: a file it wrote passed the file-size limit (ulimit -f)";
+    case SIGSEGV:
+      return "crashed with SIGSEGV (segmentation fault: a bad memory access)";
+    case SIGBUS:
+      return "crashed with SIGBUS (a bad memory access: a mapped file shrank, or a misaligned access)";
+    case SIGILL:
+      return "crashed with SIGILL (an instruction this CPU lacks: a binary built for another ISA?)";
+    case SIGFPE:
+      return "crashed with SIGFPE (an arithmetic fault such as an integer division by zero)";
+    case SIGABRT:
+      return "aborted (SIGABRT: a failed assertion or an uncaught exception; see its log)";
+    case SIGXFSZ:
+      return "killed by SIGXFSZ: a file it wrote passed the file-size limit (ulimit -f)";
     case SIGKILL:
-      return "killed by SIGKILL from outside the runner (the kernel's out-of-memory killer does this: see dmesg)" + limit;
-    default: return fmt::format("killed by signal {} ({})", r.term_signal, strsignal(r.term_signal));
+      return "killed by SIGKILL from outside the runner (the kernel's out-of-memory killer does this: see dmesg)" +
+             limit;
+    default:
+      return fmt::format("killed by signal {} ({})", r.term_signal, strsignal(r.term_signal));
   }
 }
 

@@ -18,7 +18,8 @@ double parse_rapl_uj(const std::string& text) {
     throw std::invalid_argument(fmt::format("not a RAPL energy counter (microjoules): '{}'", text));
   // The kernel's counter is a u64: 20 digits at most. Without this limit, 309 digits made std::stod
   // throw std::out_of_range, not the documented invalid_argument (tests/fuzz, kernel_text).
-  if (t.size() > 20) throw std::invalid_argument(fmt::format("not a RAPL energy counter (more than 20 digits): '{}'", text));
+  if (t.size() > 20)
+    throw std::invalid_argument(fmt::format("not a RAPL energy counter (more than 20 digits): '{}'", text));
   return std::stod(t) * 1e-6;
 }
 
@@ -67,8 +68,10 @@ std::vector<std::string> rapl_package_files(std::string* why) {
     if (!ok || name.rfind("package", 0) != 0) continue;
     std::string f = root + "/" + n + "/energy_uj";
     slurp(f, ok);
-    if (ok) files.push_back(f);
-    else denied = f;
+    if (ok)
+      files.push_back(f);
+    else
+      denied = f;
   }
   closedir(d);
   std::sort(files.begin(), files.end());

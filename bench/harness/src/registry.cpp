@@ -44,7 +44,8 @@ bool register_derived_rows(const std::string& benchmark, DeriveRows derive) {
 
 bool register_repetition_defaults(const std::array<int, 3>& reps, const std::array<double, 3>& min_time_s) {
   for (int p = 0; p < 3; ++p) {
-    if (reps[p] < 1 || !(min_time_s[p] > 0)) throw std::invalid_argument("repetition defaults: reps >= 1, min_time > 0");
+    if (reps[p] < 1 || !(min_time_s[p] > 0))
+      throw std::invalid_argument("repetition defaults: reps >= 1, min_time > 0");
     shared_defaults().reps[p] = reps[p];
     shared_defaults().min_time_s[p] = min_time_s[p];
   }

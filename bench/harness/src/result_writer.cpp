@@ -14,8 +14,7 @@
 
 namespace rigcheck {
 
-ResultWriter::ResultWriter(std::string final_path)
-    : final_(std::move(final_path)), partial_(final_ + ".partial") {
+ResultWriter::ResultWriter(std::string final_path) : final_(std::move(final_path)), partial_(final_ + ".partial") {
   fd_ = ::open(partial_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd_ < 0) throw std::runtime_error(fmt::format("{}: cannot write: {}", partial_, std::strerror(errno)));
   append(result_header() + "\n");
@@ -31,8 +30,8 @@ void ResultWriter::append(const std::string& text) {
   if (broken_) throw std::runtime_error(broken_msg_);
   if (int err = write_all(fd_, text)) {
     broken_ = true;
-    broken_msg_ = fmt::format("{}: cannot write a result row: {} (the rows before it are kept)", partial_,
-                              std::strerror(err));
+    broken_msg_ =
+        fmt::format("{}: cannot write a result row: {} (the rows before it are kept)", partial_, std::strerror(err));
     throw std::runtime_error(broken_msg_);
   }
 }

@@ -11,10 +11,14 @@ namespace rigcheck {
 
 const char* to_string(Status s) {
   switch (s) {
-    case Status::ok: return "ok";
-    case Status::skipped: return "skipped";
-    case Status::mistrusted: return "mistrusted";
-    case Status::failed: return "failed";
+    case Status::ok:
+      return "ok";
+    case Status::skipped:
+      return "skipped";
+    case Status::mistrusted:
+      return "mistrusted";
+    case Status::failed:
+      return "failed";
   }
   return "failed";
 }
@@ -90,15 +94,15 @@ std::vector<ResultRow> read_results(const std::string& path, const std::string* 
     read_header_from_schema(in, std::make_index_sequence<kResultColumns.size()>{});
     std::string version, value, repetition, status;
     ResultRow r;
-    while (in.read_row(version, r.run_id, r.benchmark, r.case_name, r.params, r.metric, value, r.unit,
-                       repetition, status, r.note)) {
+    while (in.read_row(version, r.run_id, r.benchmark, r.case_name, r.params, r.metric, value, r.unit, repetition,
+                       status, r.note)) {
       line = static_cast<long>(in.get_file_line());
       if (!parse_int(version, r.schema_version))
         throw InputError(path, line, fmt::format("schema_version '{}' is not an integer", version));
       if (r.schema_version != kSchemaVersion)
         throw InputError(path, line,
-                         fmt::format("unknown schema_version {} (this rigcheck reads version {})",
-                                     r.schema_version, kSchemaVersion));
+                         fmt::format("unknown schema_version {} (this rigcheck reads version {})", r.schema_version,
+                                     kSchemaVersion));
       try {
         r.status = status_from_string(status);
       } catch (const std::invalid_argument& e) {
@@ -132,8 +136,10 @@ std::vector<std::pair<std::string, std::string>> parse_params(const std::string&
     std::string kv = s.substr(start, end - start);
     size_t eq = kv.find('=');
     if (!kv.empty()) {
-      if (eq == std::string::npos) out.emplace_back(kv, "");
-      else out.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+      if (eq == std::string::npos)
+        out.emplace_back(kv, "");
+      else
+        out.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
     }
     start = end + 1;
   }

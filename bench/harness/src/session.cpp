@@ -40,11 +40,15 @@ Status trust(double utilization, int threads, std::string* note, int working_thr
   std::string why;
   // More threads than the row says is a defect of the row whatever else ran: said first.
   if (cpus > threads + kMaxExtraCpus)
-    why = fmt::format("the process used {:.2f} CPUs' worth of CPU time for a row of {} thread{}: more threads ran "
-                      "than it says", cpus, threads, s);
+    why = fmt::format(
+        "the process used {:.2f} CPUs' worth of CPU time for a row of {} thread{}: more threads ran "
+        "than it says",
+        cpus, threads, s);
   else if (working_threads > threads)
-    why = fmt::format("{} threads of the process each worked over {:.0f}% of the time for a row of {} thread{}: "
-                      "more threads ran than it says", working_threads, 100 * kWorkingThreadShare, threads, s);
+    why = fmt::format(
+        "{} threads of the process each worked over {:.0f}% of the time for a row of {} thread{}: "
+        "more threads ran than it says",
+        working_threads, 100 * kWorkingThreadShare, threads, s);
   else if (utilization < kMinCpuUtilization)
     why = fmt::format("the process had {:.0f}% of the CPU time of its {} thread{}: something else competed",
                       100 * utilization, threads, s);
@@ -116,8 +120,8 @@ Session::Session(const char* argv0, std::string about, SharedOptions shared)
   if (shared_.sizes)
     app.add_option("--sizes", opt_.sizes_spec, "problem sizes: 1024,2K,64M | 1K-1M*2 (K/M/G = 2^10/2^20/2^30)");
   app.add_option("--reps", opt_.reps,
-                 fmt::format("repetitions per case (default: {} tiny, {} quick, {} full)", shared_.reps[0], shared_.reps[1],
-                             shared_.reps[2]));
+                 fmt::format("repetitions per case (default: {} tiny, {} quick, {} full)", shared_.reps[0],
+                             shared_.reps[1], shared_.reps[2]));
   if (shared_.min_time)
     app.add_option("--min-time", opt_.min_time,
                    fmt::format("minimum seconds per repetition (default: {:g} tiny, {:g} quick, {:g} full)",
@@ -129,7 +133,8 @@ Session::Session(const char* argv0, std::string about, SharedOptions shared)
   app.add_option("--run-id", opt_.run_id, "run id written in every row (default: adhoc-<host>-<UTC time>)");
   app.add_option("--filter", opt_.filter, "only cases whose benchmark/case name matches this ECMAScript regex");
   app.add_flag("--list", opt_.list, "list the cases with their parameters, run nothing");
-  app.add_flag("--describe", "print this binary's rows of data/benchmarks.csv (the reference times left empty) and the "
+  app.add_flag("--describe",
+               "print this binary's rows of data/benchmarks.csv (the reference times left empty) and the "
                "benchmark names it writes, run nothing");
 }
 
@@ -161,7 +166,8 @@ std::optional<int> Session::parse(int argc, char** argv, const std::function<voi
     try {
       if (!opt_.filter.empty()) filter_->re = std::regex(opt_.filter, std::regex::ECMAScript);
     } catch (const std::regex_error& e) {
-      throw std::invalid_argument(fmt::format("--filter '{}' is not a valid regular expression: {}", opt_.filter, e.what()));
+      throw std::invalid_argument(
+          fmt::format("--filter '{}' is not a valid regular expression: {}", opt_.filter, e.what()));
     }
     if (validate) validate();
   } catch (const CLI::ParseError& e) {
@@ -198,8 +204,8 @@ bool Session::open_results() {
   const std::string out = results_path();
   struct stat sb;
   if (::stat(out.c_str(), &sb) == 0) {
-    std::fprintf(stderr, "%s: %s exists; results are never overwritten (choose another --out or --stem)\n", prog_.c_str(),
-                 out.c_str());
+    std::fprintf(stderr, "%s: %s exists; results are never overwritten (choose another --out or --stem)\n",
+                 prog_.c_str(), out.c_str());
     return false;
   }
   try {

@@ -23,33 +23,44 @@
 namespace rigcheck {
 
 void add_main_options(Session& session, MainOptions& mo) {
-  session.app().add_option("--reps-target", mo.reps_target,
-                           fmt::format("add repetitions while the relative IQR of a case's time per iteration is above this "
-                                       "(0 = never; default: {:g} tiny, {:g} quick, {:g} full)",
-                                       kRepsTargetDefault[0], kRepsTargetDefault[1], kRepsTargetDefault[2]));
-  session.app().add_option("--reps-cap", mo.reps_cap, "at most this many repetitions per case with --reps-target (default: 2 x --reps)");
+  session.app().add_option(
+      "--reps-target", mo.reps_target,
+      fmt::format("add repetitions while the relative IQR of a case's time per iteration is above this "
+                  "(0 = never; default: {:g} tiny, {:g} quick, {:g} full)",
+                  kRepsTargetDefault[0], kRepsTargetDefault[1], kRepsTargetDefault[2]));
+  session.app().add_option("--reps-cap", mo.reps_cap,
+                           "at most this many repetitions per case with --reps-target (default: 2 x --reps)");
   session.app().add_option("--reps-budget", mo.reps_budget,
-                           fmt::format("time for added repetitions, as a fraction of the time the binary's own repetitions took so far (default {:g})", kAddedRepsBudget));
-  session.app().add_option("--time-budget", mo.time_budget,
-                           fmt::format("seconds for all the cases (rigcheck run --budget gives each binary its share): each case "
-                                       "gets what is left over the cases left, keeps at least {} repetitions, and adds none "
-                                       "beyond its share; a case cut short says so (0 = no budget)", kBudgetMinReps));
-  session.app().add_option("--alternate-env", mo.alternate_env,
-                           "VAR=VALUE: start a second process of this binary with VAR=VALUE added to its environment and take "
-                           "turns with it repetition by repetition (it first), its rows in this CSV, every row saying "
-                           "interleaved=VAR; adaptive repetitions are off in both");
-  session.app().add_option("--turns", mo.turns_spec, "R,W,KEY: the second side of --alternate-env (set by the first)")->group("");
+                           fmt::format("time for added repetitions, as a fraction of the time the binary's own "
+                                       "repetitions took so far (default {:g})",
+                                       kAddedRepsBudget));
+  session.app().add_option(
+      "--time-budget", mo.time_budget,
+      fmt::format("seconds for all the cases (rigcheck run --budget gives each binary its share): each case "
+                  "gets what is left over the cases left, keeps at least {} repetitions, and adds none "
+                  "beyond its share; a case cut short says so (0 = no budget)",
+                  kBudgetMinReps));
+  session.app().add_option(
+      "--alternate-env", mo.alternate_env,
+      "VAR=VALUE: start a second process of this binary with VAR=VALUE added to its environment and take "
+      "turns with it repetition by repetition (it first), its rows in this CSV, every row saying "
+      "interleaved=VAR; adaptive repetitions are off in both");
+  session.app()
+      .add_option("--turns", mo.turns_spec, "R,W,KEY: the second side of --alternate-env (set by the first)")
+      ->group("");
 }
 
 void check_main_options(Session& session, const MainOptions& mo) {
   if (!mo.alternate_env.empty()) check_assignment(mo.alternate_env);
   if (!mo.turns_spec.empty()) parse_turns_spec(mo.turns_spec);
   if (session.app().count("--reps-target") && !(mo.reps_target >= 0 && std::isfinite(mo.reps_target)))
-    throw std::invalid_argument(fmt::format("--reps-target {:g}: expected a fraction >= 0 (0 = never add repetitions)", mo.reps_target));
+    throw std::invalid_argument(
+        fmt::format("--reps-target {:g}: expected a fraction >= 0 (0 = never add repetitions)", mo.reps_target));
   if (session.app().count("--reps-cap") && mo.reps_cap < 1)
     throw std::invalid_argument(fmt::format("--reps-cap {}: expected a count >= 1", mo.reps_cap));
   if (!(mo.time_budget >= 0 && std::isfinite(mo.time_budget)))
-    throw std::invalid_argument(fmt::format("--time-budget {:g}: expected seconds >= 0 (0 = no budget)", mo.time_budget));
+    throw std::invalid_argument(
+        fmt::format("--time-budget {:g}: expected seconds >= 0 (0 = no budget)", mo.time_budget));
   if (!(mo.reps_budget >= 0 && std::isfinite(mo.reps_budget)))
     throw std::invalid_argument(fmt::format("--reps-budget {:g}: expected a fraction >= 0", mo.reps_budget));
 }
@@ -62,8 +73,8 @@ namespace {
 // OpenMP's own binding goes too: the harness places each case's threads itself (placement.hpp), and
 // a runtime that binds its threads at creation would move them where the placement did not put them.
 constexpr const char* kThreadCapVars[] = {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS",
-                                          "MKL_NUM_THREADS", "OMP_THREAD_LIMIT", "DNNL_MAX_THREADS",
-                                          "OMP_PROC_BIND", "OMP_PLACES", "GOMP_CPU_AFFINITY"};
+                                          "MKL_NUM_THREADS", "OMP_THREAD_LIMIT",     "DNNL_MAX_THREADS",
+                                          "OMP_PROC_BIND",   "OMP_PLACES",           "GOMP_CPU_AFFINITY"};
 }  // namespace
 
 void clear_thread_caps(char** argv) {
@@ -75,7 +86,8 @@ void clear_thread_caps(char** argv) {
   for (const char* v : kThreadCapVars) unsetenv(v);
   setenv("RIGCHECK_THREAD_ENV_CLEARED", "1", 1);
   setenv("RIGCHECK_USER_THREAD_ENV", user.c_str(), 1);
-  std::fprintf(stderr, "%s: cleared %s so that every thread count swept can run; starting again\n", argv[0], user.c_str());
+  std::fprintf(stderr, "%s: cleared %s so that every thread count swept can run; starting again\n", argv[0],
+               user.c_str());
   // A runtime told to bind (OMP_PROC_BIND) bound this thread to its first place before main, and
   // exec keeps a thread's mask: the process starts again on the CPUs of every place.
   if (const std::vector<int> cpus = openmp_place_cpus(); !cpus.empty()) {

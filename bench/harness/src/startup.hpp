@@ -12,8 +12,8 @@ namespace rigcheck {
 
 // The options harness_main adds to the session's command line.
 struct MainOptions {
-  double reps_target = -1;  // --reps-target; -1: the profile's default
-  int reps_cap = 0;         // --reps-cap; 0: 2 x --reps
+  double reps_target = -1;                // --reps-target; -1: the profile's default
+  int reps_cap = 0;                       // --reps-cap; 0: 2 x --reps
   double reps_budget = kAddedRepsBudget;  // --reps-budget
   double time_budget = 0;                 // --time-budget seconds; 0: none
   std::string alternate_env, turns_spec;  // --alternate-env VAR=VALUE, --turns R,W,KEY (the second side)

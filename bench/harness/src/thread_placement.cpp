@@ -119,7 +119,8 @@ std::vector<std::pair<int, int>> node_core_counts(const Topology& t, const std::
 std::vector<int> domain_core_counts(const Topology& t, const std::vector<int>& allowed_in) {
   const std::vector<int>& allowed = allowed_in.empty() ? t.allowed_pus : allowed_in;
   auto usable = [&](const TopoCore& c) {
-    return std::any_of(c.pus.begin(), c.pus.end(), [&](int pu) { return std::binary_search(allowed.begin(), allowed.end(), pu); });
+    return std::any_of(c.pus.begin(), c.pus.end(),
+                       [&](int pu) { return std::binary_search(allowed.begin(), allowed.end(), pu); });
   };
   const TopoCore* first = nullptr;
   for (const TopoCore& c : t.cores)

@@ -9,8 +9,11 @@
 namespace rigcheck {
 
 TimeBudget::TimeBudget(double seconds, size_t units, Clock::time_point start, bool taking_turns)
-    : seconds_(seconds > 0 && std::isfinite(seconds) ? seconds : 0), units_left_(units), start_(start),
-      unit_start_(start), taking_turns_(taking_turns) {}
+    : seconds_(seconds > 0 && std::isfinite(seconds) ? seconds : 0),
+      units_left_(units),
+      start_(start),
+      unit_start_(start),
+      taking_turns_(taking_turns) {}
 
 void TimeBudget::start_unit(Clock::time_point now) {
   unit_start_ = now;
@@ -35,10 +38,13 @@ int TimeBudget::rounds_that_fit(double per_round, int wanted, Clock::time_point 
 
 std::string TimeBudget::cut_note(int done, int wanted) const {
   if (taking_turns_)
-    return fmt::format("taking turns under a time budget: the floor's {} of its {} repetitions (the two sides "
-                       "cannot agree on more)", done, wanted);
-  return fmt::format("the time budget ({:.1f} s of this binary's {:.0f} s for this case) allowed {} of its {} repetitions",
-                     share_, seconds_, done, wanted);
+    return fmt::format(
+        "taking turns under a time budget: the floor's {} of its {} repetitions (the two sides "
+        "cannot agree on more)",
+        done, wanted);
+  return fmt::format(
+      "the time budget ({:.1f} s of this binary's {:.0f} s for this case) allowed {} of its {} repetitions", share_,
+      seconds_, done, wanted);
 }
 
 }  // namespace rigcheck

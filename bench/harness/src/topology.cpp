@@ -107,8 +107,9 @@ double parse_cpu_max(const std::string& cpu_max) {
   }
 }
 
-static void for_each_cgroup_dir(const std::string& proc_self_cgroup, const std::string& cgroup_root, const std::string& controller,
-                         const std::function<bool(const std::string& dir, bool v2)>& visit) {
+static void for_each_cgroup_dir(const std::string& proc_self_cgroup, const std::string& cgroup_root,
+                                const std::string& controller,
+                                const std::function<bool(const std::string& dir, bool v2)>& visit) {
   std::ifstream in(proc_self_cgroup);
   for (std::string l; std::getline(in, l);) {
     // "0::/path" (v2) or "N:cpu,cpuacct:/path" (v1)
@@ -183,7 +184,8 @@ CgroupMemoryLimit cgroup_memory_limit(const std::string& proc_self_cgroup, const
       best.text = fmt::format("cgroup {} in {}", file, dir);
       std::string now;
       best.used = read_line(dir + "/" + (v2 ? "memory.current" : "memory.usage_in_bytes"), now)
-                      ? static_cast<std::uint64_t>(std::atoll(now.c_str())) : 0;
+                      ? static_cast<std::uint64_t>(std::atoll(now.c_str()))
+                      : 0;
     }
     return true;
   });
@@ -220,9 +222,8 @@ CpuBudget cpu_budget(const std::vector<int>& allowed) {
   const Topology& t = this_machine();
   b.allowed_cores = 0;
   for (const TopoCore& c : t.cores)
-    if (std::any_of(c.pus.begin(), c.pus.end(), [&](int cpu) {
-          return std::binary_search(b.allowed_cpus.begin(), b.allowed_cpus.end(), cpu);
-        }))
+    if (std::any_of(c.pus.begin(), c.pus.end(),
+                    [&](int cpu) { return std::binary_search(b.allowed_cpus.begin(), b.allowed_cpus.end(), cpu); }))
       ++b.allowed_cores;
   if (t.cores.empty()) b.allowed_cores = static_cast<int>(b.allowed_cpus.size());
   b.quota = cgroup_cpu_quota();
@@ -238,6 +239,5 @@ CpuBudget cpu_budget(const std::vector<int>& allowed) {
   b.usable_threads = std::max(b.usable_cores, b.usable_threads);
   return b;
 }
-
 
 }  // namespace rigcheck

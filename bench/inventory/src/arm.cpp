@@ -75,8 +75,9 @@ void add_arm_cpu(Collector& c, const CpuId& cpu) {
   if (!imp.empty()) {
     const std::vector<ArmCpu> table = read_arm_cpus(data_path("arm_cpus.csv"));
     const ArmCpu* a = arm_cpu(imp, part, table);
-    c.add("cpu_arm_name", a ? fmt::format("{} (from {}; data/arm_cpus.csv: {})", a->name, from, a->source)
-                            : unknown(fmt::format("implementer {} part {} ({}) not in data/arm_cpus.csv", imp, part, from)));
+    c.add("cpu_arm_name",
+          a ? fmt::format("{} (from {}; data/arm_cpus.csv: {})", a->name, from, a->source)
+            : unknown(fmt::format("implementer {} part {} ({}) not in data/arm_cpus.csv", imp, part, from)));
   }
   const unsigned long hw = getauxval(AT_HWCAP), hw2 = getauxval(AT_HWCAP2);
   const std::pair<const char*, bool> features[] = {

@@ -23,8 +23,8 @@ namespace rigcheck::inventory_detail {
 // CPU identity from /proc/cpuinfo.
 void add_cpu_identity(Collector& c, const CpuId& cpu) {
   if (!cpu.readable) {
-    for (const char* k : {"cpu_vendor", "cpu_model", "cpu_family", "cpu_model_number",
-                          "cpu_stepping", "cpu_microarch", "cpu_server_class"})
+    for (const char* k : {"cpu_vendor", "cpu_model", "cpu_family", "cpu_model_number", "cpu_stepping", "cpu_microarch",
+                          "cpu_server_class"})
       c.add(k, unknown("/proc/cpuinfo not readable"));
     return;
   }
@@ -54,10 +54,10 @@ std::uint64_t parse_cache_size(const std::string& text) {
 // ------------------------------------------------------------------ caches, from every source
 // One cache level as one source reports it.
 struct CacheReport {
-  bool found = false;        // the source answered for this level
-  std::uint64_t bytes = 0;   // one instance
+  bool found = false;           // the source answered for this level
+  std::uint64_t bytes = 0;      // one instance
   std::int64_t instances = -1;  // -1: unknown
-  std::string why;           // why not found
+  std::string why;              // why not found
 };
 
 constexpr const char* kLevels[] = {"l1d", "l1i", "l2", "l3"};
@@ -75,7 +75,10 @@ std::map<std::string, CacheReport> caches_from_sysfs() {
       std::uint64_t level = 0;
       if (!read_first_line(d + "level", level_s) || !parse_u64(level_s, level) || !read_first_line(d + "type", type))
         continue;
-      std::string name = level == 1 ? (type == "Instruction" ? "l1i" : "l1d") : level == 2 ? "l2" : level == 3 ? "l3" : "";
+      std::string name = level == 1   ? (type == "Instruction" ? "l1i" : "l1d")
+                         : level == 2 ? "l2"
+                         : level == 3 ? "l3"
+                                      : "";
       if (name.empty()) continue;
       CacheReport& r = out[name];
       if (!r.found && read_first_line(d + "size", size_s)) r.bytes = parse_cache_size(size_s);
@@ -107,8 +110,8 @@ std::map<std::string, CacheReport> caches_from_hwloc(std::string& version) {
   const unsigned v = hwloc_get_api_version();
   version = fmt::format("hwloc {}.{}.{}", v >> 16, (v >> 8) & 0xff, v & 0xff);
   hwloc_topology_t topo;
-  if (hwloc_topology_init(&topo) != 0 || hwloc_topology_set_icache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_ALL) != 0 ||
-      hwloc_topology_load(topo) != 0) {
+  if (hwloc_topology_init(&topo) != 0 ||
+      hwloc_topology_set_icache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_ALL) != 0 || hwloc_topology_load(topo) != 0) {
     for (const char* l : kLevels) out[l].why = "hwloc could not load the topology";
     return out;
   }
@@ -171,8 +174,8 @@ std::vector<CpuCacheDatasheet> read_cpu_cache_datasheets(const std::string& path
   std::vector<CpuCacheDatasheet> out;
   with_csv_errors(path, [&] {
     io::CSVReader<8, io::trim_chars<>, io::double_quote_escape<',', '"'>> in(path);
-    in.read_header(io::ignore_no_column, "vendor", "family", "model_first", "model_last", "parts",
-                   "l3_instance_bytes", "l3_instance_max_bytes", "source");
+    in.read_header(io::ignore_no_column, "vendor", "family", "model_first", "model_last", "parts", "l3_instance_bytes",
+                   "l3_instance_max_bytes", "source");
     CpuCacheDatasheet d;
     std::string fam, m0, m1, l3, l3max;
     while (in.read_row(d.vendor, fam, m0, m1, d.parts, l3, l3max, d.source)) {
@@ -271,7 +274,8 @@ void add_caches(Collector& c, const CpuId& cpu) {
       candidates += (candidates.empty() ? "" : "; ") + text;
     }
     if (l3) {
-      const CpuCacheDatasheet* d = cpu_cache_datasheet(cpu.vendor, static_cast<int>(cpu.family), static_cast<int>(cpu.model), ds);
+      const CpuCacheDatasheet* d =
+          cpu_cache_datasheet(cpu.vendor, static_cast<int>(cpu.family), static_cast<int>(cpu.model), ds);
       if (d != nullptr) {
         candidates += fmt::format("; datasheet: {} per L3 instance for {} ({})", bytes_text(d->l3_instance_bytes),
                                   d->parts, d->source);
@@ -351,8 +355,9 @@ void add_isa(Collector& c, const CpuId& cpu) {
 #else
   const bool x86 = false;  // an aarch64 binary: under qemu-user /proc/cpuinfo is the host's x86 CPU
 #endif
-  const std::string why = !x86 ? std::string("an x86 feature; this binary is ") + binary_arch()
-                          : cpu.readable ? "no flags line in /proc/cpuinfo" : "/proc/cpuinfo not readable";
+  const std::string why = !x86           ? std::string("an x86 feature; this binary is ") + binary_arch()
+                          : cpu.readable ? "no flags line in /proc/cpuinfo"
+                                         : "/proc/cpuinfo not readable";
   auto has = [&](const char* f) { return cpu.flags.count(f) != 0; };
   for (const auto& [key, flags] : keys) {
     if (!x86 || !cpu.flags_found) {

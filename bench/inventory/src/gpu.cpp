@@ -55,9 +55,9 @@ void add_cuda_devices(Collector& c) {
 
   int dv = 0;
   const int dv_rc = driver_version != nullptr ? driver_version(&dv) : -1;
-  const std::string driver = dv_rc == 0 ? cuda_version_text(dv)
+  const std::string driver = dv_rc == 0                  ? cuda_version_text(dv)
                              : driver_version == nullptr ? unknown("no cuDriverGetVersion in libcuda.so.1")
-                                                          : unknown(describe("cuDriverGetVersion", dv_rc));
+                                                         : unknown(describe("cuDriverGetVersion", dv_rc));
   if (cu_init == nullptr || device_count == nullptr || device_get == nullptr) {
     c.add("gpu_count", "0");
     c.add("gpu_note", "libcuda.so.1 lacks cuInit/cuDeviceGetCount/cuDeviceGet");
@@ -102,8 +102,9 @@ void add_cuda_devices(Collector& c) {
     const int mem_rc = get_rc == 0 && total_mem != nullptr ? total_mem(&bytes, dev) : -1;
     c.add(p + "memory_bytes", mem_rc == 0 ? std::to_string(bytes) : unknown("cuDeviceTotalMem_v2 failed"));
     const std::string major = attr(kCcMajor), minor = attr(kCcMinor);
-    c.add(p + "compute_capability",
-          major.compare(0, 8, "unknown:") == 0 ? major : minor.compare(0, 8, "unknown:") == 0 ? minor : major + "." + minor);
+    c.add(p + "compute_capability", major.compare(0, 8, "unknown:") == 0   ? major
+                                    : minor.compare(0, 8, "unknown:") == 0 ? minor
+                                                                           : major + "." + minor);
     c.add(p + "sm_count", attr(kSmCount));
     c.add(p + "clock_khz", attr(kClockRate));
     c.add(p + "memory_clock_khz", attr(kMemoryClock));
@@ -125,13 +126,16 @@ void add_nvml_facts(Collector& c) {
     auto version = nvml::symbol<int (*)(char*, unsigned)>("nvmlSystemGetDriverVersion");
     char buf[96] = {};  // NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE is 80
     const int rc = version != nullptr ? version(buf, sizeof buf - 1) : nvml::kMissing;
-    c.add("nvidia_driver_version", rc == 0 ? std::string(buf) : unknown(nvml::failure("nvmlSystemGetDriverVersion", rc)));
+    c.add("nvidia_driver_version",
+          rc == 0 ? std::string(buf) : unknown(nvml::failure("nvmlSystemGetDriverVersion", rc)));
     // Per NVML device: UUID, ECC, MIG and persistence mode, clocks, power limits, PCIe link (NVML
     // numbers devices by PCI bus order, which CUDA follows only with CUDA_DEVICE_ORDER=PCI_BUS_ID:
     // hence the nvml_gpuN_ prefix).
     const unsigned n = nvml::device_count(&why);
-    if (n == 0) c.add("nvml_gpu_count", why.empty() ? std::string("0") : unknown(why));
-    else c.add("nvml_gpu_count", std::to_string(n));
+    if (n == 0)
+      c.add("nvml_gpu_count", why.empty() ? std::string("0") : unknown(why));
+    else
+      c.add("nvml_gpu_count", std::to_string(n));
     for (unsigned i = 0; i < n; ++i) {
       why.clear();
       nvml::Device dev = nvml::device_by_index(i, &why);
@@ -149,9 +153,8 @@ void add_nvml_facts(Collector& c) {
 void add_cuda_libraries(Collector& c) {
   c.section("cuda_runtime_version", [&] {
     std::string err;
-    void* lib = open_first({"libcudart.so", "/usr/local/cuda/lib64/libcudart.so", "libcudart.so.13",
-                            "libcudart.so.12"},
-                           err);
+    void* lib =
+        open_first({"libcudart.so", "/usr/local/cuda/lib64/libcudart.so", "libcudart.so.13", "libcudart.so.12"}, err);
     auto get = lib != nullptr ? symbol<int (*)(int*)>(lib, "cudaRuntimeGetVersion") : nullptr;
     int v = 0;
     if (lib == nullptr)
@@ -170,14 +173,17 @@ void add_cuda_libraries(Collector& c) {
   // here (the suite's binaries have /usr/local/cuda/lib64 in their run path).
   c.section("cublas_version", [&] {
     for (auto [key, names, getter] :
-         {std::tuple{"cublaslt_version", std::vector<const char*>{"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so",
-                                                                  "/usr/local/cuda/lib64/libcublasLt.so"},
+         {std::tuple{"cublaslt_version",
+                     std::vector<const char*>{"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so",
+                                              "/usr/local/cuda/lib64/libcublasLt.so"},
                      "cublasLtGetProperty"},
-          std::tuple{"cublas_version", std::vector<const char*>{"libcublas.so.13", "libcublas.so.12", "libcublas.so",
-                                                                "/usr/local/cuda/lib64/libcublas.so"},
+          std::tuple{"cublas_version",
+                     std::vector<const char*>{"libcublas.so.13", "libcublas.so.12", "libcublas.so",
+                                              "/usr/local/cuda/lib64/libcublas.so"},
                      "cublasGetProperty"},
-          std::tuple{"cudnn_version", std::vector<const char*>{"libcudnn.so.9", "libcudnn.so.8", "libcudnn.so",
-                                                               "/usr/local/cuda/lib64/libcudnn.so"},
+          std::tuple{"cudnn_version",
+                     std::vector<const char*>{"libcudnn.so.9", "libcudnn.so.8", "libcudnn.so",
+                                              "/usr/local/cuda/lib64/libcudnn.so"},
                      "cudnnGetProperty"}}) {
       std::string err;
       void* lib = open_first(names, err);

@@ -83,7 +83,6 @@ bool list_dir(const std::string& path, std::vector<std::string>& names);
 // The numbers N of entries named <prefix>N in a directory, ascending ("index0", "node1").
 std::vector<int> numbered_entries(const std::string& path, std::string_view prefix);
 
-
 // The bracketed word of a sysfs choice file ("always [madvise] never" -> "madvise").
 std::string bracketed_choice(const std::string& path);
 

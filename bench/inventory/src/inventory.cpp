@@ -45,9 +45,10 @@ Inventory collect_captured_inventory(const std::string& root) {
   try {
     Collector c;
     c.add("sysroot", root);
-    c.add("live_facts", "not collected: cpuid, clocks, the auxiliary vector, libraries, the build and the GPUs are "
-                        "known only to a process on the machine itself; this inventory describes the captured root, "
-                        "not the host that read it");
+    c.add("live_facts",
+          "not collected: cpuid, clocks, the auxiliary vector, libraries, the build and the GPUs are "
+          "known only to a process on the machine itself; this inventory describes the captured root, "
+          "not the host that read it");
     CpuId cpu;
     c.section("cpuinfo", [&] { cpu = read_cpuinfo(root); });
     c.section("cpu", [&] { add_cpu_identity(c, cpu); });
@@ -81,7 +82,9 @@ std::string inventory_get(const Inventory& inv, const std::string& key, const st
 }
 
 std::string format_inventory_csv(const Inventory& inv) {
-  return format_csv("key,value", inv, [](const InventoryEntry& e) -> std::vector<std::string> { return {e.first, e.second}; });
+  return format_csv("key,value", inv, [](const InventoryEntry& e) -> std::vector<std::string> {
+    return {e.first, e.second};
+  });
 }
 
 void write_inventory_csv(const Inventory& inv, const std::string& path) {

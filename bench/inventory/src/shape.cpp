@@ -13,7 +13,8 @@ void add_topology(Collector& c, const Topology& t, const std::string& vendor) {
   c.add("topology_source", t.source);
   if (!t.error.empty() || t.cores.empty()) {
     const std::string why = unknown("no topology: " + (t.error.empty() ? std::string("no cores found") : t.error));
-    for (const char* k : {"machine_shape", "sockets", "physical_cores", "hardware_threads", "threads_per_core", "numa_nodes"})
+    for (const char* k :
+         {"machine_shape", "sockets", "physical_cores", "hardware_threads", "threads_per_core", "numa_nodes"})
       c.add(k, why);
     return;
   }
@@ -27,8 +28,8 @@ void add_topology(Collector& c, const Topology& t, const std::string& vendor) {
       } catch (const std::exception&) {
       }
     }
-  c.add("machine_shape", llc_bad.empty() ? t.shape()
-                                         : t.shape(false) + ", L3 not reported plausibly (cache_l3_candidates)");
+  c.add("machine_shape",
+        llc_bad.empty() ? t.shape() : t.shape(false) + ", L3 not reported plausibly (cache_l3_candidates)");
   c.add("sockets", std::to_string(t.packages));
   c.add("dies", t.dies > 0 ? std::to_string(t.dies) : "none reported");
   c.add("physical_cores", std::to_string(t.cores.size()));
@@ -40,7 +41,8 @@ void add_topology(Collector& c, const Topology& t, const std::string& vendor) {
     c.add("threads_per_core", fmt::format("{:.2f}", double(threads) / double(t.cores.size())));
   if (t.kinds.size() > 1) {
     std::vector<std::string> kinds;
-    for (const CpuKind& k : t.kinds) kinds.push_back(fmt::format("{} cores {} (efficiency {})", k.cores, k.name, k.efficiency));
+    for (const CpuKind& k : t.kinds)
+      kinds.push_back(fmt::format("{} cores {} (efficiency {})", k.cores, k.name, k.efficiency));
     c.add("cpu_kinds", join(kinds, "; "));
   } else {
     c.add("cpu_kinds", "one kind");
@@ -61,7 +63,8 @@ void add_topology(Collector& c, const Topology& t, const std::string& vendor) {
     if (k.l3 >= 0 && !llc_ordinal.count(k.l3)) llc_ordinal.emplace(k.l3, static_cast<int>(llc_ordinal.size()));
     std::vector<std::string> pus;
     for (int pu : k.pus) pus.push_back(std::to_string(pu));
-    cores.push_back(fmt::format("{}.{}.{}:{}", k.package, k.numa >= 0 ? std::to_string(t.nodes[static_cast<size_t>(k.numa)].os_index) : "-",
+    cores.push_back(fmt::format("{}.{}.{}:{}", k.package,
+                                k.numa >= 0 ? std::to_string(t.nodes[static_cast<size_t>(k.numa)].os_index) : "-",
                                 k.l3 >= 0 ? std::to_string(llc_ordinal[k.l3]) : "-", join(pus, ",")));
   }
   c.add("core_layout", join(cores, ";"));

@@ -44,13 +44,14 @@ void add_provenance(Collector& c) {
     // safe.directory: the checkout may belong to another user (a root CI job in a user's clone);
     // since the owner check is off, the settings through which a checkout's config can run a
     // command during `status` (fsmonitor, hooks) are overridden and no index refresh is written.
-    const std::string git = "git -c safe.directory='*' -c core.fsmonitor=false -c core.hooksPath=/dev/null "
-                            "--no-optional-locks -C " + shell_quote(dir);
+    const std::string git =
+        "git -c safe.directory='*' -c core.fsmonitor=false -c core.hooksPath=/dev/null "
+        "--no-optional-locks -C " +
+        shell_quote(dir);
     const std::string head = first_line_of(run_command(git + " rev-parse HEAD 2>/dev/null").output);
     if (head.size() >= 40 && head.find_first_not_of("0123456789abcdef") == std::string::npos) {
       commit = head;
-      if (!trim(run_command(git + " status --porcelain 2>/dev/null").output).empty())
-        commit += "-dirty";
+      if (!trim(run_command(git + " status --porcelain 2>/dev/null").output).empty()) commit += "-dirty";
     } else {
       why = "git rev-parse HEAD failed in " + dir;
     }
@@ -84,7 +85,6 @@ void add_provenance(Collector& c) {
       c.add("hostname", unknown("gethostname: " + errno_text(errno)));
   });
 }
-
 
 // cpufreq and virtualization.
 void add_platform(Collector& c, const CpuId& cpu) {
@@ -134,8 +134,7 @@ std::string probe_perf_counters() {
     ::close(static_cast<int>(fd));
     return fmt::format("yes (perf_event_paranoid={})", paranoid);
   }
-  return fmt::format("no: perf_event_open(cycles) failed: {} (perf_event_paranoid={})",
-                     errno_text(errno), paranoid);
+  return fmt::format("no: perf_event_open(cycles) failed: {} (perf_event_paranoid={})", errno_text(errno), paranoid);
 #else
   return unknown("not probed");
 #endif
@@ -240,17 +239,30 @@ void add_libraries(Collector& c) {
   // (no dnnl_get_effective_cpu_isa), which the benchmarks set later.
   const dnnl_version_t* v = dnnl_version();
   if (v != nullptr) {
-    c.add("onednn_version", fmt::format("{}.{}.{} ({})", v->major, v->minor, v->patch,
-                                        v->hash != nullptr ? v->hash : "no hash"));
+    c.add("onednn_version",
+          fmt::format("{}.{}.{} ({})", v->major, v->minor, v->patch, v->hash != nullptr ? v->hash : "no hash"));
     std::string rt;
     switch (v->cpu_runtime) {
-      case DNNL_RUNTIME_NONE: rt = "none"; break;
-      case DNNL_RUNTIME_SEQ: rt = "seq"; break;
-      case DNNL_RUNTIME_OMP: rt = "omp"; break;
-      case DNNL_RUNTIME_TBB: rt = "tbb"; break;
-      case DNNL_RUNTIME_THREADPOOL: rt = "threadpool"; break;
-      case DNNL_RUNTIME_SYCL: rt = "sycl"; break;
-      default: rt = unknown(fmt::format("runtime code {}", v->cpu_runtime));
+      case DNNL_RUNTIME_NONE:
+        rt = "none";
+        break;
+      case DNNL_RUNTIME_SEQ:
+        rt = "seq";
+        break;
+      case DNNL_RUNTIME_OMP:
+        rt = "omp";
+        break;
+      case DNNL_RUNTIME_TBB:
+        rt = "tbb";
+        break;
+      case DNNL_RUNTIME_THREADPOOL:
+        rt = "threadpool";
+        break;
+      case DNNL_RUNTIME_SYCL:
+        rt = "sycl";
+        break;
+      default:
+        rt = unknown(fmt::format("runtime code {}", v->cpu_runtime));
     }
     c.add("onednn_cpu_runtime", rt);
   } else {
@@ -323,7 +335,6 @@ void add_tools(Collector& c) {
   c.add("mpi_version", mpi.empty() ? unknown("mpirun not found") : mpi);
 }
 
-
 // The environment variables that change what the benchmarks do, as the user had them. The thread
 // caps are cleared in every benchmark process (harness.cpp), so that the counts swept can run.
 namespace {
@@ -340,15 +351,17 @@ void add_env_vars(Collector& c, const std::string& prefix, std::initializer_list
 // Inside a Slurm allocation (sbatch, salloc, srun): the job, its nodes and cluster, from the
 // variables Slurm sets; "unset" outside one (docs/multi-node.md "Slurm").
 void add_slurm(Collector& c) {
-  add_env_vars(c, "", {"SLURM_JOB_ID", "SLURM_JOB_NODELIST", "SLURM_JOB_NUM_NODES", "SLURM_CLUSTER_NAME",
-                       "SLURM_JOB_PARTITION", "SLURM_NTASKS", "SLURM_NTASKS_PER_NODE"});
+  add_env_vars(c, "",
+               {"SLURM_JOB_ID", "SLURM_JOB_NODELIST", "SLURM_JOB_NUM_NODES", "SLURM_CLUSTER_NAME",
+                "SLURM_JOB_PARTITION", "SLURM_NTASKS", "SLURM_NTASKS_PER_NODE"});
 }
 
 void add_environment(Collector& c) {
   c.add("env_cuda_visible_devices", env_or_unset("CUDA_VISIBLE_DEVICES"));
   c.add("env_nccl_socket_ifname", env_or_unset("NCCL_SOCKET_IFNAME"));
-  add_env_vars(c, "env_", {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_THREAD_LIMIT",
-                           "OMP_PROC_BIND", "OMP_PLACES", "ONEDNN_MAX_CPU_ISA", "ATEN_CPU_CAPABILITY"});
+  add_env_vars(c, "env_",
+               {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_THREAD_LIMIT", "OMP_PROC_BIND",
+                "OMP_PLACES", "ONEDNN_MAX_CPU_ISA", "ATEN_CPU_CAPABILITY"});
 }
 
 }  // namespace rigcheck::inventory_detail

@@ -117,13 +117,11 @@ std::vector<int> numbered_entries(const std::string& path, std::string_view pref
   for (const auto& n : names) {
     if (n.size() <= prefix.size() || n.compare(0, prefix.size(), prefix) != 0) continue;
     std::uint64_t v = 0;
-    if (parse_u64(std::string_view(n).substr(prefix.size()), v) && v < 1u << 30)
-      ids.push_back(static_cast<int>(v));
+    if (parse_u64(std::string_view(n).substr(prefix.size()), v) && v < 1u << 30) ids.push_back(static_cast<int>(v));
   }
   std::sort(ids.begin(), ids.end());
   return ids;
 }
-
 
 std::string bracketed_choice(const std::string& path) {
   std::string line;
@@ -146,8 +144,7 @@ CommandResult run_command(const std::string& command, std::size_t max_bytes) {
   if (p == nullptr) return r;
   char buf[4096];
   std::size_t n = 0;
-  while (r.output.size() < max_bytes && (n = std::fread(buf, 1, sizeof buf, p)) > 0)
-    r.output.append(buf, n);
+  while (r.output.size() < max_bytes && (n = std::fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
   const int status = ::pclose(p);  // a child cut short by the cap just gets SIGPIPE
   r.exited_zero = status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
   return r;
@@ -234,8 +231,7 @@ std::string cpu_microarch(const CpuId& c) {
     if (f == 23) return "zen/zen2";
     if (f == 25) {
       // 0x30-0x3f: Trento (EPYC 7A53 and kin), a Zen 3 part.
-      if (in(0x00, 0x0f) || in(0x20, 0x2f) || in(0x30, 0x3f) || in(0x40, 0x4f) || in(0x50, 0x5f))
-        return "zen3";
+      if (in(0x00, 0x0f) || in(0x20, 0x2f) || in(0x30, 0x3f) || in(0x40, 0x4f) || in(0x50, 0x5f)) return "zen3";
       if (in(0x10, 0x1f) || in(0x60, 0x7f) || in(0xa0, 0xaf)) return "zen4";
       return unknown(fmt::format("AMD family {} model {:#x} not in the table", f, m));
     }
@@ -249,10 +245,11 @@ std::string cpu_microarch(const CpuId& c) {
 bool server_model(const CpuId& c) {
   const std::int64_t f = c.family, m = c.model;
   if (is_amd(c)) {
-    if (f == 23) return m == 0x01 || m == 0x31;                 // Naples, Rome
-    if (f == 25) return m == 0x01 || m == 0x30 || m == 0x11 ||  // Milan, Trento, Genoa
-                        (m >= 0xa0 && m <= 0xaf);               // Bergamo, Siena
-    if (f == 26) return m >= 0x00 && m <= 0x1f;                 // Turin
+    if (f == 23) return m == 0x01 || m == 0x31;  // Naples, Rome
+    if (f == 25)
+      return m == 0x01 || m == 0x30 || m == 0x11 ||  // Milan, Trento, Genoa
+             (m >= 0xa0 && m <= 0xaf);               // Bergamo, Siena
+    if (f == 26) return m >= 0x00 && m <= 0x1f;      // Turin
     return false;
   }
   if (is_intel(c) && f == 6) {

@@ -29,7 +29,8 @@ Machine machine_of(const RunData& run, int threads) {
   for (auto& [t, rows] : group_by_param(run.select(names::kFmaPeak, names::kGflops), "threads")) {
     std::map<std::string, std::vector<const ResultRow*>> by_isa;
     for (const ResultRow* r : rows) by_isa[param_value(r->params, "isa")].push_back(r);
-    for (auto& [isa, rs] : by_isa) m.peak[std::atoi(t.c_str())] = std::max(m.peak[std::atoi(t.c_str())], measure(rs).value);
+    for (auto& [isa, rs] : by_isa)
+      m.peak[std::atoi(t.c_str())] = std::max(m.peak[std::atoi(t.c_str())], measure(rs).value);
   }
   for (const char* kernel : {"triad", "copy"}) {
     double best = 0;
@@ -43,7 +44,8 @@ Machine machine_of(const RunData& run, int threads) {
     }
     if (best > 0) {
       m.bw = best;
-      m.bw_text = fmt::format("{} GB/s (memory_bandwidth {}, {} thread{})", fmt_num(best), kernel, best_t, best_t == 1 ? "" : "s");
+      m.bw_text = fmt::format("{} GB/s (memory_bandwidth {}, {} thread{})", fmt_num(best), kernel, best_t,
+                              best_t == 1 ? "" : "s");
       break;
     }
   }
@@ -54,7 +56,8 @@ Machine machine_of(const RunData& run, int threads) {
       const double v = measure(rows).value;
       if (v > best) {
         best = v;
-        what = fmt::format("io_dataloader {}: {} B samples from {}", c, param_value(rows.front()->params, "sample_bytes", "?"),
+        what = fmt::format("io_dataloader {}: {} B samples from {}", c,
+                           param_value(rows.front()->params, "sample_bytes", "?"),
                            param_value(rows.front()->params, "device_class", "its disk"));
       }
     }
@@ -83,7 +86,8 @@ Machine machine_of(const RunData& run, int threads) {
       if ((r.benchmark == names::kGemmMatmul || r.benchmark == names::kGemmSgemmOnednn ||
            r.benchmark == names::kGemmSgemmOpenblas) &&
           r.metric == names::kGflops && r.status == Status::ok && r.repetition >= 0 &&
-          param_value(r.params, "dtype", "f32") == "f32" && std::atoi(param_value(r.params, "threads").c_str()) == threads)
+          param_value(r.params, "dtype", "f32") == "f32" &&
+          std::atoi(param_value(r.params, "threads").c_str()) == threads)
         by_case[{r.benchmark, r.case_name}].push_back(&r);
     for (auto& [k, rows] : by_case) {
       const double v = measure(rows).value;
@@ -128,7 +132,8 @@ void fill_limits(ModelCapacity& mc, const Machine& m, double flops, double bytes
   const double peak = peak_at(m, mc.threads);
   const double gflops = flops / step_s / 1e9;
   if (std::isnan(peak))
-    c.text = fmt::format("{} GFLOP/s achieved; no cpu_peak row at {} threads to set it against", fmt_num(gflops), mc.threads);
+    c.text = fmt::format("{} GFLOP/s achieved; no cpu_peak row at {} threads to set it against", fmt_num(gflops),
+                         mc.threads);
   else {
     c.share = gflops / peak;
     c.text = fmt::format("{} GFLOP/s ({:.3g} GFLOP per step / {} s) of the measured f32 peak {} GFLOP/s at {} threads",
@@ -141,7 +146,8 @@ void fill_limits(ModelCapacity& mc, const Machine& m, double flops, double bytes
     b.text = fmt::format("{} GB/s needed; memory_bandwidth not measured", fmt_num(gbps));
   else {
     b.share = gbps / m.bw;
-    b.text = fmt::format("{} GB/s ({} per step, 2 x the training memory: a lower bound) of {}", fmt_num(gbps), gib(bytes), m.bw_text);
+    b.text = fmt::format("{} GB/s ({} per step, 2 x the training memory: a lower bound) of {}", fmt_num(gbps),
+                         gib(bytes), m.bw_text);
   }
   mc.limits.push_back(b);
   LimitFigure in{"input pipeline", kNaN, ""};
@@ -181,7 +187,8 @@ void fill_limits(ModelCapacity& mc, const Machine& m, double flops, double bytes
     if (mc.model != "resnet50")
       f.text = "not counted for this model's step: cpu_resnet counts ResNet-50's";
     else if (std::isnan(m.resnet_faults) || std::isnan(m.first_touch.us_per_page))
-      f.text = std::isnan(m.resnet_faults) ? fmt::format("no cpu_resnet fault count at {} threads", mc.threads) : m.first_touch.text;
+      f.text = std::isnan(m.resnet_faults) ? fmt::format("no cpu_resnet fault count at {} threads", mc.threads)
+                                           : m.first_touch.text;
     else
       f.seconds = m.resnet_faults * m.first_touch.us_per_page * 1e-6,
       f.text = fmt::format("{}, at {}; counted at batch {}, this step's batch is {}", m.resnet_faults_text,
@@ -205,15 +212,16 @@ void limit_of(ModelCapacity& mc) {
   if (mc.limit_batch > 0) mc.predicted_at_limit = mc.fit.at(static_cast<double>(mc.limit_batch));
 }
 
-
 // The page-fault part of a user model's step at `batch` (docs/performance.md "capacity"): dense:
 // its activations first touched again each step, activation bytes x batch / 4096 pages at this
 // run's first-touch cost (0 s, saying what is missing, without it); conv and transformer: none,
 // their rate is a measured zoo step that pays its own faults. `how` says which.
 double fault_seconds(const UserModel& u, int batch, bool measured_rate, const FirstTouchCost& ft, std::string& how) {
   if (u.kind != "dense") {
-    how = measured_rate ? fmt::format("none for kind {}: its rate is a measured training step of the zoo, which already "
-                                      "pays its own page faults", u.kind)
+    how = measured_rate ? fmt::format(
+                              "none for kind {}: its rate is a measured training step of the zoo, which already "
+                              "pays its own page faults",
+                              u.kind)
                         : fmt::format("none for kind {}", u.kind);
     return 0;
   }
@@ -222,9 +230,10 @@ double fault_seconds(const UserModel& u, int batch, bool measured_rate, const Fi
     how = fmt::format("MISSING, not included: {:.4g} pages of activations per step, {}", pages, ft.text);
     return 0;
   }
-  how = fmt::format("{:.4g} pages of 4 KiB per step, {} B of activations per sample x batch {} / 4096, first touched "
-                    "again each step, at {}",
-                    pages, fmt_num(u.activation_bytes_per_sample), batch, ft.text);
+  how = fmt::format(
+      "{:.4g} pages of 4 KiB per step, {} B of activations per sample x batch {} / 4096, first touched "
+      "again each step, at {}",
+      pages, fmt_num(u.activation_bytes_per_sample), batch, ft.text);
   return pages * ft.us_per_page * 1e-6;
 }
 
@@ -244,11 +253,12 @@ ModelCapacity user_model(const UserModel& u, const Machine& m, const StepRate& a
   mc.fit.points = 0;
   mc.estimate_b1 = mc.fit.at(1);
   limit_of(mc);
-  std::string t = fmt::format("peak = {} (LibTorch process{}) + 12 B x {:.4g} parameters + {} per sample (the live "
-                              "tensors: glibc's allocator keeps freed tensors of under 32 MiB in its heap, resident "
-                              "above this; docs/performance.md \"capacity\")",
-                              gib(base), std::isnan(m.baseline_rss) ? ": not measured, taken as 0" : ", measured baseline_rss_bytes",
-                              u.params, fmt::format("{:.1f} MiB", u.activation_bytes_per_sample / 1048576));
+  std::string t = fmt::format(
+      "peak = {} (LibTorch process{}) + 12 B x {:.4g} parameters + {} per sample (the live "
+      "tensors: glibc's allocator keeps freed tensors of under 32 MiB in its heap, resident "
+      "above this; docs/performance.md \"capacity\")",
+      gib(base), std::isnan(m.baseline_rss) ? ": not measured, taken as 0" : ", measured baseline_rss_bytes", u.params,
+      fmt::format("{:.1f} MiB", u.activation_bytes_per_sample / 1048576));
   if (mc.limit_batch == 0)
     t += fmt::format(". **Cannot fit at batch 1**: {} against {} usable", gib(mc.estimate_b1), gib(usable));
   else if (mc.limit_batch > 0)
@@ -260,10 +270,13 @@ ModelCapacity user_model(const UserModel& u, const Machine& m, const StepRate& a
   double rate = achieved.gflops;
   std::string how = fmt::format("the measured {} step rate, {}", u.kind, achieved.source);
   if (std::isnan(rate) && !std::isnan(m.gemm))
-    rate = m.gemm, how = fmt::format("the best f32 GEMM measured, {}: an upper bound of the speed, LibTorch's training "
-                                     "steps reach a fraction of it ({})", m.gemm_text, achieved.text);
+    rate = m.gemm, how = fmt::format(
+                       "the best f32 GEMM measured, {}: an upper bound of the speed, LibTorch's training "
+                       "steps reach a fraction of it ({})",
+                       m.gemm_text, achieved.text);
   else if (std::isnan(rate))
-    rate = peak_at(m, threads), how = fmt::format("the measured f32 FMA peak: an upper bound of the speed ({})", achieved.text);
+    rate = peak_at(m, threads),
+    how = fmt::format("the measured f32 FMA peak: an upper bound of the speed ({})", achieved.text);
   if (mc.limit_batch > 0 && !std::isnan(rate)) {
     mc.step_batch = static_cast<int>(mc.limit_batch);
     const double compute_s = mc.step_batch * u.flops_per_sample / (rate * 1e9);
@@ -271,15 +284,17 @@ ModelCapacity user_model(const UserModel& u, const Machine& m, const StepRate& a
     const double fault_s = fault_seconds(u, mc.step_batch, !std::isnan(achieved.gflops), ft, faults);
     mc.step_s = compute_s + fault_s;
     mc.samples_per_s = mc.step_batch / mc.step_s;
-    mc.step_basis = fmt::format("model-based estimate: {:.4g} s = {:.4g} s of compute ({:.4g} GFLOP per step at {} "
-                                "GFLOP/s, {}) + {:.4g} s of page faults ({})",
-                                mc.step_s, compute_s, mc.step_batch * u.flops_per_sample / 1e9, fmt_num(rate), how,
-                                fault_s, faults);
+    mc.step_basis = fmt::format(
+        "model-based estimate: {:.4g} s = {:.4g} s of compute ({:.4g} GFLOP per step at {} "
+        "GFLOP/s, {}) + {:.4g} s of page faults ({})",
+        mc.step_s, compute_s, mc.step_batch * u.flops_per_sample / 1e9, fmt_num(rate), how, fault_s, faults);
     fill_limits(mc, m, mc.step_batch * u.flops_per_sample, 2 * mc.predicted_at_limit, mc.step_s, mc.step_batch);
   } else {
-    mc.step_basis = "no step time: " + (mc.limit_batch > 0 ? fmt::format("{}, and neither cpu_gemm nor cpu_peak measured "
-                                                                         "at {} threads", achieved.text, threads)
-                                                           : std::string("no batch fits"));
+    mc.step_basis =
+        "no step time: " + (mc.limit_batch > 0 ? fmt::format("{}, and neither cpu_gemm nor cpu_peak measured "
+                                                             "at {} threads",
+                                                             achieved.text, threads)
+                                               : std::string("no batch fits"));
     mc.bottleneck = "none can be named without a step time";
   }
   mc.text = t;
@@ -291,20 +306,23 @@ std::string gpu_answer(const RunData& run) {
   const std::string count = it == run.inventory.end() ? "" : it->second;
   if (count.empty() || count == "0") {
     auto note = run.inventory.find("gpu_note");
-    return fmt::format("No GPU answer: this machine has no GPU the suite could use (inventory gpu_count={}{}). "
-                       "Nothing here speaks for GPU training.",
-                       count.empty() ? "missing" : count, note == run.inventory.end() ? "" : ": " + note->second);
+    return fmt::format(
+        "No GPU answer: this machine has no GPU the suite could use (inventory gpu_count={}{}). "
+        "Nothing here speaks for GPU training.",
+        count.empty() ? "missing" : count, note == run.inventory.end() ? "" : ": " + note->second);
   }
   // model_memory's device peak per model and precision, by batch.
   std::map<std::string, std::map<int, std::vector<double>>> by;
   for (auto& [c, rows] : run.select(names::kModelMemory, names::kPeakAllocatedBytes))
     for (const ResultRow* r : rows)
       by[param_value(r->params, "model") + " " + param_value(r->params, "precision")]
-        [std::atoi(param_value(r->params, "batch").c_str())].push_back(r->value);
+        [std::atoi(param_value(r->params, "batch").c_str())]
+            .push_back(r->value);
   if (by.empty())
-    return fmt::format("No GPU answer: {} GPU(s) present but no model_memory rows measured ({}): the gpu area was "
-                       "not run, or its training steps failed.",
-                       count, manifest_status(run, "gpu_model_memory"));
+    return fmt::format(
+        "No GPU answer: {} GPU(s) present but no model_memory rows measured ({}): the gpu area was "
+        "not run, or its training steps failed.",
+        count, manifest_status(run, "gpu_model_memory"));
   const double mem = fact_number(run.inventory, "gpu0_memory_bytes");
   std::string s = fmt::format("GPU 0 ({} of device memory, 10% kept free): ", gib(mem));
   for (auto& [k, bs] : by) {
@@ -318,8 +336,9 @@ std::string gpu_answer(const RunData& run) {
     }
     LinearFit f = fit_linear(xy);
     const long lb = largest_batch(f, 0.9 * mem);
-    s += lb > 0 ? fmt::format("largest batch {} (predicted from {} measured batches)", lb, f.points)
-                : lb == 0 ? "cannot fit at batch 1 (predicted)" : "no limit: memory does not grow with the batch";
+    s += lb > 0    ? fmt::format("largest batch {} (predicted from {} measured batches)", lb, f.points)
+         : lb == 0 ? "cannot fit at batch 1 (predicted)"
+                   : "no limit: memory does not grow with the batch";
   }
   return s;
 }
@@ -348,30 +367,34 @@ CapacityAnswer capacity_of(const RunData& run, const CapacityOptions& opt) {
   } else {
     const double margin = std::max(opt.margin_fraction * a.total_bytes, opt.margin_min_bytes);
     a.usable_bytes = a.total_bytes - margin;
-    a.memory_text = fmt::format("usable host memory {} = {} {} less a safety margin of {} "
-                                "({:.0f}% of it, at least {}: the OS, the page cache, other processes)",
-                                gib(a.usable_bytes), bound, gib(a.total_bytes), gib(margin), 100 * opt.margin_fraction,
-                                gib(opt.margin_min_bytes));
+    a.memory_text = fmt::format(
+        "usable host memory {} = {} {} less a safety margin of {} "
+        "({:.0f}% of it, at least {}: the OS, the page cache, other processes)",
+        gib(a.usable_bytes), bound, gib(a.total_bytes), gib(margin), 100 * opt.margin_fraction,
+        gib(opt.margin_min_bytes));
     if (!std::isnan(a.available_bytes) && a.available_bytes < a.usable_bytes)
-      a.memory_text += fmt::format("; when the run started only {} was free (MemAvailable): others' use lowers "
-                                   "every limit below accordingly",
-                                   gib(a.available_bytes));
+      a.memory_text += fmt::format(
+          "; when the run started only {} was free (MemAvailable): others' use lowers "
+          "every limit below accordingly",
+          gib(a.available_bytes));
   }
   // A memory_host cut short (the runner's timeout, a kill) kept the points whose child processes
   // ended (each child's rows are written when it ends): the answer says the rest is missing.
   for (const ManifestRow& mr : run.manifest)
     if (mr.benchmark == "memory_host" && (mr.status == "timeout" || mr.status == "interrupted"))
-      a.memory_text += fmt::format("; memory_host was cut short ({}): the points whose child processes ended are "
-                                   "kept, the later ones are missing (a model without two batches falls back to the "
-                                   "analytic estimate below)",
-                                   manifest_status(run, "memory_host"));
+      a.memory_text += fmt::format(
+          "; memory_host was cut short ({}): the points whose child processes ended are "
+          "kept, the later ones are missing (a model without two batches falls back to the "
+          "analytic estimate below)",
+          manifest_status(run, "memory_host"));
   int threads = 0;
   for (auto& [c, rows] : run.select(names::kHostMemoryTraining, names::kPeakRssBytes))
     threads = std::max(threads, std::atoi(param_value(rows.front()->params, "threads").c_str()));
   if (threads == 0)
     for (auto& [t, v] : machine_of(run, 0).peak) threads = std::max(threads, t);
   const Machine m = machine_of(run, threads);
-  for (const zoo::ModelConfig& cfg : zoo::published_models()) a.models.push_back(zoo_model(run, cfg, m, a.usable_bytes, opt));
+  for (const zoo::ModelConfig& cfg : zoo::published_models())
+    a.models.push_back(zoo_model(run, cfg, m, a.usable_bytes, opt));
   if (!opt.model_csv.empty()) {
     const FirstTouchCost ft = first_touch_cost(run);
     for (const UserModel& u : read_user_models(opt.model_csv))

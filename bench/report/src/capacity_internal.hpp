@@ -28,7 +28,7 @@ struct Machine {
   double resnet_faults = kNaN;  // cpu_resnet's minor page faults per ResNet-50 step at the step's threads
   std::string resnet_faults_text;
   std::string resnet_faults_batch;  // the batch of the rows counted
-  FirstTouchCost first_touch;   // memory_thp's cost of a 4 KiB page first touched
+  FirstTouchCost first_touch;       // memory_thp's cost of a 4 KiB page first touched
 };
 double peak_at(const Machine& m, int threads);
 Machine machine_of(const RunData& run, int threads);

@@ -28,15 +28,15 @@ CapacityRow row_of(const ModelCapacity& m) {
   r.peak = gib(m.predicted_at_limit);
   const bool estimate = m.basis == "model-based estimate";
   r.step = m.step_batch > 0 ? fmt::format("{} s (batch {}, {})", fmt_num(m.step_s), m.step_batch,
-                                          estimate                          ? "estimate"
+                                          estimate                        ? "estimate"
                                           : m.step_batch == m.limit_batch ? "measured there"
-                                                                            : "largest measured")
+                                                                          : "largest measured")
                             : "-";
   r.samples = fmt_num(m.samples_per_s);
-  r.check = m.check_batch > 0 ? fmt::format("b{}: {} measured vs {} predicted ({:+.1f}%)", m.check_batch,
-                                            gib(m.check_measured), gib(m.check_predicted),
-                                            100 * (m.check_measured - m.check_predicted) / m.check_predicted)
-                              : "-";
+  r.check = m.check_batch > 0
+                ? fmt::format("b{}: {} measured vs {} predicted ({:+.1f}%)", m.check_batch, gib(m.check_measured),
+                              gib(m.check_predicted), 100 * (m.check_measured - m.check_predicted) / m.check_predicted)
+                : "-";
   r.bottleneck = m.bottleneck.substr(0, m.bottleneck.find(':'));
   return r;
 }
@@ -52,12 +52,13 @@ std::string points_text(const ModelCapacity& m) {
 
 std::string capacity_md(const CapacityAnswer& a) {
   std::string md = "On the CPU (host RAM): " + md_escape(a.memory_text) + ".\n\n";
-  md += "| model | basis | largest batch | predicted peak there | step time at | samples/s | near-limit check | first "
-        "bottleneck |\n|---|---|---|---|---|---|---|---|\n";
+  md +=
+      "| model | basis | largest batch | predicted peak there | step time at | samples/s | near-limit check | first "
+      "bottleneck |\n|---|---|---|---|---|---|---|---|\n";
   for (const ModelCapacity& m : a.models) {
     const CapacityRow r = row_of(m);
-    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", md_escape(r.model), r.basis, r.limit, r.peak, r.step,
-                      r.samples, r.check, md_escape(r.bottleneck));
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", md_escape(r.model), r.basis, r.limit, r.peak,
+                      r.step, r.samples, r.check, md_escape(r.bottleneck));
   }
   for (const ModelCapacity& m : a.models) {
     md += fmt::format("\n**{}** ({}): {}.", md_escape(m.model), m.basis, md_escape(m.text));
@@ -66,7 +67,8 @@ std::string capacity_md(const CapacityAnswer& a) {
     if (!m.limits.empty()) {
       md += "\n| what limits it | share of its ceiling | figures |\n|---|---|---|\n";
       for (const LimitFigure& l : m.limits)
-        md += fmt::format("| {} | {} | {} |\n", l.what, l.ok() ? fmt::format("{:.0f}%", 100 * l.share) : "-", md_escape(l.text));
+        md += fmt::format("| {} | {} | {} |\n", l.what, l.ok() ? fmt::format("{:.0f}%", 100 * l.share) : "-",
+                          md_escape(l.text));
       md += "\nFirst bottleneck: " + md_escape(m.bottleneck) + ".\n";
     }
   }

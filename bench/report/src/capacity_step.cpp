@@ -18,7 +18,8 @@ std::string bottleneck_of(const std::vector<LimitFigure>& limits, double step_s,
   if (first->share >= kLimitingShare)
     return fmt::format("{} ({:.0f}% of its ceiling): {}", first->what, 100 * first->share, first->text);
   std::string s = fmt::format(
-      "none of the measured ceilings (the largest, {}, at {:.0f}%): the step uses less than {:.0f}% of every ceiling the suite "
+      "none of the measured ceilings (the largest, {}, at {:.0f}%): the step uses less than {:.0f}% of every ceiling "
+      "the suite "
       "measured, and a ceiling so far off does not limit it. Of the {} s step, as far as this run measured",
       first->what, 100 * first->share, 100 * kLimitingShare, fmt_num(step_s));
   double known = 0;
@@ -32,10 +33,11 @@ std::string bottleneck_of(const std::vector<LimitFigure>& limits, double step_s,
     s += fmt::format("; {}: {} s, {:.0f}% ({})", p.what, fmt_num(p.seconds), 100 * p.seconds / step_s, p.text);
   }
   s += known < step_s
-           ? fmt::format("; the rest, {} s ({:.0f}%), no figure of the suite accounts for: per-operator overhead (LibTorch's "
-                         "dispatch, allocation, the framework between kernels), cache misses and memory latency inside "
-                         "the operators are not measured per step",
-                         fmt_num(step_s - known), 100 * (step_s - known) / step_s)
+           ? fmt::format(
+                 "; the rest, {} s ({:.0f}%), no figure of the suite accounts for: per-operator overhead (LibTorch's "
+                 "dispatch, allocation, the framework between kernels), cache misses and memory latency inside "
+                 "the operators are not measured per step",
+                 fmt_num(step_s - known), 100 * (step_s - known) / step_s)
            : "; these parts may overlap in time (each is what it alone would take at its measured rate), so together "
              "they bound the step rather than add up to it";
   if (!missing.empty()) s += "; not measured in this run: " + missing;

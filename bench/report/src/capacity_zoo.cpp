@@ -19,53 +19,61 @@ namespace {
 // The depth probes' extrapolated point in words (mc.probe.batch > 0).
 std::string probe_words(const ModelCapacity& mc) {
   std::string depths;
-  for (auto& [l, v] : mc.probe.peak_by_layers) depths += fmt::format("{}{} layer(s) {}", depths.empty() ? "" : ", ", l, gib(v));
-  return fmt::format("b{}'s peak extrapolated to all {} layers, {}, from the model cut to fewer there ({}: {:.2f} GiB per "
-                     "layer); the zoo's analytic activations per sample are {:.1f} MiB (live tensors: glibc's heap keeps "
-                     "freed ones of under 32 MiB resident)",
-                     mc.probe.batch, mc.probe.model_layers, gib(mc.probe.whole), depths, mc.probe.per_layer / kGiB,
-                     mc.analytic_slope / 1048576);
+  for (auto& [l, v] : mc.probe.peak_by_layers)
+    depths += fmt::format("{}{} layer(s) {}", depths.empty() ? "" : ", ", l, gib(v));
+  return fmt::format(
+      "b{}'s peak extrapolated to all {} layers, {}, from the model cut to fewer there ({}: {:.2f} GiB per "
+      "layer); the zoo's analytic activations per sample are {:.1f} MiB (live tensors: glibc's heap keeps "
+      "freed ones of under 32 MiB resident)",
+      mc.probe.batch, mc.probe.model_layers, gib(mc.probe.whole), depths, mc.probe.per_layer / kGiB,
+      mc.analytic_slope / 1048576);
 }
 
 // The line in words: its figures and where its slope comes from (the line a near-limit check
 // tested, then the refined one), without the closing parenthesis.
-std::string line_words(const ModelCapacity& mc, const MemoryPoint* lo_or_null, const MemoryPoint& hi, double tested_slope,
-                       const std::string& seq_words) {
+std::string line_words(const ModelCapacity& mc, const MemoryPoint* lo_or_null, const MemoryPoint& hi,
+                       double tested_slope, const std::string& seq_words) {
   const double mib = 1048576;
   std::string why;
   if (!lo_or_null) {  // one regular batch (the quick profile): no slope was measured
     why = mc.probe.batch > 0
               ? fmt::format("the line through b{}, the one measured batch, and {}", hi.batch, probe_words(mc))
-              : fmt::format("through the one measured batch, b{}, at the zoo's analytic activations per sample", hi.batch);
+              : fmt::format("through the one measured batch, b{}, at the zoo's analytic activations per sample",
+                            hi.batch);
     if (mc.refined_by_check)
-      why = fmt::format("the line through b{} and the near-limit check b{}; the line the check tested: {:.1f} MiB per "
-                        "sample through b{}{}; no slope measured: one batch",
-                        hi.batch, mc.check_batch, tested_slope / mib, hi.batch,
-                        mc.probe.batch > 0 ? " and " + probe_words(mc) : ", the zoo's analytic activations per sample");
-    return fmt::format("peak RSS = {} + {:.1f} MiB per sample{} ({}", gib(mc.fit.intercept), mc.fit.slope / mib, seq_words,
-                       why);
+      why = fmt::format(
+          "the line through b{} and the near-limit check b{}; the line the check tested: {:.1f} MiB per "
+          "sample through b{}{}; no slope measured: one batch",
+          hi.batch, mc.check_batch, tested_slope / mib, hi.batch,
+          mc.probe.batch > 0 ? " and " + probe_words(mc) : ", the zoo's analytic activations per sample");
+    return fmt::format("peak RSS = {} + {:.1f} MiB per sample{} ({}", gib(mc.fit.intercept), mc.fit.slope / mib,
+                       seq_words, why);
   }
   const MemoryPoint& lo = *lo_or_null;
   if (mc.refined_by_check)
-    why = fmt::format("the line through b{} and the near-limit check b{}; the line the check tested: {:.1f} MiB per sample "
-                      "through b{}{}; the slope measured from b{}: {:.1f} MiB",
-                      hi.batch, mc.check_batch, tested_slope / mib, hi.batch,
-                      mc.probe.batch > 0 ? " and " + probe_words(mc)
-                      : mc.slope_analytic ? ", the zoo's analytic activations per sample" : "",
-                      lo.batch, mc.measured_slope / mib);
+    why = fmt::format(
+        "the line through b{} and the near-limit check b{}; the line the check tested: {:.1f} MiB per sample "
+        "through b{}{}; the slope measured from b{}: {:.1f} MiB",
+        hi.batch, mc.check_batch, tested_slope / mib, hi.batch,
+        mc.probe.batch > 0  ? " and " + probe_words(mc)
+        : mc.slope_analytic ? ", the zoo's analytic activations per sample"
+                            : "",
+        lo.batch, mc.measured_slope / mib);
   else if (mc.probe.batch > 0)
     why = fmt::format("the line through b{} and {}; the slope measured from b{}: {:.1f} MiB", hi.batch, probe_words(mc),
                       lo.batch, mc.measured_slope / mib);
   else if (mc.slope_analytic)
-    why = fmt::format("through the largest measured batch, b{}, at the zoo's analytic activations per sample: the slope "
-                      "measured from b{} is {} ({:.1f} MiB), {}",
-                      hi.batch, lo.batch, mc.measured_slope > tested_slope ? "larger" : "smaller", mc.measured_slope / mib,
-                      mc.measured_slope > tested_slope ? "still holding fixed costs that grow at small batches"
-                                                       : "under what large batches cost: the allocator still reuses "
-                                                         "freed memory at small batches");
+    why = fmt::format(
+        "through the largest measured batch, b{}, at the zoo's analytic activations per sample: the slope "
+        "measured from b{} is {} ({:.1f} MiB), {}",
+        hi.batch, lo.batch, mc.measured_slope > tested_slope ? "larger" : "smaller", mc.measured_slope / mib,
+        mc.measured_slope > tested_slope ? "still holding fixed costs that grow at small batches"
+                                         : "under what large batches cost: the allocator still reuses "
+                                           "freed memory at small batches");
   else
     why = fmt::format("the line through the two largest measured batches, b{} and b{}", lo.batch, hi.batch);
-  return fmt::format("peak RSS = {} + {:.1f} MiB per sample{} ({}", gib(mc.fit.intercept), mc.fit.slope / mib, seq_words, why);
+  return fmt::format("peak RSS = {} + {:.1f} MiB per sample{} ({}", gib(mc.fit.intercept), mc.fit.slope / mib,
+                     seq_words, why);
 }
 
 // A model's measured points, by batch, ascending: the regular ones draw the line, the near-limit
@@ -111,7 +119,8 @@ ZooPoints measured_points(const RunData& run, const zoo::ModelConfig& cfg, Model
       mc.points.push_back(p);
       (p.check ? pts.checks : pts.regular).push_back(p);
     }
-  std::sort(mc.points.begin(), mc.points.end(), [](const MemoryPoint& a, const MemoryPoint& b) { return a.batch < b.batch; });
+  std::sort(mc.points.begin(), mc.points.end(),
+            [](const MemoryPoint& a, const MemoryPoint& b) { return a.batch < b.batch; });
   return pts;
 }
 
@@ -201,7 +210,6 @@ void step_of(ModelCapacity& mc, const zoo::ModelConfig& cfg, const Machine& mach
     mc.step_basis = "no step time measured (memory_host's step_time rows)";
     mc.bottleneck = "none can be named: no step of this model was timed";
   }
-
 }
 
 std::string answer_words(const ModelCapacity& mc, const ZooPoints& pts, double tested_slope, double usable) {
@@ -211,15 +219,17 @@ std::string answer_words(const ModelCapacity& mc, const ZooPoints& pts, double t
   if (mc.has_fit) {
     t = line_words(mc, pts.regular.size() >= 2 ? &pts.regular[pts.regular.size() - 2] : nullptr, pts.regular.back(),
                    mc.refined_by_check ? tested_slope : mc.fit.slope, seq_words) +
-        (pts.regular.size() > 2 ? fmt::format("; {} smaller batch(es) measured, left out: small batches sit below the line "
-                                          "the larger ones follow)",
-                                          pts.regular.size() - 2)
-                            : ")");
+        (pts.regular.size() > 2
+             ? fmt::format("; {} smaller batch(es) measured, left out: small batches sit below the line "
+                           "the larger ones follow)",
+                           pts.regular.size() - 2)
+             : ")");
   } else {
-    t = fmt::format("{} measured batch{}{}: no line can be fitted; the zoo's analytic estimate instead (weights, "
-                    "gradients, momentum, activations; not measured): {} at batch 1, {} per sample",
-                    pts.regular.size(), pts.regular.size() == 1 ? "" : "es", seq_words, gib(mc.estimate_b1),
-                    fmt::format("{:.1f} MiB", mc.fit.slope / 1048576));
+    t = fmt::format(
+        "{} measured batch{}{}: no line can be fitted; the zoo's analytic estimate instead (weights, "
+        "gradients, momentum, activations; not measured): {} at batch 1, {} per sample",
+        pts.regular.size(), pts.regular.size() == 1 ? "" : "es", seq_words, gib(mc.estimate_b1),
+        fmt::format("{:.1f} MiB", mc.fit.slope / 1048576));
   }
   if (mc.limit_batch == 0)
     t += fmt::format(". **Cannot fit at batch 1**: {} predicted{} against {} usable (analytic estimate at batch 1: {})",
@@ -239,16 +249,18 @@ std::string answer_words(const ModelCapacity& mc, const ZooPoints& pts, double t
                      pts.checks.empty() ? "the line of the two batches below it" : "the line",
                      100 * (mc.check_measured - mc.check_predicted) / mc.check_predicted);
   else if (mc.has_fit && mc.probe.batch > 0)
-    t += fmt::format(". Nothing checks the line: b{} was measured cut to fewer layers, not whole (a near-limit check: "
-                     "memory_host --profile full, or RIGCHECK_CAPACITY_CHECK={}:{}{})",
-                     mc.probe.batch, mc.model, mc.probe.batch, mc.seq > 0 ? fmt::format(":{}", mc.seq) : "");
+    t += fmt::format(
+        ". Nothing checks the line: b{} was measured cut to fewer layers, not whole (a near-limit check: "
+        "memory_host --profile full, or RIGCHECK_CAPACITY_CHECK={}:{}{})",
+        mc.probe.batch, mc.model, mc.probe.batch, mc.seq > 0 ? fmt::format(":{}", mc.seq) : "");
   else if (mc.has_fit && pts.regular.size() == 1)
     t += ". Nothing checks the line: one batch measured, the slope is the zoo's analytic one, and no near-limit check "
          "point (memory_host --profile full, or RIGCHECK_CAPACITY_CHECK)";
   else if (mc.has_fit)
-    t += fmt::format(". Nothing checks the line: exactly two batches measured ({}) and no near-limit check point "
-                     "(memory_host --profile full, or RIGCHECK_CAPACITY_CHECK)",
-                     mc.slope_analytic ? "it passes through the larger" : "it passes through both");
+    t += fmt::format(
+        ". Nothing checks the line: exactly two batches measured ({}) and no near-limit check point "
+        "(memory_host --profile full, or RIGCHECK_CAPACITY_CHECK)",
+        mc.slope_analytic ? "it passes through the larger" : "it passes through both");
   return t;
 }
 

@@ -36,9 +36,8 @@ bool register_exporter(const Exporter& e) {
   if (find_exporter(e.name)) throw std::logic_error(fmt::format("two export formats named {}", e.name));
   auto& t = table();
   // Kept by name: the order the files start in is the linker's, the help and the docs need one.
-  t.insert(std::upper_bound(t.begin(), t.end(), e, [](const Exporter& a, const Exporter& b) {
-             return std::string(a.name) < b.name;
-           }),
+  t.insert(std::upper_bound(t.begin(), t.end(), e,
+                            [](const Exporter& a, const Exporter& b) { return std::string(a.name) < b.name; }),
            e);
   return true;
 }
@@ -65,10 +64,14 @@ ExportInput read_export_input(const std::string& run_dir, const std::string& cla
 std::string openmetrics_label_value(const std::string& s) {
   std::string out;
   for (char c : s) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '"') out += "\\\"";
-    else if (c == '\n') out += "\\n";
-    else out += c;
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '"')
+      out += "\\\"";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
   }
   return out;
 }
@@ -89,8 +92,9 @@ size_t utf8_length(const std::string& s, size_t i) {
   if (n == 0 || i + n > s.size()) return 0;
   for (size_t k = 1; k < n; ++k)
     if ((b(i + k) & 0xC0) != 0x80) return 0;
-  if ((n == 2 && c < 0xC2) || (n == 3 && c == 0xE0 && b(i + 1) < 0xA0) || (n == 4 && (c > 0xF4 || (c == 0xF0 && b(i + 1) < 0x90))))
-    return 0;  // overlong, or beyond U+10FFFF
+  if ((n == 2 && c < 0xC2) || (n == 3 && c == 0xE0 && b(i + 1) < 0xA0) ||
+      (n == 4 && (c > 0xF4 || (c == 0xF0 && b(i + 1) < 0x90))))
+    return 0;                                             // overlong, or beyond U+10FFFF
   if (n == 3 && c == 0xED && b(i + 1) >= 0xA0) return 0;  // a surrogate
   return n;
 }
@@ -107,12 +111,23 @@ std::string xml_escape(const std::string& s) {
       continue;
     }
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out.append(s, i, n);
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        out.append(s, i, n);
     }
     i += n;
   }
@@ -120,7 +135,9 @@ std::string xml_escape(const std::string& s) {
 }
 
 std::string headline_metric(const std::vector<const ResultRow*>& rows) {
-  auto usable = [](const ResultRow* r) { return r->repetition >= 0 && r->status == Status::ok && std::isfinite(r->value); };
+  auto usable = [](const ResultRow* r) {
+    return r->repetition >= 0 && r->status == Status::ok && std::isfinite(r->value);
+  };
   for (const char* m : {names::kGflops, names::kGbps})
     for (const ResultRow* r : rows)
       if (usable(r) && r->metric == m) return m;

@@ -18,7 +18,8 @@ namespace rigcheck {
 
 #ifndef RIGCHECK_HAVE_NLOHMANN_JSON
 std::string export_gbench_json(const ExportInput&) {
-  throw std::runtime_error("rigcheck was built without nlohmann-json (Debian nlohmann-json3-dev): no gbench-json export");
+  throw std::runtime_error(
+      "rigcheck was built without nlohmann-json (Debian nlohmann-json3-dev): no gbench-json export");
 }
 #else
 namespace {
@@ -35,8 +36,10 @@ double number_fact(const RunData& run, const std::string& key) {
 Json caches(const RunData& run) {
   Json out = Json::array();
   const double threads = number_fact(run, "hardware_threads");
-  const struct { const char *key, *type; int level; } levels[] = {
-      {"l1d", "Data", 1}, {"l1i", "Instruction", 1}, {"l2", "Unified", 2}, {"l3", "Unified", 3}};
+  const struct {
+    const char *key, *type;
+    int level;
+  } levels[] = {{"l1d", "Data", 1}, {"l1i", "Instruction", 1}, {"l2", "Unified", 2}, {"l3", "Unified", 3}};
   for (const auto& l : levels) {
     const double size = number_fact(run, std::string("cache_") + l.key + "_bytes");
     if (!(size > 0)) continue;
@@ -56,7 +59,8 @@ Json context(const ExportInput& in) {
   c["executable"] = "rigcheck run " + in.run_id;
   if (double n = number_fact(run, "hardware_threads"); n > 0) c["num_cpus"] = static_cast<int>(n);
   // The clock the inventory measured (a dependent add chain), not a nominal one.
-  if (double g = number_fact(run, "cpu_clock_measured_ghz"); g > 0) c["mhz_per_cpu"] = static_cast<int>(std::lround(g * 1000));
+  if (double g = number_fact(run, "cpu_clock_measured_ghz"); g > 0)
+    c["mhz_per_cpu"] = static_cast<int>(std::lround(g * 1000));
   c["caches"] = caches(run);
   if (double l = number_fact(run, "loadavg_1m"); l >= 0) c["load_avg"] = Json::array({l});
   c["library_build_type"] = export_detail::fact(run, "build_type") == "Debug" ? "debug" : "release";
@@ -75,9 +79,12 @@ struct TimeSource {
   std::string label;
 };
 TimeSource time_source(const ExportCase& c) {
-  auto ok_rep = [](const ResultRow* r) { return r->repetition >= 0 && r->status == Status::ok && std::isfinite(r->value); };
+  auto ok_rep = [](const ResultRow* r) {
+    return r->repetition >= 0 && r->status == Status::ok && std::isfinite(r->value);
+  };
   for (const ResultRow* r : c.rows)
-    if (ok_rep(r) && r->metric == names::kTimePerIter && r->unit == "s") return {r->metric, false, "real_time: time_per_iter"};
+    if (ok_rep(r) && r->metric == names::kTimePerIter && r->unit == "s")
+      return {r->metric, false, "real_time: time_per_iter"};
   const std::string head = headline_metric(c.rows);
   for (const ResultRow* r : c.rows) {
     if (!ok_rep(r) || r->metric != head) continue;
@@ -89,10 +96,23 @@ TimeSource time_source(const ExportCase& c) {
 }
 
 // Google Benchmark's own keys of an entry: a metric of the same name is exported as rigcheck_<metric>.
-const std::set<std::string> kReserved = {"name", "family_index", "per_family_instance_index", "run_name", "run_type",
-                                         "repetitions", "repetition_index", "threads", "iterations", "real_time",
-                                         "cpu_time", "time_unit", "label", "error_occurred", "error_message",
-                                         "aggregate_name", "aggregate_unit"};
+const std::set<std::string> kReserved = {"name",
+                                         "family_index",
+                                         "per_family_instance_index",
+                                         "run_name",
+                                         "run_type",
+                                         "repetitions",
+                                         "repetition_index",
+                                         "threads",
+                                         "iterations",
+                                         "real_time",
+                                         "cpu_time",
+                                         "time_unit",
+                                         "label",
+                                         "error_occurred",
+                                         "error_message",
+                                         "aggregate_name",
+                                         "aggregate_unit"};
 
 int threads_of(const ExportCase& c) {
   for (const char* key : {"threads", "ranks"}) {
@@ -106,21 +126,23 @@ int threads_of(const ExportCase& c) {
 void add_entries(const ExportCase& c, int family, int instance, Json& out) {
   const TimeSource ts = time_source(c);
   if (ts.metric.empty()) return;
-  std::map<int, std::vector<const ResultRow*>> reps;  // ok rows by repetition
+  std::map<int, std::vector<const ResultRow*> > reps;  // ok rows by repetition
   for (const ResultRow* r : c.rows)
     if (r->repetition >= 0 && r->status == Status::ok && std::isfinite(r->value)) reps[r->repetition].push_back(r);
   std::vector<Json> entries;
   for (const auto& [rep, rows] : reps) {
     double seconds = NAN;
-    Json e = {{"name", c.name}, {"family_index", family}, {"per_family_instance_index", instance}, {"run_name", c.name},
-              {"run_type", "iteration"}, {"repetitions", 0}, {"repetition_index", 0}, {"threads", threads_of(c)},
-              {"iterations", 1}};
+    Json e = {{"name", c.name},        {"family_index", family},   {"per_family_instance_index", instance},
+              {"run_name", c.name},    {"run_type", "iteration"},  {"repetitions", 0},
+              {"repetition_index", 0}, {"threads", threads_of(c)}, {"iterations", 1}};
     Json counters = Json::object();
     for (const ResultRow* r : rows) {
       if (r->metric == ts.metric && std::isnan(seconds))
         seconds = ts.reciprocal ? (r->value > 0 ? 1 / r->value : NAN) : r->value * export_detail::seconds_per(r->unit);
-      if (r->metric == names::kIterations) e["iterations"] = static_cast<std::int64_t>(std::llround(r->value));
-      else if (!counters.contains(r->metric)) counters[r->metric] = r->value;
+      if (r->metric == names::kIterations)
+        e["iterations"] = static_cast<std::int64_t>(std::llround(r->value));
+      else if (!counters.contains(r->metric))
+        counters[r->metric] = r->value;
     }
     if (!(seconds > 0) || !std::isfinite(seconds)) continue;
     // The suite measures wall time; cpu_time is the same figure (cpu_utilization, where measured, is a counter).
@@ -155,6 +177,7 @@ std::string export_gbench_json(const ExportInput& in) {
 }
 #endif
 
-const bool registered = register_exporter({"gbench-json", "Google Benchmark JSON (its compare.py)", export_gbench_json});
+const bool registered =
+    register_exporter({"gbench-json", "Google Benchmark JSON (its compare.py)", export_gbench_json});
 
 }  // namespace rigcheck

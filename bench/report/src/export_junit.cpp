@@ -44,12 +44,15 @@ std::string export_junit(const ExportInput& in) {
   }
   const size_t n = std::min(in.claims.size(), in.verdicts.size());
   std::string s = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  s += fmt::format("<testsuites name=\"rigcheck\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" time=\"0\">\n", n,
-                   failures, skipped);
-  s += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" time=\"0\" "
-                   "timestamp=\"{}\" hostname=\"{}\">\n",
-                   xml_escape("rigcheck claims: " + in.run_id), n, failures, skipped,
-                   xml_escape(export_detail::fact(in.run, "inventory_time_utc")), xml_escape(export_detail::fact(in.run, "hostname")));
+  s += fmt::format(
+      "<testsuites name=\"rigcheck\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" time=\"0\">\n", n,
+      failures, skipped);
+  s += fmt::format(
+      "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" time=\"0\" "
+      "timestamp=\"{}\" hostname=\"{}\">\n",
+      xml_escape("rigcheck claims: " + in.run_id), n, failures, skipped,
+      xml_escape(export_detail::fact(in.run, "inventory_time_utc")),
+      xml_escape(export_detail::fact(in.run, "hostname")));
   s += "    <properties>\n";
   for (const char* key : {"hostname", "cpu_model", "gpu_count", "suite_commit", "method_version", "inventory_time_utc"})
     s += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", key, xml_escape(export_detail::fact(in.run, key)));

@@ -20,7 +20,8 @@ using Labels = std::vector<std::pair<std::string, std::string>>;
 std::string series(const std::string& name, const Labels& labels, double value) {
   std::string s = name + "{";
   for (size_t i = 0; i < labels.size(); ++i)
-    s += fmt::format("{}{}=\"{}\"", i ? "," : "", openmetrics_name(labels[i].first), openmetrics_label_value(labels[i].second));
+    s += fmt::format("{}{}=\"{}\"", i ? "," : "", openmetrics_name(labels[i].first),
+                     openmetrics_label_value(labels[i].second));
   return s + "} " + format_double(value) + "\n";
 }
 
@@ -54,7 +55,9 @@ std::string cases_text(const RunData& run, const Labels& machine) {
     const Measured m = measure(ok);
     if (!m.ok()) continue;
     Labels l = machine;
-    l.insert(l.end(), {{"benchmark", c.benchmark}, {"case", c.case_name}, {"file", c.source}, {"metric", metric}, {"unit", unit}});
+    l.insert(
+        l.end(),
+        {{"benchmark", c.benchmark}, {"case", c.case_name}, {"file", c.source}, {"metric", metric}, {"unit", unit}});
     med += series("rigcheck_case_median", l, m.value);
     reps += series("rigcheck_case_repetitions", l, m.reps);
   }
@@ -62,8 +65,8 @@ std::string cases_text(const RunData& run, const Labels& machine) {
   return family("rigcheck_case_median",
                 "Median over the case's ok repetitions of its headline metric (gflops, else gbps, else its first "
                 "rate, else its first time), in the unit of label unit.") +
-         med +
-         family("rigcheck_case_repetitions", "The number of ok repetitions the case's median is taken over.") + reps;
+         med + family("rigcheck_case_repetitions", "The number of ok repetitions the case's median is taken over.") +
+         reps;
 }
 
 std::string verdicts_text(const ExportInput& in, const Labels& machine) {
@@ -88,7 +91,8 @@ std::string verdicts_text(const ExportInput& in, const Labels& machine) {
                          "verdict, 0 for the others.") +
                   state;
   if (!measured.empty())
-    s += family("rigcheck_claim_measured", "The figure a claim was judged on: the median measured, in the unit of label unit.") +
+    s += family("rigcheck_claim_measured",
+                "The figure a claim was judged on: the median measured, in the unit of label unit.") +
          measured;
   return s;
 }
@@ -102,7 +106,8 @@ std::string export_openmetrics(const ExportInput& in) {
                            {"suite_commit", export_detail::fact(in.run, "suite_commit")},
                            {"method_version", export_detail::fact(in.run, "method_version")},
                            {"gpu_count", export_detail::fact(in.run, "gpu_count")}});
-  std::string s = family("rigcheck_run_info", "The run exported, named in labels (value 1).") + series("rigcheck_run_info", info, 1);
+  std::string s = family("rigcheck_run_info", "The run exported, named in labels (value 1).") +
+                  series("rigcheck_run_info", info, 1);
   const double t = unix_time(export_detail::fact(in.run, "inventory_time_utc"));
   if (std::isfinite(t))
     s += family("rigcheck_run_timestamp_seconds", "When the run's inventory was taken, in seconds since 1970 (UTC).") +

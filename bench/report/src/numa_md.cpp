@@ -31,8 +31,10 @@ struct Figure {
 };
 
 void add(Figure& f, const ResultRow& r) {
-  if (r.status == Status::ok) f.ok.push_back(r.value);
-  else if (r.status == Status::mistrusted) f.other.push_back(r.value);
+  if (r.status == Status::ok)
+    f.ok.push_back(r.value);
+  else if (r.status == Status::mistrusted)
+    f.other.push_back(r.value);
 }
 
 std::string placement_md(const RunData& run) {
@@ -43,9 +45,9 @@ std::string placement_md(const RunData& run) {
     if (cpus.empty()) continue;
     const std::string sockets = param_value(r.params, "sockets");
     by_threads[std::atoi(param_value(r.params, "threads").c_str())] = fmt::format(
-        "CPUs {}, {} {}, NUMA node(s) {}, L3 domain(s) {}, {}", cpus, sockets.find(',') != std::string::npos ? "sockets" : "socket",
-        sockets.empty() ? "unknown" : sockets, param_value(r.params, "numa_nodes"), param_value(r.params, "l3_domains"),
-        param_value(r.params, "placement"));
+        "CPUs {}, {} {}, NUMA node(s) {}, L3 domain(s) {}, {}", cpus,
+        sockets.find(',') != std::string::npos ? "sockets" : "socket", sockets.empty() ? "unknown" : sockets,
+        param_value(r.params, "numa_nodes"), param_value(r.params, "l3_domains"), param_value(r.params, "placement"));
   }
   if (by_threads.empty()) return "";
   std::string md = "The ResNet-50 training step's thread counts (the rows behind CPU-1 and CPU-2) ran on:\n\n";
@@ -67,8 +69,9 @@ std::string bandwidth_md(const RunData& run) {
     cpus[key] = param_value(r.params, "cpus");
   }
   if (figs.empty()) return skipped.empty() ? "" : "STREAM per NUMA node: not measured: " + md_escape(skipped) + ".\n\n";
-  std::string md = "STREAM triad (plain stores), GB/s, median of the repetitions:\n\n"
-                   "| threads on node | memory on node | CPUs | GB/s |\n|---|---|---|---|\n";
+  std::string md =
+      "STREAM triad (plain stores), GB/s, median of the repetitions:\n\n"
+      "| threads on node | memory on node | CPUs | GB/s |\n|---|---|---|---|\n";
   for (const auto& [key, f] : figs) md += fmt::format("| {} | {} | {} |\n", key, cpus[key], f.median_text("{:.1f}"));
   return md + "\n";
 }
@@ -87,9 +90,10 @@ std::string latency_md(const RunData& run) {
     bytes = param_value(r.params, "bytes");
   }
   if (figs.empty()) return skipped.empty() ? "" : "Latency matrix: not measured: " + md_escape(skipped) + ".\n\n";
-  std::string md = fmt::format("Load latency, ns, a chase over {:.0f} MiB of 2 MiB pages from the node's first core "
-                               "(rows) to the memory of each node (columns):\n\n| CPU node |",
-                               std::atof(bytes.c_str()) / 1048576.0);
+  std::string md = fmt::format(
+      "Load latency, ns, a chase over {:.0f} MiB of 2 MiB pages from the node's first core "
+      "(rows) to the memory of each node (columns):\n\n| CPU node |",
+      std::atof(bytes.c_str()) / 1048576.0);
   for (const std::string& m : mems) md += " memory " + m + " |";
   md += "\n|---|";
   for (size_t i = 0; i < mems.size(); ++i) md += "---|";

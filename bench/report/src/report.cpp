@@ -25,13 +25,15 @@
 
 namespace rigcheck {
 
-
 std::string md_escape(std::string s) {
   std::string out;
   for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += ' ';
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n')
+      out += ' ';
+    else
+      out += c;
   }
   return out;
 }
@@ -40,8 +42,6 @@ std::string md_escape(std::string s) {
 namespace {
 
 using namespace report_detail;
-
-
 
 std::string mib(const std::string& bytes) {
   double v;
@@ -58,7 +58,8 @@ std::string shape_and_limits(const RunData& run) {
   const std::string allowed = inv(run, "allowed_hardware_threads"), all = inv(run, "hardware_threads");
   if (allowed != all) limits.push_back(fmt::format("{} CPUs of {} (cpuset {})", allowed, all, inv(run, "cpu_allowed")));
   const std::string quota = inv(run, "cgroup_cpu_quota");
-  if (quota.rfind("none", 0) != 0 && quota.rfind("unknown", 0) != 0) limits.push_back("a CPU quota of " + first_clause(quota));
+  if (quota.rfind("none", 0) != 0 && quota.rfind("unknown", 0) != 0)
+    limits.push_back("a CPU quota of " + first_clause(quota));
   double mem = 0;
   if (parse_double(inv(run, "memory_limit_bytes"), mem) && mem > 0) {
     std::string from = inv(run, "memory_limit");
@@ -67,23 +68,21 @@ std::string shape_and_limits(const RunData& run) {
   }
   std::string what;
   for (const std::string& l : limits) what += (what.empty() ? "" : ", ") + l;
-  return fmt::format("Shape: {}; this run: {}.", inv(run, "machine_shape"), what.empty() ? "the whole machine, no limit" : what);
+  return fmt::format("Shape: {}; this run: {}.", inv(run, "machine_shape"),
+                     what.empty() ? "the whole machine, no limit" : what);
 }
 }  // namespace report_detail
 
 namespace {
 
-
-
-
-
 std::string gemm_headline_md(const GemmHeadline& g) {
   if (!g.ok()) return "";
   const double pct = 100 * g.value / g.peak;
   const std::string at = g.threads + (g.threads == "1" ? " thread" : " threads");
-  std::string s = fmt::format("\nBest f32 GEMM at {}: **{} GFLOP/s** ({}) = **{:.0f}%** of the measured f32 peak "
-                              "at {} ({} GFLOP/s, the suite's FMA kernel, best ISA).",
-                              at, fmt_num(g.value), md_escape(g.what), pct, at, fmt_num(g.peak));
+  std::string s = fmt::format(
+      "\nBest f32 GEMM at {}: **{} GFLOP/s** ({}) = **{:.0f}%** of the measured f32 peak "
+      "at {} ({} GFLOP/s, the suite's FMA kernel, best ISA).",
+      at, fmt_num(g.value), md_escape(g.what), pct, at, fmt_num(g.peak));
   if (pct > 100)
     s += " **Above the measured peak**: this GEMM ran faster than the suite's FMA kernel, so that kernel's figure is "
          "not this machine's ceiling (it ran at a lower clock, or did not keep every FMA unit busy), and every "
@@ -101,8 +100,10 @@ std::string measurements_md(const RunData& run) {
   for (const auto& table : tables) {
     // Named references, not a structured binding: C++17 lets no lambda capture one (clang refuses).
     const std::string &src = table.first, &b = table.second;
-    md += fmt::format("\n### {}{}\n\n| case | implementation | median | [min to max] | reps | spread | % of measured f32 peak | status |\n|---|---|---|---|---|---|---|---|\n",
-                      b, src.empty() || src == b ? "" : fmt::format(" (`{}.csv`)", src));
+    md += fmt::format(
+        "\n### {}{}\n\n| case | implementation | median | [min to max] | reps | spread | % of measured f32 peak | "
+        "status |\n|---|---|---|---|---|---|---|---|\n",
+        b, src.empty() || src == b ? "" : fmt::format(" (`{}.csv`)", src));
     std::string unit = "GFLOP/s";
     std::string metric = "gflops";
     auto of_table = [&](const std::string& m) {
@@ -119,8 +120,8 @@ std::string measurements_md(const RunData& run) {
     }
     if (rate.empty()) {  // another rate (busbw, IOPS, images/s...): the first timed metric of the file in /s
       for (const ResultRow& r : run.results)
-        if (r.benchmark == b && r.source == src && r.repetition >= 0 && r.status == Status::ok &&
-            r.unit.size() > 2 && r.unit.compare(r.unit.size() - 2, 2, "/s") == 0) {
+        if (r.benchmark == b && r.source == src && r.repetition >= 0 && r.status == Status::ok && r.unit.size() > 2 &&
+            r.unit.compare(r.unit.size() - 2, 2, "/s") == 0) {
           metric = r.metric;
           unit = r.unit + " (" + r.metric + ")";
           rate = of_table(r.metric);
@@ -140,7 +141,8 @@ std::string measurements_md(const RunData& run) {
         if (r.benchmark == b && r.case_name == c && r.source == src) {
           if (!any) any = &r;
           if (r.metric == kRepsCapHit && r.value >= 1) cap_note = r.note;
-          if (r.repetition >= 0 && (r.metric == metric || r.metric == names::kGbps || r.metric == names::kTimePerIter)) {
+          if (r.repetition >= 0 &&
+              (r.metric == metric || r.metric == names::kGbps || r.metric == names::kTimePerIter)) {
             if (r.metric == names::kTimePerIter) ++counts[to_string(r.status)];
           } else if (r.repetition < 0 && r.status != Status::ok) {
             ++counts[to_string(r.status)];
@@ -149,8 +151,10 @@ std::string measurements_md(const RunData& run) {
         }
       std::string status;
       for (auto& [st, n] : counts) status += fmt::format("{}{} {}", status.empty() ? "" : ", ", n, st);
-      if (status.empty()) status = "ok";
-      else if (counts.size() == 1 && counts.count("ok")) status = "ok";
+      if (status.empty())
+        status = "ok";
+      else if (counts.size() == 1 && counts.count("ok"))
+        status = "ok";
       if (!note.empty() && !(counts.size() == 1 && counts.count("ok"))) status += ": " + note;
       auto it = rate.find(c);
       Measured m = it == rate.end() ? Measured{} : measure(it->second);
@@ -161,21 +165,21 @@ std::string measurements_md(const RunData& run) {
         const double p = 100 * m.value / peak[threads];
         pct = fmt::format("{:.0f}%{}", p, p > 100 ? " (above the measured peak)" : "");
       }
-      md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", md_escape(c),
-                        md_escape(any ? param_value(any->params, "impl", "-") : "-"),
-                        m.ok() ? fmt_num(m.value) + " " + unit : "-",
-                        m.ok() ? fmt::format("{} to {}", fmt_num(m.low), fmt_num(m.high)) : "-",
-                        cap_note.empty() ? std::to_string(m.reps) : fmt::format("{} (cap hit)", m.reps),
-                        m.ok() ? fmt::format("{:.1f}%", 100 * (m.high - m.low) / m.value) : "-", pct,
-                        md_escape(status));
+      md += fmt::format(
+          "| {} | {} | {} | {} | {} | {} | {} | {} |\n", md_escape(c),
+          md_escape(any ? param_value(any->params, "impl", "-") : "-"), m.ok() ? fmt_num(m.value) + " " + unit : "-",
+          m.ok() ? fmt::format("{} to {}", fmt_num(m.low), fmt_num(m.high)) : "-",
+          cap_note.empty() ? std::to_string(m.reps) : fmt::format("{} (cap hit)", m.reps),
+          m.ok() ? fmt::format("{:.1f}%", 100 * (m.high - m.low) / m.value) : "-", pct, md_escape(status));
     }
   }
   return gemm_headline_md(best_f32_gemm(run)) + md;
 }
 
 std::string verdicts_csv(const std::vector<Claim>& claims, const std::vector<Verdict>& vs) {
-  std::string s = "claim_id,section,claim,verdict,guide_value,measured_value,measured_low,measured_high,reps,"
-                  "predicted_value,unit,evidence,reason,guide_error,basis,summary\n";
+  std::string s =
+      "claim_id,section,claim,verdict,guide_value,measured_value,measured_low,measured_high,reps,"
+      "predicted_value,unit,evidence,reason,guide_error,basis,summary\n";
   for (size_t i = 0; i < vs.size(); ++i) {
     const Claim& c = claims[i];
     const Verdict& v = vs[i];
@@ -188,8 +192,6 @@ std::string verdicts_csv(const std::vector<Claim>& claims, const std::vector<Ver
   return s;
 }
 
-
-
 }  // namespace
 
 // The report's first lines: the architecture, the machine, its shape and limits, GPUs, the build.
@@ -197,16 +199,18 @@ static std::string machine_md(const RunData& run) {
   std::string md;
   const std::string arm = run.inventory.count("cpu_arm_name") ? " (" + inv(run, "cpu_arm_name") + ")" : "";
   if (run.inventory.count("cpu_arch")) md += "Architecture: " + inv(run, "cpu_arch") + arm + ".  \n";  // none: x86-64
-  md += fmt::format("Machine: **{}** ({}, family {} model {}), {} socket(s), {} physical cores, {} hardware threads, "
-                    "L3 {} x {}, memory {}, best ISA {}, measured clock {} GHz.  \n",
-                    inv(run, "cpu_model"), inv(run, "cpu_microarch"), inv(run, "cpu_family"),
-                    inv(run, "cpu_model_number"), inv(run, "sockets"), inv(run, "physical_cores"),
-                    inv(run, "hardware_threads"), mib(inv(run, "cache_l3_bytes")), inv(run, "cache_l3_instances"),
-                    mib(inv(run, "memory_total_bytes")), inv(run, "isa_best"), inv(run, "cpu_clock_measured_ghz"));
+  md += fmt::format(
+      "Machine: **{}** ({}, family {} model {}), {} socket(s), {} physical cores, {} hardware threads, "
+      "L3 {} x {}, memory {}, best ISA {}, measured clock {} GHz.  \n",
+      inv(run, "cpu_model"), inv(run, "cpu_microarch"), inv(run, "cpu_family"), inv(run, "cpu_model_number"),
+      inv(run, "sockets"), inv(run, "physical_cores"), inv(run, "hardware_threads"), mib(inv(run, "cache_l3_bytes")),
+      inv(run, "cache_l3_instances"), mib(inv(run, "memory_total_bytes")), inv(run, "isa_best"),
+      inv(run, "cpu_clock_measured_ghz"));
   if (const std::string shape = shape_and_limits(run); !shape.empty()) md += md_escape(shape) + "  \n";
-  md += fmt::format("GPUs: {} {}. THP: {}. Governor: {}. Kernel {}, {}.  \n", inv(run, "gpu_count"),
-                    run.inventory.count("gpu0_name") ? "(" + inv(run, "gpu0_name") + ")" : "(" + inv(run, "gpu_note") + ")",
-                    inv(run, "thp_enabled"), inv(run, "cpufreq_governor"), inv(run, "kernel"), inv(run, "os"));
+  md += fmt::format(
+      "GPUs: {} {}. THP: {}. Governor: {}. Kernel {}, {}.  \n", inv(run, "gpu_count"),
+      run.inventory.count("gpu0_name") ? "(" + inv(run, "gpu0_name") + ")" : "(" + inv(run, "gpu_note") + ")",
+      inv(run, "thp_enabled"), inv(run, "cpufreq_governor"), inv(run, "kernel"), inv(run, "os"));
   md += fmt::format("Build: {} {}, commit {}; oneDNN {}, OpenBLAS {} (core {}), method version {}.  \n",
                     inv(run, "build_type"), inv(run, "compiler"), inv(run, "suite_commit"), inv(run, "onednn_version"),
                     inv(run, "openblas_version"), inv(run, "openblas_corename"), inv(run, "method_version"));
@@ -242,8 +246,10 @@ std::vector<Verdict> make_report(const std::string& run_dir, const ReportOptions
 
   // One line per claim; the evidence of each in a section of its own below, linked from the id.
   md += "\n## Verdicts\n\n**What this machine is good for.** " + md_escape(good_for_text(run, claims, vs)) + "\n\n";
-  md += "| Claim | Guide (original) | Guide says | Measured: median [min to max], n | Verdict | Why (evidence: click the claim) |\n"
-        "|---|---|---|---|---|---|\n";
+  md +=
+      "| Claim | Guide (original) | Guide says | Measured: median [min to max], n | Verdict | Why (evidence: click the "
+      "claim) |\n"
+      "|---|---|---|---|---|---|\n";
   for (size_t i = 0; i < claims.size(); ++i) {
     const Claim& c = claims[i];
     const Verdict& v = vs[i];
@@ -252,12 +258,13 @@ std::vector<Verdict> make_report(const std::string& run_dir, const ReportOptions
     md += fmt::format("| [{}](#{}) | {} | {} | {} | {} | {} |\n", c.id, claim_anchor(c), md_escape(c.text_zh),
                       md_escape(c.guide_figure), md_escape(measured_text(v)), label, md_escape(verdict_summary(c, v)));
   }
-  md += "\nVerdicts: confirmed / refuted (the measured interval lies inside / outside the guide's figure widened by "
-        "its tolerance), inconclusive (it straddles the boundary), not_measurable (this machine lacks what the "
-        "claim needs, named), predicted (a fitted model's extrapolation, never a measurement), no_benchmark (not "
-        "built yet). A verdict marked (emulated) rests on a model of hardware this machine lacks, built from this "
-        "run's measurements (docs/methodology.md): it is not a measurement. (inventory) and (datasheet) mark "
-        "verdicts on facts rather than timings. Intervals are the min and max over repetitions.\n";
+  md +=
+      "\nVerdicts: confirmed / refuted (the measured interval lies inside / outside the guide's figure widened by "
+      "its tolerance), inconclusive (it straddles the boundary), not_measurable (this machine lacks what the "
+      "claim needs, named), predicted (a fitted model's extrapolation, never a measurement), no_benchmark (not "
+      "built yet). A verdict marked (emulated) rests on a model of hardware this machine lacks, built from this "
+      "run's measurements (docs/methodology.md): it is not a measurement. (inventory) and (datasheet) mark "
+      "verdicts on facts rather than timings. Intervals are the min and max over repetitions.\n";
 
   md += "\n## Evidence per claim\n";
   for (size_t i = 0; i < claims.size(); ++i) {

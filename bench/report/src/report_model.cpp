@@ -67,11 +67,16 @@ std::string first_clause(const std::string& s) {
   bool quoted = false;
   for (size_t i = 0; i + 1 < s.size(); ++i) {
     const char c = s[i];
-    if (c == '"') quoted = !quoted;
-    else if (quoted) continue;
-    else if (c == '(' || c == '[') ++depth;
-    else if ((c == ')' || c == ']') && depth > 0) --depth;
-    else if (depth == 0 && (c == ';' || c == '.') && s[i + 1] == ' ') return s.substr(0, i);
+    if (c == '"')
+      quoted = !quoted;
+    else if (quoted)
+      continue;
+    else if (c == '(' || c == '[')
+      ++depth;
+    else if ((c == ')' || c == ']') && depth > 0)
+      --depth;
+    else if (depth == 0 && (c == ';' || c == '.') && s[i + 1] == ' ')
+      return s.substr(0, i);
   }
   return s;
 }
@@ -95,10 +100,10 @@ using namespace report_detail;
 
 // ------------------------------------------------------------------ shared with report.html
 std::vector<ClaimField> claim_fields(const Claim& c, const Verdict& v) {
-  std::vector<ClaimField> out = {{"Guide (original)", c.text_zh, true}, {"Guide says", c.guide_figure},
-                                 {"Measured", measured_text(v)}};
-  for (ClaimField f : {ClaimField{"Evidence", v.evidence}, ClaimField{"Reason", v.reason},
-                       ClaimField{"Guide error", c.guide_error}})
+  std::vector<ClaimField> out = {
+      {"Guide (original)", c.text_zh, true}, {"Guide says", c.guide_figure}, {"Measured", measured_text(v)}};
+  for (ClaimField f :
+       {ClaimField{"Evidence", v.evidence}, ClaimField{"Reason", v.reason}, ClaimField{"Guide error", c.guide_error}})
     if (!f.text.empty()) out.push_back(std::move(f));
   return out;
 }
@@ -158,10 +163,11 @@ std::string verdict_summary(const Claim& c, const Verdict& v) {
 std::vector<std::string> report_warnings(const RunData& run) {
   std::vector<std::string> w;
   if (const std::string e = inv(run, "emulated"); e.rfind("yes", 0) == 0)
-    w.push_back(fmt::format("the run ran emulated ({}): its timings are the emulator's, not this CPU's; every row timed by "
-                            "the suite's own code is mistrusted and no verdict rests on them (fio's figures are fio's: the "
-                            "host's program, run natively)",
-                            e.rfind("yes: ", 0) == 0 ? e.substr(5) : e));
+    w.push_back(
+        fmt::format("the run ran emulated ({}): its timings are the emulator's, not this CPU's; every row timed by "
+                    "the suite's own code is mistrusted and no verdict rests on them (fio's figures are fio's: the "
+                    "host's program, run natively)",
+                    e.rfind("yes: ", 0) == 0 ? e.substr(5) : e));
   std::string bt = inv(run, "build_type"), san = inv(run, "sanitizers");
   if (bt == "Debug" || bt.empty()) w.push_back(fmt::format("build type is '{}': timings are not representative", bt));
   if (san != "none" && san.rfind("unknown", 0) != 0)
@@ -174,19 +180,22 @@ std::vector<std::string> report_warnings(const RunData& run) {
     w.push_back(fmt::format("CPU frequency governor is '{}', not 'performance'", gov));
   std::string core = inv(run, "openblas_coretype_env");
   if (core != "unset" && core.rfind("unknown", 0) != 0)
-    w.push_back(fmt::format("OPENBLAS_CORETYPE={} is set: OpenBLAS runs that core's kernels, not its own choice", core));
+    w.push_back(
+        fmt::format("OPENBLAS_CORETYPE={} is set: OpenBLAS runs that core's kernels, not its own choice", core));
   size_t mistrusted = 0;
   for (const ResultRow& r : run.results) mistrusted += r.status == Status::mistrusted;
   if (mistrusted)
-    w.push_back(fmt::format("{} result rows are mistrusted (see their note) and left out of every verdict", mistrusted));
+    w.push_back(
+        fmt::format("{} result rows are mistrusted (see their note) and left out of every verdict", mistrusted));
   std::vector<std::string> capped;  // adaptive repetitions stopped above their target (repetitions.hpp)
   for (const ResultRow& r : run.results)
     if (r.metric == kRepsCapHit && r.value >= 1) capped.push_back(r.benchmark + "/" + r.case_name);
   if (!capped.empty())
-    w.push_back(fmt::format("{} cases still spread more than their target when the repetitions stopped (cap hit, see the reps "
-                            "column): {}{}",
-                            capped.size(), fmt::join(capped.begin(), capped.begin() + std::min<size_t>(capped.size(), 8), ", "),
-                            capped.size() > 8 ? ", ..." : ""));
+    w.push_back(
+        fmt::format("{} cases still spread more than their target when the repetitions stopped (cap hit, see the reps "
+                    "column): {}{}",
+                    capped.size(), fmt::join(capped.begin(), capped.begin() + std::min<size_t>(capped.size(), 8), ", "),
+                    capped.size() > 8 ? ", ..." : ""));
   for (const ManifestRow& m : run.manifest)
     if (m.status == "interrupted" || m.status == "timeout" || m.status == "not_run") {
       w.push_back("the run was cut short: some benchmarks did not finish (see the manifest below)");
@@ -194,12 +203,12 @@ std::vector<std::string> report_warnings(const RunData& run) {
     }
   if (!run.recovered.empty()) w.push_back(run.recovered);
   for (const ConcurrentRun& c : run.concurrent)
-    w.push_back(fmt::format("another rigcheck run went on at the same time (pid {}, writing {}), seen from {} to {}: "
-                            "it competed for the CPU, memory and disk, and the measurements of that span may be "
-                            "disturbed (rerun them alone)",
-                            c.pid, c.run_dir, c.first_seen, c.last_seen));
-  for (const std::string& e : run.excluded)
-    w.push_back("left out of every verdict (--exclude-broken): " + e);
+    w.push_back(
+        fmt::format("another rigcheck run went on at the same time (pid {}, writing {}), seen from {} to {}: "
+                    "it competed for the CPU, memory and disk, and the measurements of that span may be "
+                    "disturbed (rerun them alone)",
+                    c.pid, c.run_dir, c.first_seen, c.last_seen));
+  for (const std::string& e : run.excluded) w.push_back("left out of every verdict (--exclude-broken): " + e);
   return w;
 }
 
@@ -208,9 +217,11 @@ std::string good_for_text(const RunData& run, const std::vector<Claim>& claims, 
   std::vector<std::string> did;
   GemmHeadline g = best_f32_gemm(run);
   if (g.ok())
-    did.push_back(fmt::format("f32 matrix multiplication{} at {} GFLOP/s on {} thread{} ({:.0f}% of the suite's FMA "
-                              "peak kernel)",
-                              g.shape.empty() ? "" : " (" + g.shape + ")", fmt_num(g.value), g.threads, g.threads == "1" ? "" : "s", 100 * g.value / g.peak));
+    did.push_back(
+        fmt::format("f32 matrix multiplication{} at {} GFLOP/s on {} thread{} ({:.0f}% of the suite's FMA "
+                    "peak kernel)",
+                    g.shape.empty() ? "" : " (" + g.shape + ")", fmt_num(g.value), g.threads,
+                    g.threads == "1" ? "" : "s", 100 * g.value / g.peak));
   {  // the ResNet-50 training step at the most threads measured, one case: its rows name its shape
     std::map<int, std::vector<const ResultRow*>> best;  // threads -> the rows of the first case at that count
     for (auto& [c, rows] : run.select(names::kResnetTrainStep, names::kItemsPerS)) {
@@ -222,8 +233,8 @@ std::string good_for_text(const RunData& run, const std::vector<Claim>& claims, 
       Measured m = measure(rows);
       if (m.ok())
         did.push_back(fmt::format("a ResNet-50 training step{} at {} images/s on {} thread{}",
-                                  shape_of(rows).empty() ? "" : " (" + shape_of(rows) + ")",
-                                  fmt_num(m.value), t, t == 1 ? "" : "s"));
+                                  shape_of(rows).empty() ? "" : " (" + shape_of(rows) + ")", fmt_num(m.value), t,
+                                  t == 1 ? "" : "s"));
     }
   }
   {  // memory bandwidth: the best STREAM triad
@@ -241,10 +252,12 @@ std::string good_for_text(const RunData& run, const std::vector<Claim>& claims, 
                                 threads == 1 ? "" : "s"));
   }
   {  // storage: 1 MiB sequential reads per device class
-    for (auto& [cls, rows] : group_by_param(run.select(names::kFio, names::kGbps, {{"rw", "read"}, {"bs", "1048576"}}), "device_class")) {
+    for (auto& [cls, rows] :
+         group_by_param(run.select(names::kFio, names::kGbps, {{"rw", "read"}, {"bs", "1048576"}}), "device_class")) {
       Measured m = measure(rows);
-      if (m.ok()) did.push_back(fmt::format("{} GB/s sequential reads from its {} storage (fio, 1 MiB blocks)", fmt_num(m.value),
-                                            cls.empty() ? "unnamed" : cls));
+      if (m.ok())
+        did.push_back(fmt::format("{} GB/s sequential reads from its {} storage (fio, 1 MiB blocks)", fmt_num(m.value),
+                                  cls.empty() ? "unnamed" : cls));
     }
   }
   {  // GPU: the fastest tensor-core GEMM measured
@@ -254,8 +267,9 @@ std::string good_for_text(const RunData& run, const std::vector<Claim>& claims, 
       Measured m = measure(rows);
       if (m.ok() && m.value > best) best = m.value, dtype = dt;
     }
-    if (best > 0) did.push_back(fmt::format("{} TFLOP/s of {} GEMM on its GPU ({})", fmt_num(best / 1000), dtype,
-                                            inv(run, "gpu0_name")));
+    if (best > 0)
+      did.push_back(
+          fmt::format("{} TFLOP/s of {} GEMM on its GPU ({})", fmt_num(best / 1000), dtype, inv(run, "gpu0_name")));
   }
   std::map<Outcome, int> n;
   std::vector<std::string> missing;  // what the claims that could not be judged need
@@ -272,15 +286,14 @@ std::string good_for_text(const RunData& run, const std::vector<Claim>& claims, 
     s = "This run measured nothing this paragraph can name (no CPU, memory, storage or GPU throughput rows).";
   } else {
     s = "From this run's own measurements: ";
-    for (size_t i = 0; i < did.size(); ++i)
-      s += (i == 0 ? "" : i + 1 == did.size() ? "; and " : "; ") + did[i];
+    for (size_t i = 0; i < did.size(); ++i) s += (i == 0 ? "" : i + 1 == did.size() ? "; and " : "; ") + did[i];
     s += ".";
   }
   const std::string gpus = inv(run, "gpu_count");
   if (gpus == "0") s += " It has no GPU that the suite could use, so nothing here speaks for GPU training.";
-  s += fmt::format(" Against the guide's {} claims: {} confirmed, {} refuted, {} inconclusive, {} predicted (not measured)",
-                   claims.size(), n[Outcome::confirmed], n[Outcome::refuted], n[Outcome::inconclusive],
-                   n[Outcome::predicted]);
+  s += fmt::format(
+      " Against the guide's {} claims: {} confirmed, {} refuted, {} inconclusive, {} predicted (not measured)",
+      claims.size(), n[Outcome::confirmed], n[Outcome::refuted], n[Outcome::inconclusive], n[Outcome::predicted]);
   if (n[Outcome::not_measurable] > 0) {
     std::string needs;
     for (size_t i = 0; i < missing.size() && i < 6; ++i) needs += (i ? ", " : "") + missing[i];

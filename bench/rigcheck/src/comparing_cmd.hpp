@@ -19,13 +19,16 @@ struct StoreSelection {
 
   void add(CLI::App* c, bool with_db) {
     if (with_db)
-      c->add_option("--db", db, "read the runs from this results store (a SQLite file or a postgresql:// URL): the "
-                                "run arguments are then selections, e.g. 'machine=vm,since=2026-12-01' or a run id");
-    c->add_option("--machine", machine, "only the runs of this machine: its fingerprint (or 8+ of its first hex digits) "
-                                        "or a hostname");
+      c->add_option("--db", db,
+                    "read the runs from this results store (a SQLite file or a postgresql:// URL): the "
+                    "run arguments are then selections, e.g. 'machine=vm,since=2026-12-01' or a run id");
+    c->add_option("--machine", machine,
+                  "only the runs of this machine: its fingerprint (or 8+ of its first hex digits) "
+                  "or a hostname");
     c->add_option("--since", since, "only the runs started at or after this UTC date/time, e.g. 2026-12-01");
     c->add_option("--until", until, "only the runs started before this UTC date/time");
-    c->add_option("--where", where, "only the runs whose inventory has KEY=VALUE (repeatable), e.g. gpu_driver=580.65.06")
+    c->add_option("--where", where,
+                  "only the runs whose inventory has KEY=VALUE (repeatable), e.g. gpu_driver=580.65.06")
         ->expected(1, 100);
     c->add_option("--last", last, "only the newest N of the runs the rest keeps");
   }

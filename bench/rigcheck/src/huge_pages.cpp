@@ -24,7 +24,7 @@ void malloc_on_huge_pages(int argc, char** argv) {
   ::setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1:glibc.malloc.top_pad=67108864", 1);
   ::setenv("RIGCHECK_MALLOC_HUGETLB", "set", 1);
   exec_command(self_exec_command({argv, argv + argc}));  // through the exec prefix under an emulator
-  ::unsetenv("GLIBC_TUNABLES");  // could not start again: go on as this process
+  ::unsetenv("GLIBC_TUNABLES");                          // could not start again: go on as this process
   ::unsetenv("RIGCHECK_MALLOC_HUGETLB");
 }
 

@@ -44,7 +44,8 @@ class CapturedRoot {
     for (const auto& e : fs::directory_iterator(tmp_)) tops.push_back(e.path());
     root_ = tops.size() == 1 && fs::is_directory(tops[0]) && !fs::exists(tops[0] / "cpu") ? tops[0].string() : tmp_;
     if (!fs::exists(fs::path(root_) / "sys"))
-      throw std::runtime_error(fmt::format("--sysroot {}: no sys/ folder in it (hwloc-gather-topology's layout: NAME/sys, NAME/proc)", path));
+      throw std::runtime_error(fmt::format(
+          "--sysroot {}: no sys/ folder in it (hwloc-gather-topology's layout: NAME/sys, NAME/proc)", path));
   }
   ~CapturedRoot() {
     std::error_code ec;
@@ -59,8 +60,9 @@ class CapturedRoot {
 }  // namespace
 
 void InventoryCommand::add(CLI::App& app) {
-  cmd = app.add_subcommand("inventory", "this machine's facts as key,value CSV on stdout (or --out FILE); with --sysroot, "
-                                        "the facts of a captured machine");
+  cmd = app.add_subcommand("inventory",
+                           "this machine's facts as key,value CSV on stdout (or --out FILE); with --sysroot, "
+                           "the facts of a captured machine");
   cmd->add_option("--out", out, "file to write instead of stdout (never overwritten)");
   cmd->add_option("--sysroot", sysroot,
                   "a captured root: a folder with sys/ and proc/, or the tarball hwloc-gather-topology writes; the "
@@ -73,7 +75,7 @@ bool InventoryCommand::chosen() const { return cmd && *cmd; }
 
 int InventoryCommand::run() const {
   if (!out.empty()) {
-    struct stat st{};
+    struct stat st {};
     if (::stat(out.c_str(), &st) == 0) {
       std::fprintf(stderr, "rigcheck inventory: %s exists; not overwritten\n", out.c_str());
       return 2;

@@ -38,7 +38,8 @@ std::string launcher_failure(const std::string& launcher, int exit_code, const s
   for (std::string line; std::getline(in, line);)
     if (line.find_first_not_of(" \t-=*") != std::string::npos) lines.push_back(line);
   std::string said;
-  for (size_t i = lines.size() > 3 ? lines.size() - 3 : 0; i < lines.size(); ++i) said += (said.empty() ? "" : " | ") + lines[i];
+  for (size_t i = lines.size() > 3 ? lines.size() - 3 : 0; i < lines.size(); ++i)
+    said += (said.empty() ? "" : " | ") + lines[i];
   // A node that died: mpirun names the rank and the host ("mpirun noticed that process rank 1 with
   // PID 123 on node n2 exited on signal 9"), which leads the reason wherever it was in the tail.
   std::string dead;
@@ -47,15 +48,17 @@ std::string launcher_failure(const std::string& launcher, int exit_code, const s
         dead.find(l) == std::string::npos)
       dead += (dead.empty() ? "" : " | ") + l.substr(l.find_first_not_of(" \t"));
   if (!dead.empty())
-    return fmt::format("a rank died: {} (launcher '{}' exited {}; its last words: {})", dead, launcher, exit_code, said);
+    return fmt::format("a rank died: {} (launcher '{}' exited {}; its last words: {})", dead, launcher, exit_code,
+                       said);
   // srun started the ranks without a PMI Open MPI takes (Slurm's MpiDefault=none, or --mpi=none):
   // each rank stops in MPI_Init with Open MPI's long banner; say what to do first.
   if (tail.find("direct launched using \"srun\"") != std::string::npos ||
       tail.find("not built with SLURM's PMI support") != std::string::npos)
-    return fmt::format("srun started the ranks without PMIx, which this Open MPI needs (\"direct launched using srun, "
-                       "but OMPI was not built with SLURM's PMI support\"): add --mpi=pmix to the launcher (srun "
-                       "--mpi=list shows what this Slurm offers) (launcher '{}' exited {}; its last words: {})",
-                       launcher, exit_code, said);
+    return fmt::format(
+        "srun started the ranks without PMIx, which this Open MPI needs (\"direct launched using srun, "
+        "but OMPI was not built with SLURM's PMI support\"): add --mpi=pmix to the launcher (srun "
+        "--mpi=list shows what this Slurm offers) (launcher '{}' exited {}; its last words: {})",
+        launcher, exit_code, said);
   return fmt::format("launcher '{}' exited {}: {}", launcher, exit_code, said.empty() ? "(no output)" : said);
 }
 
@@ -68,10 +71,14 @@ std::string slurm_node_failure(const std::string& tail) {
     // sinfo asks slurmctld, which marked the node down before it cancelled the job. popen, not
     // run_child: the runner is stopping (a signal), and run_child would stop sinfo at once.
     std::string nodes = job_nodes;
-    if (nodes.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.,[]") != std::string::npos)
+    if (nodes.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.,[]") !=
+        std::string::npos)
       return "; Slurm cancelled the job: node failure";
-    if (FILE* p = ::popen(fmt::format("timeout 10 '{}' -h -N -n '{}' -t down,drain,fail,no_respond -o '%N %E' 2>/dev/null",
-                                      sinfo, nodes).c_str(), "r")) {
+    if (FILE* p =
+            ::popen(fmt::format("timeout 10 '{}' -h -N -n '{}' -t down,drain,fail,no_respond -o '%N %E' 2>/dev/null",
+                                sinfo, nodes)
+                        .c_str(),
+                    "r")) {
       char buf[512];
       while (std::fgets(buf, sizeof buf, p)) {
         std::string line = buf;

@@ -58,10 +58,12 @@ std::string recover_dead_run(const std::string& dir) {
       long kept = salvage_partial(csv);
       m.status = "interrupted";
       m.exit_code = 137;
-      m.reason = fmt::format("the runner died while this benchmark ran (SIGKILL, a crash or a power cut; "
-                             "found by rigcheck report){}",
-                             kept >= 0 ? fmt::format("; cut short: kept the {} rows it had written", kept)
-                                       : is_file(csv) ? "" : "; it had written no complete row");
+      m.reason = fmt::format(
+          "the runner died while this benchmark ran (SIGKILL, a crash or a power cut; "
+          "found by rigcheck report){}",
+          kept >= 0      ? fmt::format("; cut short: kept the {} rows it had written", kept)
+          : is_file(csv) ? ""
+                         : "; it had written no complete row");
       m.output = is_file(csv) ? m.benchmark + ".csv" : "";
       record_checksum(dir, m);
       // Its scratch entries are named, not removed: found later, a pid-named entry may be another
@@ -69,7 +71,8 @@ std::string recover_dead_run(const std::string& dir) {
       ScratchCleanup sc = remove_registered_scratch(dir + "/logs/" + m.benchmark + ".scratch",
                                                     scratch_roots_of(command_words(m.command)), false);
       if (!sc.kept.empty())
-        m.reason += "; scratch entries it registered are still there (not removed: remove them by hand): " + join(sc.kept);
+        m.reason +=
+            "; scratch entries it registered are still there (not removed: remove them by hand): " + join(sc.kept);
       said = fmt::format("{} was cut short by the runner's death", m.benchmark);
     } else if (m.status == "pending") {
       m.status = "not_run";
@@ -88,7 +91,8 @@ std::vector<Verdict> recover_and_report(const std::string& run_dir, ReportOption
   } catch (const InputError&) {
     throw;
   } catch (const std::exception& e) {
-    opt.recovered = fmt::format("the runner of this folder died before the end, and its manifest could not be finished: {}", e.what());
+    opt.recovered = fmt::format(
+        "the runner of this folder died before the end, and its manifest could not be finished: {}", e.what());
   }
   if (!opt.recovered.empty() && !opt.quiet) std::fprintf(stderr, "rigcheck report: %s\n", opt.recovered.c_str());
   return make_report(run_dir, opt);

@@ -68,8 +68,8 @@ int run_repeated(RunOptions run, int n) {
       rc = std::max(rc, 1);
     }
   }
-  std::printf("Runs: %s/*/ (%d), reports remade with the noise profile; noise profile: %s/noise.csv\n", parent.c_str(), n,
-              parent.c_str());
+  std::printf("Runs: %s/*/ (%d), reports remade with the noise profile; noise profile: %s/noise.csv\n", parent.c_str(),
+              n, parent.c_str());
   return rc;
 }
 
@@ -91,25 +91,35 @@ struct RunAndReport {
     run_cmd->add_option("--benchmarks", run.registry_path, "benchmark registry CSV (default: data/benchmarks.csv)");
     run_cmd->add_option("--claims", run.claims_path, "claims registry CSV (default: data/claims.csv)");
     run_cmd->add_option("--timeout-scale", run.timeout_scale, "multiply every benchmark's timeout");
-    run_cmd->add_option("--budget", run.budget_s,
-                        "seconds for the whole run, shared among the benchmarks by their reference times; a case "
-                        "cut short says so (default: 240 for the quick profile, 1620 for full, none for tiny; 0: none)")
+    run_cmd
+        ->add_option("--budget", run.budget_s,
+                     "seconds for the whole run, shared among the benchmarks by their reference times; a case "
+                     "cut short says so (default: 240 for the quick profile, 1620 for full, none for tiny; 0: none)")
         ->check(CLI::NonNegativeNumber);
-    run_cmd->add_option("--launcher", run.launcher,
-                        "command that starts the comm benchmarks, one process per rank, e.g. \"mpirun -np 8 --hostfile hosts\" "
-                        "or \"srun -N 2 --ntasks-per-node 4\" (default: " + default_launcher() + ")");
-    run_cmd->add_option("--exec-prefix", run.exec_prefix, "command each benchmark binary is started through, e.g. "
+    run_cmd->add_option(
+        "--launcher", run.launcher,
+        "command that starts the comm benchmarks, one process per rank, e.g. \"mpirun -np 8 --hostfile hosts\" "
+        "or \"srun -N 2 --ntasks-per-node 4\" (default: " +
+            default_launcher() + ")");
+    run_cmd->add_option("--exec-prefix", run.exec_prefix,
+                        "command each benchmark binary is started through, e.g. "
                         "\"qemu-aarch64 -L SYSROOT\" (an aarch64 build on x86-64: docs/arm.md)");
-    run_cmd->add_option("--step-budget", run.step_budget_s, "NET-1: seconds of each training step the all-reduce may take (default 1)");
-    run_cmd->add_option("--memory-limit", run.memory_limit_gib,
-                        "GiB of address space each benchmark may take (RLIMIT_AS; not the gpu area, whose CUDA reserves far more than it uses): one that needs more fails with the cause named, and the run goes on (default: no limit)")
+    run_cmd->add_option("--step-budget", run.step_budget_s,
+                        "NET-1: seconds of each training step the all-reduce may take (default 1)");
+    run_cmd
+        ->add_option(
+            "--memory-limit", run.memory_limit_gib,
+            "GiB of address space each benchmark may take (RLIMIT_AS; not the gpu area, whose CUDA reserves far more "
+            "than it uses): one that needs more fails with the cause named, and the run goes on (default: no limit)")
         ->check(CLI::NonNegativeNumber);
     run_cmd->add_option("--select", select, "only these benchmarks (names of data/benchmarks.csv, comma-separated)");
-    run_cmd->add_option("--case-filter", run.case_filter,
-                        "only cases whose benchmark/case matches this ECMAScript regex (given to every benchmark as --filter)");
-    run_cmd->add_option("--repeat", repeat,
-                        "run the profile N times back to back, each into its own folder, in a new folder "
-                        "<out>/noise-<host>-<time>/ that also receives noise.csv: the run-to-run noise of every case")
+    run_cmd->add_option(
+        "--case-filter", run.case_filter,
+        "only cases whose benchmark/case matches this ECMAScript regex (given to every benchmark as --filter)");
+    run_cmd
+        ->add_option("--repeat", repeat,
+                     "run the profile N times back to back, each into its own folder, in a new folder "
+                     "<out>/noise-<host>-<time>/ that also receives noise.csv: the run-to-run noise of every case")
         ->check(CLI::Range(1, 1000));
 
     report_cmd = app.add_subcommand("report", "judge every claim from a run folder: report.md, verdicts.csv");
@@ -146,8 +156,9 @@ struct Answers {
 
   void add(CLI::App& app) {
     capacity_cmd = app.add_subcommand(
-        "capacity", "what this machine can train: per zoo model the largest batch that fits in memory (fitted to the "
-                    "measured peaks), the step time and samples/s there, and what limits the step");
+        "capacity",
+        "what this machine can train: per zoo model the largest batch that fits in memory (fitted to the "
+        "measured peaks), the step time and samples/s there, and what limits the step");
     capacity_cmd->add_option("run_dir", capacity_dir, "results/<run-id>")->required();
     capacity_cmd->add_option("--model-csv", cap.model_csv,
                              "your own models by shape: CSV name,params,activation_bytes_per_sample,flops_per_sample "
@@ -157,12 +168,16 @@ struct Answers {
         ->capture_default_str()
         ->check(CLI::Range(0.0, 0.9));
     schema_cmd = app.add_subcommand("schema", "print the result CSV schema as Markdown");
-    list_cmd = app.add_subcommand("list", "the benchmarks of the registry: name (what --select takes), area, "
-                                          "timeout per profile, what each measures");
+    list_cmd = app.add_subcommand("list",
+                                  "the benchmarks of the registry: name (what --select takes), area, "
+                                  "timeout per profile, what each measures");
     list_cmd->add_option("--benchmarks", list_registry, "benchmark registry CSV (default: data/benchmarks.csv)");
-    median_cmd = app.add_subcommand("median", "the median of one case's metric over its ok repetitions in result CSVs, "
-                                              "read by the suite's own reader: prints MEDIAN COUNT (exit 1 when none)");
-    median_cmd->add_option("files", median_files, "result CSVs (e.g. the peers' STEM.csv)")->required()->expected(1, 1000);
+    median_cmd = app.add_subcommand("median",
+                                    "the median of one case's metric over its ok repetitions in result CSVs, "
+                                    "read by the suite's own reader: prints MEDIAN COUNT (exit 1 when none)");
+    median_cmd->add_option("files", median_files, "result CSVs (e.g. the peers' STEM.csv)")
+        ->required()
+        ->expected(1, 1000);
     median_cmd->add_option("--case", median_case, "BENCHMARK/CASE, e.g. gpu_gemm/bf16/n8192")->required();
     median_cmd->add_option("--metric", median_metric, "the metric, e.g. gflops")->required();
     median_cmd->add_flag("--observed", median_observed,
@@ -172,20 +187,23 @@ struct Answers {
   bool chosen() const { return *capacity_cmd || *list_cmd || *schema_cmd || *median_cmd; }
   int run_chosen() {
     if (*capacity_cmd) {
-      std::fputs(("# What this machine can train\n\n" + capacity_md(capacity_of(read_run(capacity_dir), cap))).c_str(), stdout);
+      std::fputs(("# What this machine can train\n\n" + capacity_md(capacity_of(read_run(capacity_dir), cap))).c_str(),
+                 stdout);
       return 0;
     }
     if (*median_cmd) return median_of_case();
     if (*list_cmd) {
-      std::fputs(format_benchmark_list(read_benchmark_registry(
-                     list_registry.empty() ? data_dir() + "/benchmarks.csv" : list_registry)).c_str(),
+      std::fputs(format_benchmark_list(
+                     read_benchmark_registry(list_registry.empty() ? data_dir() + "/benchmarks.csv" : list_registry))
+                     .c_str(),
                  stdout);
       return 0;
     }
     std::printf("| column | type | unit | meaning |\n|---|---|---|---|\n");
     for (const Column& c : kResultColumns) std::printf("| `%s` | %s | %s | %s |\n", c.name, c.type, c.unit, c.meaning);
-    std::printf("\nRows with repetition -1 that adaptive repetitions add to every timed case (off in the tiny profile; "
-                "docs/methodology.md, Timing and noise):\n\n| metric | unit | meaning |\n|---|---|---|\n");
+    std::printf(
+        "\nRows with repetition -1 that adaptive repetitions add to every timed case (off in the tiny profile; "
+        "docs/methodology.md, Timing and noise):\n\n| metric | unit | meaning |\n|---|---|---|\n");
     for (const auto& m : kAdaptiveRepsRows) std::printf("| `%s` | %s | %s |\n", m[0], m[1], m[2]);
     std::printf("\nschema_version: %d\n", kSchemaVersion);
     return 0;
@@ -201,8 +219,8 @@ struct Answers {
           v.push_back(r.value);
     if (v.empty()) {
       std::fprintf(stderr, "rigcheck median: no ok %s of %s %s in %zu file(s)\n",
-                   median_observed ? "observed row" : "repetition", median_case.c_str(),
-                   median_metric.c_str(), median_files.size());
+                   median_observed ? "observed row" : "repetition", median_case.c_str(), median_metric.c_str(),
+                   median_files.size());
       return 1;
     }
     std::printf("%.9g %zu\n", median(v), v.size());
@@ -230,8 +248,10 @@ struct Exporting {
   }
   int run() const {
     const std::string text = find_exporter(format)->write(read_export_input(run_dir, claims));
-    if (out.empty()) std::fputs(text.c_str(), stdout);
-    else write_new_file(out, text);
+    if (out.empty())
+      std::fputs(text.c_str(), stdout);
+    else
+      write_new_file(out, text);
     return 0;
   }
 };
@@ -246,20 +266,24 @@ struct StoreCommands {
   CLI::App *store_cmd = nullptr, *add_cmd = nullptr, *list_cmd = nullptr, *verify_cmd = nullptr, *export_cmd = nullptr;
 
   void add(CLI::App& app) {
-    store_cmd = app.add_subcommand("store", "the results store: run folders into one database (SQLite or PostgreSQL) and back");
+    store_cmd =
+        app.add_subcommand("store", "the results store: run folders into one database (SQLite or PostgreSQL) and back");
     store_cmd->require_subcommand(1);
-    add_cmd = store_cmd->add_subcommand("add", "verify each run folder, then store it in one transaction "
-                                               "(a broken folder is refused, nothing written; a stored run adds nothing)");
+    add_cmd = store_cmd->add_subcommand("add",
+                                        "verify each run folder, then store it in one transaction "
+                                        "(a broken folder is refused, nothing written; a stored run adds nothing)");
     add_cmd->add_option("runs", add_dirs, "run folders")->required()->expected(1, 100000);
     list_cmd = store_cmd->add_subcommand("list", "the stored machines and runs");
     filter.add(list_cmd, false);
-    verify_cmd = store_cmd->add_subcommand("verify", "re-check every stored file against the SHA-256 recorded on import");
+    verify_cmd =
+        store_cmd->add_subcommand("verify", "re-check every stored file against the SHA-256 recorded on import");
     export_cmd = store_cmd->add_subcommand("export-run", "write a stored run back as a run folder, byte for byte");
     export_cmd->add_option("run_id", export_id, "the run's id (rigcheck store list)")->required();
     export_cmd->add_option("dir", export_dir, "the folder to make (never an existing one)")->required();
     for (CLI::App* c : {add_cmd, list_cmd, verify_cmd, export_cmd})
-      c->add_option("--db", db, "the store: a SQLite file or a postgresql:// URL (default: $RIGCHECK_DB, else "
-                                "results/rigcheck.db)");
+      c->add_option("--db", db,
+                    "the store: a SQLite file or a postgresql:// URL (default: $RIGCHECK_DB, else "
+                    "results/rigcheck.db)");
   }
   bool chosen() const { return store_cmd->parsed(); }
   int run() {
@@ -286,7 +310,8 @@ struct StoreCommands {
     };
     for (const StoreAddOutcome& o : store_add(*s, add_dirs, digest)) {
       const bool refused = o.what == StoreAddOutcome::What::refused;
-      std::fprintf(refused ? stderr : stdout, "%s%s: %s\n", refused ? "REFUSED " : "", o.dir.c_str(), o.message.c_str());
+      std::fprintf(refused ? stderr : stdout, "%s%s: %s\n", refused ? "REFUSED " : "", o.dir.c_str(),
+                   o.message.c_str());
       if (refused) rc = 1;
     }
     return rc;

@@ -47,7 +47,6 @@ void on_signal(int sig) {
   stop_children();
 }
 
-
 std::string shell_quote(const std::string& s) {
   if (s.find_first_of(" \t'\"\\$;&|<>*?()") == std::string::npos && !s.empty()) return s;
   std::string out = "'";
@@ -55,16 +54,7 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
-
-
-
-
-
-
 }  // namespace
-
-
-
 
 namespace {
 // The other runs on this machine while this one ran: seen at each benchmark's start and end and
@@ -79,9 +69,10 @@ struct Competitors {
     for (const OtherRun& o : lock->others()) {
       auto it = std::find_if(seen.begin(), seen.end(), [&](const ConcurrentRun& c) { return c.pid == o.pid; });
       if (it == seen.end()) {
-        std::fprintf(stderr, "\nrigcheck run: warning: another rigcheck run is going on on this machine (pid %d, "
-                             "writing %s): it competes for the CPU, memory and disk, and this run's measurements from "
-                             "%s on may be disturbed\n",
+        std::fprintf(stderr,
+                     "\nrigcheck run: warning: another rigcheck run is going on on this machine (pid %d, "
+                     "writing %s): it competes for the CPU, memory and disk, and this run's measurements from "
+                     "%s on may be disturbed\n",
                      o.pid, o.run_dir.c_str(), during.c_str());
         seen.push_back({o.pid, o.run_dir, during, during});
         changed = true;
@@ -128,9 +119,9 @@ struct Invocation {
   bool launched = false;
   std::string command;
 };
-Invocation invocation_of(const BenchmarkEntry& b, const RunOptions& opt, const std::string& exe,
-                         const std::string& dir, const std::string& run_id, const std::string& launcher,
-                         const std::string& tag, const std::string& scratch_list, double time_budget) {
+Invocation invocation_of(const BenchmarkEntry& b, const RunOptions& opt, const std::string& exe, const std::string& dir,
+                         const std::string& run_id, const std::string& launcher, const std::string& tag,
+                         const std::string& scratch_list, double time_budget) {
   Invocation inv;
   inv.argv = {exe, "--profile", opt.profile, "--out", dir, "--stem", b.name, "--run-id", run_id};
   // Args holding the token @launcher: the benchmark runs one process per rank, started by the
@@ -183,8 +174,8 @@ bool record_child_end(const ChildResult& r, double timeout, unsigned long long a
   if (r.interrupted) {
     m.status = "interrupted";
     // Inside a Slurm job that lost a node, Slurm cancels the job (SIGTERM): name the node it reported.
-    m.reason = fmt::format("stopped by signal {}{}{}", g_signal, launcher.empty() ? "" : slurm_node_failure(r.output_tail),
-                           kept_note);
+    m.reason = fmt::format("stopped by signal {}{}{}", g_signal,
+                           launcher.empty() ? "" : slurm_node_failure(r.output_tail), kept_note);
     ok = false;
   } else if (r.timed_out) {
     m.status = "timeout";
@@ -199,7 +190,7 @@ bool record_child_end(const ChildResult& r, double timeout, unsigned long long a
   } else {
     m.status = "failed";
     std::string said = !launcher.empty() ? launcher_failure(launcher, r.exit_code, r.output_tail)
-                                : reason_from_output(r.output_tail, "FAILED: ");
+                                         : reason_from_output(r.output_tail, "FAILED: ");
     // Killed by a signal, its last line is whatever it printed before, not a reason: only FAILED lines count.
     if (r.term_signal != 0 && r.output_tail.find("FAILED: ") == std::string::npos) said.clear();
     // The cause in words first (a signal, memory), then what the benchmark itself said.
@@ -225,8 +216,8 @@ bool not_started_because(const BenchmarkEntry& b, const std::string& exe, const 
   } else if (profile_timeout <= 0) {
     // A timeout of 0 in the registry keeps a benchmark out of that profile (too slow for it).
     m.status = "skipped";
-    m.reason = fmt::format("not part of the {} profile (its registry timeout is 0): run it with --profile full",
-                           profile_name);
+    m.reason =
+        fmt::format("not part of the {} profile (its registry timeout is 0): run it with --profile full", profile_name);
   } else if (!needs.met) {
     m.status = "skipped";
     m.reason = "needs " + needs.missing;
@@ -308,12 +299,16 @@ bool run_benchmark(const RunContext& cx, const BenchmarkEntry& b, const std::str
 
 namespace {
 // The run's time budget (budget.hpp), shared among the entries of `todo` that will start.
-BudgetPlan budget_plan(const RunContext& cx, const std::vector<BenchmarkEntry>& todo, BudgetPlan::Clock::time_point started) {
-  return plan_budget(resolve_budget(cx.opt.budget_s, cx.opt.profile), started, todo, [&](const BenchmarkEntry& b) {
-    ManifestRow probe;
-    const std::string exe = cx.bin_dir + "/" + b.binary;
-    return !not_started_because(b, exe, cx.bin_dir, cx.opt.profile, b.timeout_s(cx.profile), cx.facts, probe);
-  }, cx.profile);
+BudgetPlan budget_plan(const RunContext& cx, const std::vector<BenchmarkEntry>& todo,
+                       BudgetPlan::Clock::time_point started) {
+  return plan_budget(
+      resolve_budget(cx.opt.budget_s, cx.opt.profile), started, todo,
+      [&](const BenchmarkEntry& b) {
+        ManifestRow probe;
+        const std::string exe = cx.bin_dir + "/" + b.binary;
+        return !not_started_because(b, exe, cx.bin_dir, cx.opt.profile, b.timeout_s(cx.profile), cx.facts, probe);
+      },
+      cx.profile);
 }
 
 // The end of a run: its report (a failed report turns an exit status of 0 into 1), where to find it,
@@ -334,11 +329,12 @@ int finish_run(const RunOptions& opt, const std::string& dir, int rc, bool compe
     std::printf("Another rigcheck run competed with this one (concurrent_runs.csv): see the report's warnings.\n");
   // The last line: how long the run took, against its budget.
   const double took = plan.elapsed();
-  std::printf("Took %.0f s%s\n", took,
-              plan.budget_s <= 0 ? " (no time budget)"
-              : took <= plan.budget_s ? fmt::format(" of its budget of {:.0f} s", plan.budget_s).c_str()
-                                      : fmt::format(", over its budget of {:.0f} s by {:.0f} s", plan.budget_s,
-                                                    took - plan.budget_s).c_str());
+  std::printf(
+      "Took %.0f s%s\n", took,
+      plan.budget_s <= 0 ? " (no time budget)"
+      : took <= plan.budget_s
+          ? fmt::format(" of its budget of {:.0f} s", plan.budget_s).c_str()
+          : fmt::format(", over its budget of {:.0f} s by {:.0f} s", plan.budget_s, took - plan.budget_s).c_str());
   return rc;
 }
 // The run's manifest.csv, written anew after every change; a write that fails (a full disk, a
@@ -410,7 +406,8 @@ int run_suite(const RunOptions& opt, std::string* run_dir) {
   if (run_dir) *run_dir = dir;
   std::string run_id = dir.substr(dir.rfind('/') + 1);
   ::mkdir((dir + "/logs").c_str(), 0755);
-  std::fprintf(stderr, "rigcheck run: profile %s, %zu benchmarks -> %s\n", opt.profile.c_str(), todo.size(), dir.c_str());
+  std::fprintf(stderr, "rigcheck run: profile %s, %zu benchmarks -> %s\n", opt.profile.c_str(), todo.size(),
+               dir.c_str());
 
   // Every process this run starts carries the tag; the watcher kills what is left of them when the
   // runner ends, however it ends. It starts first, before any thread (the inventory starts some).
@@ -446,10 +443,15 @@ int run_suite(const RunOptions& opt, std::string* run_dir) {
     return file.stop();
   }
 
-  const RunContext cx{opt, profile, dir, run_id, tag,
+  const RunContext cx{opt,
+                      profile,
+                      dir,
+                      run_id,
+                      tag,
                       opt.bin_dir.empty() ? executable_dir() : opt.bin_dir,
                       opt.launcher.empty() ? default_launcher() : opt.launcher,
-                      std::map<std::string, std::string>(invent.begin(), invent.end()), &competitors,
+                      std::map<std::string, std::string>(invent.begin(), invent.end()),
+                      &competitors,
                       isatty(STDERR_FILENO) != 0};
   bool failed = false;
   const BudgetPlan plan = budget_plan(cx, todo, started);

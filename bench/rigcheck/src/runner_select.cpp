@@ -12,8 +12,8 @@ namespace rigcheck::run_detail {
 // said on stderr) for an unknown area or benchmark or a selection that leaves nothing.
 int select_benchmarks(const RunOptions& opt, std::vector<BenchmarkEntry>* todo) {
   const std::string data = data_dir();
-  std::vector<BenchmarkEntry> all = read_benchmark_registry(opt.registry_path.empty() ? data + "/benchmarks.csv"
-                                                                                    : opt.registry_path);
+  std::vector<BenchmarkEntry> all =
+      read_benchmark_registry(opt.registry_path.empty() ? data + "/benchmarks.csv" : opt.registry_path);
   std::set<std::string> areas;
   for (const auto& b : all) areas.insert(b.area);
   for (const std::string& a : opt.only)
@@ -25,7 +25,8 @@ int select_benchmarks(const RunOptions& opt, std::vector<BenchmarkEntry>* todo) 
     }
   for (const std::string& n : opt.select)
     if (std::none_of(all.begin(), all.end(), [&](const BenchmarkEntry& b) { return b.name == n; })) {
-      std::fprintf(stderr, "rigcheck run: unknown benchmark '%s' (--select takes names of data/benchmarks.csv)\n", n.c_str());
+      std::fprintf(stderr, "rigcheck run: unknown benchmark '%s' (--select takes names of data/benchmarks.csv)\n",
+                   n.c_str());
       return 2;
     }
   for (const auto& b : all)

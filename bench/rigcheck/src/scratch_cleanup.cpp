@@ -101,10 +101,12 @@ ScratchCleanup remove_registered_scratch(const std::string& registry_file, const
       out.kept.push_back(p + ": left in place");
       continue;
     }
-    const int rc = S_ISDIR(sb.st_mode) ? ::nftw(p.c_str(), remove_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT)
-                                       : ::unlink(p.c_str());
-    if (rc == 0) out.removed.push_back(p);
-    else out.kept.push_back(fmt::format("{}: cannot remove: {}", p, std::strerror(errno)));
+    const int rc =
+        S_ISDIR(sb.st_mode) ? ::nftw(p.c_str(), remove_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) : ::unlink(p.c_str());
+    if (rc == 0)
+      out.removed.push_back(p);
+    else
+      out.kept.push_back(fmt::format("{}: cannot remove: {}", p, std::strerror(errno)));
   }
   return out;
 }

@@ -36,9 +36,16 @@ std::string create_run_dir(const std::string& root, const std::string& host, con
 
 std::string format_manifest(const std::vector<ManifestRow>& rows) {
   return format_csv(kManifestHeader, rows, [](const ManifestRow& r) -> std::vector<std::string> {
-    return {one_line(r.benchmark), one_line(r.area), one_line(r.command), std::to_string(r.exit_code),
-            one_line(r.status), fmt::format("{:.3f}", r.duration_s), one_line(r.output), one_line(r.reason),
-            r.rows >= 0 ? std::to_string(r.rows) : "", r.sha256};
+    return {one_line(r.benchmark),
+            one_line(r.area),
+            one_line(r.command),
+            std::to_string(r.exit_code),
+            one_line(r.status),
+            fmt::format("{:.3f}", r.duration_s),
+            one_line(r.output),
+            one_line(r.reason),
+            r.rows >= 0 ? std::to_string(r.rows) : "",
+            r.sha256};
   });
 }
 
@@ -79,8 +86,7 @@ std::vector<ManifestRow> read_manifest(const std::string& path, const std::strin
       r.sha256 = sha;
       if ((r.rows >= 0) != !r.sha256.empty())
         throw InputError(path, line, "rows and sha256 come together: one is empty and the other is not");
-      if (!r.sha256.empty() && r.output.empty())
-        throw InputError(path, line, "a checksum without an output file");
+      if (!r.sha256.empty() && r.output.empty()) throw InputError(path, line, "a checksum without an output file");
       out.push_back(r);
     }
   });
@@ -95,13 +101,15 @@ std::string format_concurrent_runs(const std::vector<ConcurrentRun>& rows) {
 
 std::vector<ConcurrentRun> read_concurrent_runs(const std::string& path, const std::string* text) {
   std::vector<ConcurrentRun> out;
-  for_each_csv_row<4>(path, io::ignore_no_column, {"pid", "run_dir", "first_seen_during", "last_seen_during"},
-                      [&](long line, const std::array<std::string, 4>& f) {
-                        double v;
-                        if (!parse_double(f[0], v) || v != std::floor(v) || v < 1 || v > INT_MAX)
-                          throw InputError(path, line, fmt::format("pid '{}' is not a process id", f[0]));
-                        out.push_back({static_cast<int>(v), f[1], f[2], f[3]});
-                      }, "", 4, text);
+  for_each_csv_row<4>(
+      path, io::ignore_no_column, {"pid", "run_dir", "first_seen_during", "last_seen_during"},
+      [&](long line, const std::array<std::string, 4>& f) {
+        double v;
+        if (!parse_double(f[0], v) || v != std::floor(v) || v < 1 || v > INT_MAX)
+          throw InputError(path, line, fmt::format("pid '{}' is not a process id", f[0]));
+        out.push_back({static_cast<int>(v), f[1], f[2], f[3]});
+      },
+      "", 4, text);
   return out;
 }
 

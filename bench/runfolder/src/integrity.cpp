@@ -21,7 +21,8 @@ const char* to_string(FileState s) {
   static constexpr const char* kNames[] = {"verified", "not verifiable", "broken"};  // in the order of the enumerators
   return static_cast<size_t>(s) < std::size(kNames) ? kNames[static_cast<size_t>(s)] : "?";
 }
-static_assert(static_cast<int>(FileState::verified) == 0 && static_cast<int>(FileState::not_verifiable) == 1 && static_cast<int>(FileState::broken) == 2);
+static_assert(static_cast<int>(FileState::verified) == 0 && static_cast<int>(FileState::not_verifiable) == 1 &&
+              static_cast<int>(FileState::broken) == 2);
 
 bool RunFiles::has(const std::string& name) const {
   if (in_memory) return files.count(name) > 0;
@@ -85,7 +86,8 @@ FileDigest digest_file(const std::string& path) {
 bool IntegrityReport::ok() const { return count(FileState::broken) == 0; }
 
 size_t IntegrityReport::count(FileState s) const {
-  return static_cast<size_t>(std::count_if(files.begin(), files.end(), [&](const FileIntegrity& f) { return f.state == s; }));
+  return static_cast<size_t>(
+      std::count_if(files.begin(), files.end(), [&](const FileIntegrity& f) { return f.state == s; }));
 }
 
 std::string IntegrityReport::summary() const {
@@ -145,8 +147,8 @@ std::string short_hash(const std::string& h) { return h.size() > 16 ? h.substr(0
 std::string difference(const FileDigest& d, const ManifestRow* m) {
   if (d.size == 0) return "empty: not even a header line (cut short or emptied after the run)";
   if (!d.ends_with_newline) {
-    std::string s = fmt::format("cut: it ends in the middle of a row (no newline at its end; {} whole rows before it",
-                                d.rows);
+    std::string s =
+        fmt::format("cut: it ends in the middle of a row (no newline at its end; {} whole rows before it", d.rows);
     if (m && m->rows >= 0) s += fmt::format(", the manifest recorded {}", m->rows);
     return s + ")";
   }
@@ -155,9 +157,10 @@ std::string difference(const FileDigest& d, const ManifestRow* m) {
     return fmt::format("{} rows, the manifest recorded {}: rows were {} after the run", d.rows, m->rows,
                        d.rows < m->rows ? "removed" : "added");
   if (d.sha256 != m->sha256)
-    return fmt::format("edited after the run: the {} rows the manifest recorded are there, but the content differs "
-                       "(SHA-256 {}, the manifest recorded {})",
-                       d.rows, short_hash(d.sha256), short_hash(m->sha256));
+    return fmt::format(
+        "edited after the run: the {} rows the manifest recorded are there, but the content differs "
+        "(SHA-256 {}, the manifest recorded {})",
+        d.rows, short_hash(d.sha256), short_hash(m->sha256));
   return "";
 }
 }  // namespace
@@ -191,14 +194,13 @@ IntegrityReport verify_run_folder(const RunFiles& run) {
     const std::string* text = run.text(f);
     const auto known = run.sha256.find(f);
     FileDigest d = !run.in_memory ? digest_file(run.path(f))
-                   : text        ? digest_bytes(*text, known == run.sha256.end() ? "" : known->second)
-                                 : FileDigest{};
+                   : text         ? digest_bytes(*text, known == run.sha256.end() ? "" : known->second)
+                                  : FileDigest{};
     if (!d.exists) {
       fi.state = FileState::broken;
-      fi.why = m && !m->sha256.empty()
-                   ? fmt::format("missing: the manifest says {} wrote it ({} rows, SHA-256 {})", m->benchmark, m->rows,
-                                 short_hash(m->sha256))
-                   : fmt::format("missing: the manifest says {} wrote it", m ? m->benchmark : f);
+      fi.why = m && !m->sha256.empty() ? fmt::format("missing: the manifest says {} wrote it ({} rows, SHA-256 {})",
+                                                     m->benchmark, m->rows, short_hash(m->sha256))
+                                       : fmt::format("missing: the manifest says {} wrote it", m ? m->benchmark : f);
     } else if (std::string diff = difference(d, m); !diff.empty()) {
       fi.state = FileState::broken;
       fi.why = diff;

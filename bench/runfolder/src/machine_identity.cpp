@@ -36,7 +36,8 @@ Facts share_of(const std::map<std::string, std::string>& inv) {
   Facts share;
   const long long threads = count_of(fact(inv, "hardware_threads"));
   const long long allowed = count_of(fact(inv, "allowed_hardware_threads"));
-  if (threads > 0 && allowed > 0 && allowed < threads) share.emplace_back("allowed_hardware_threads", std::to_string(allowed));
+  if (threads > 0 && allowed > 0 && allowed < threads)
+    share.emplace_back("allowed_hardware_threads", std::to_string(allowed));
   const long long cores = count_of(fact(inv, "physical_cores"));
   const long long usable = count_of(fact(inv, "usable_cores"));
   if (cores > 0 && usable > 0 && usable < cores) share.emplace_back("usable_cores", std::to_string(usable));

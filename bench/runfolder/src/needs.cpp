@@ -35,9 +35,9 @@ NeedsResult evaluate_needs(const std::string& expr, const std::map<std::string, 
       ok = (have == want) == (op == "=");
     } else {
       double h = 0, w = 0;
-      if (!parse_double(want, w)) throw std::invalid_argument(fmt::format("needs term '{}': '{}' is not a number", term, want));
-      if (parse_double(have, h))
-        ok = op == ">=" ? h >= w : op == ">" ? h > w : op == "<=" ? h <= w : h < w;
+      if (!parse_double(want, w))
+        throw std::invalid_argument(fmt::format("needs term '{}': '{}' is not a number", term, want));
+      if (parse_double(have, h)) ok = op == ">=" ? h >= w : op == ">" ? h > w : op == "<=" ? h <= w : h < w;
     }
     if (!ok) unmet.push_back(fmt::format("{} (this machine: {})", term, have.empty() ? "unknown" : have));
   }

@@ -14,7 +14,9 @@ namespace rigcheck {
 std::vector<DatasheetRow> read_datasheets(const std::string& path) {
   std::vector<DatasheetRow> out;
   for_each_csv_row<4>(path, io::ignore_no_column, {"product", "property", "value", "source"},
-                      [&](long, const std::array<std::string, 4>& f) { out.push_back({f[0], f[1], f[2], f[3]}); });
+                      [&](long, const std::array<std::string, 4>& f) {
+                        out.push_back({f[0], f[1], f[2], f[3]});
+                      });
   return out;
 }
 
@@ -38,8 +40,8 @@ std::vector<GuideClass> read_guide_classes(const std::string& path) {
   std::vector<GuideClass> out;
   with_csv_errors(path, [&] {
     ::io::CSVReader<7, ::io::trim_chars<' '>, ::io::double_quote_escape<',', '"'>> in(path);
-    in.read_header(::io::ignore_no_column, "class", "seq_read_gbps", "rand_read_iops", "kind", "tolerance_pct", "section",
-                   "text_zh");
+    in.read_header(::io::ignore_no_column, "class", "seq_read_gbps", "rand_read_iops", "kind", "tolerance_pct",
+                   "section", "text_zh");
     GuideClass g;
     std::string a, b, t;
     while (in.read_row(g.cls, a, b, g.kind, t, g.section, g.text_zh)) {

@@ -1,5 +1,6 @@
 // data/benchmarks.csv: what `rigcheck run` starts (name, area, binary, args, env, needs, the
-// timeout of each profile, what it measures, its reference time and whether it keeps a time budget), and `rigcheck list`, which prints it.
+// timeout of each profile, what it measures, its reference time and whether it keeps a time budget), and `rigcheck
+// list`, which prints it.
 #include <algorithm>
 #include <string>
 #include <vector>

@@ -14,7 +14,8 @@ Renames read_renames(const std::string& path) {
     ::io::CSVReader<5, ::io::trim_chars<>, ::io::double_quote_escape<',', '"'>> in(path);
     in.read_header(::io::ignore_missing_column, "kind", "old", "new", "case_suffix", "why");
     for (const char* c : {"kind", "old", "new", "why"})
-      if (!in.has_column(c)) throw InputError(path, 1, fmt::format("no column '{}' (kind,old,new[,case_suffix],why)", c));
+      if (!in.has_column(c))
+        throw InputError(path, 1, fmt::format("no column '{}' (kind,old,new[,case_suffix],why)", c));
     std::string kind, from, to, suffix, why;
     std::map<std::string, std::string> made;  // "new file + suffix" -> the old file it came from
     while (in.read_row(kind, from, to, suffix, why)) {
@@ -24,13 +25,16 @@ Renames read_renames(const std::string& path) {
       if (from.empty() || to.empty() || (from == to && suffix.empty()))
         throw InputError(path, line, fmt::format("'{}' -> '{}' is not a rename", from, to));
       if (kind != "source" && !suffix.empty())
-        throw InputError(path, line, fmt::format("case_suffix '{}' on a {} rename (only a source gets one)", suffix, kind));
+        throw InputError(path, line,
+                         fmt::format("case_suffix '{}' on a {} rename (only a source gets one)", suffix, kind));
       if (kind == "source") {
         if (!out.source.emplace(from, SourceRename{to, suffix}).second)
           throw InputError(path, line, fmt::format("source {} is renamed twice", from));
         if (auto [it, fresh] = made.emplace(to + '\x1f' + suffix, from); !fresh)
-          throw InputError(path, line, fmt::format("sources {} and {} both become {} with case suffix '{}': their cases would merge",
-                                                   it->second, from, to, suffix));
+          throw InputError(
+              path, line,
+              fmt::format("sources {} and {} both become {} with case suffix '{}': their cases would merge", it->second,
+                          from, to, suffix));
         continue;
       }
       auto& m = kind == "benchmark" ? out.benchmark : out.metric;

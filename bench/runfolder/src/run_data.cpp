@@ -71,8 +71,10 @@ std::string shape_of(const std::vector<const ResultRow*>& rows) {
     parts.push_back(i.find(' ') == std::string::npos ? i + "x" + i + " images" : "images of " + i + " pixels square");
   if (const std::string s = param_of(rows, "seq"); !s.empty() && s != "0") parts.push_back("sequence " + s);
   const std::string m = param_of(rows, "m"), n = param_of(rows, "n"), k = param_of(rows, "k");
-  if (!m.empty() && m == n && n == k) parts.push_back("m=n=k=" + m);
-  else if (!m.empty() || !n.empty() || !k.empty()) parts.push_back("m=" + m + " n=" + n + " k=" + k);
+  if (!m.empty() && m == n && n == k)
+    parts.push_back("m=n=k=" + m);
+  else if (!m.empty() || !n.empty() || !k.empty())
+    parts.push_back("m=" + m + " n=" + n + " k=" + k);
   std::string out;
   for (const std::string& p : parts) out += (out.empty() ? "" : ", ") + p;
   return out;
@@ -101,7 +103,8 @@ std::string manifest_status(const RunData& run, const std::string& benchmark) {
   return fmt::format("{}: not in this run's manifest", benchmark);
 }
 
-std::string fact_or(const std::map<std::string, std::string>& facts, const std::string& key, const std::string& missing) {
+std::string fact_or(const std::map<std::string, std::string>& facts, const std::string& key,
+                    const std::string& missing) {
   auto it = facts.find(key);
   return it == facts.end() ? missing : it->second;
 }
@@ -112,7 +115,6 @@ double fact_number(const std::map<std::string, std::string>& facts, const std::s
   if (it == facts.end() || !parse_double(it->second, v)) return kNaN;
   return v;
 }
-
 
 // ------------------------------------------------------------------ reading a run
 std::map<std::string, std::vector<const ResultRow*>> RunData::select(
@@ -154,8 +156,10 @@ RunData read_run(const RunFiles& files, const ReadRunOptions& opt) {
     if (f.state != FileState::broken) continue;
     broken.insert(f.file);
     run.excluded.push_back(f.file + ": " + f.why);
-    if (!first) first = &f;
-    else also += (also.empty() ? "" : "; ") + f.file + ": " + f.why;
+    if (!first)
+      first = &f;
+    else
+      also += (also.empty() ? "" : "; ") + f.file + ": " + f.why;
   }
   if (first && !opt.exclude_broken)
     throw InputError(dir + "/" + first->file, 0,
@@ -167,8 +171,10 @@ RunData read_run(const RunFiles& files, const ReadRunOptions& opt) {
     auto rows = read_results(files.path(f), files.text(f));
     for (ResultRow& r : rows) r.source = f.substr(0, f.size() - 4);
     apply_renames(suite_renames(), rows);  // rows of older folders under today's names
-    if (run.results.empty()) run.results = std::move(rows);
-    else run.results.insert(run.results.end(), std::make_move_iterator(rows.begin()), std::make_move_iterator(rows.end()));
+    if (run.results.empty())
+      run.results = std::move(rows);
+    else
+      run.results.insert(run.results.end(), std::make_move_iterator(rows.begin()), std::make_move_iterator(rows.end()));
     run.result_files.push_back(f);
   }
 
@@ -187,10 +193,9 @@ void add_run_facts(RunData& run) {
     if (r.status == Status::ok) nodes = std::max(nodes, std::atoi(param_value(r.params, "nodes").c_str()));
   run.facts.emplace("nodes", std::to_string(nodes));
   run.facts.emplace("machines", "1");
-  run.facts.emplace("mpi_available", run.inventory.count("mpi_version") &&
-                                             run.inventory["mpi_version"].rfind("unknown", 0) != 0
-                                         ? "yes"
-                                         : "no");
+  run.facts.emplace(
+      "mpi_available",
+      run.inventory.count("mpi_version") && run.inventory["mpi_version"].rfind("unknown", 0) != 0 ? "yes" : "no");
 }
 
 }  // namespace rigcheck

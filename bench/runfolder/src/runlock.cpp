@@ -57,7 +57,8 @@ RunLock::RunLock(const std::string& run_dir) : run_dir_(absolute(run_dir)) {
   machine_fd_ = open(tmp.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (machine_fd_ < 0 || flock(machine_fd_, LOCK_EX | LOCK_NB) != 0 || write_all(machine_fd_, run_dir_ + "\n") != 0 ||
       std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::fprintf(stderr, "rigcheck run: warning: cannot register in %s (%s): other runs at the same time will not be seen\n",
+    std::fprintf(stderr,
+                 "rigcheck run: warning: cannot register in %s (%s): other runs at the same time will not be seen\n",
                  dir.c_str(), std::strerror(errno));
     if (machine_fd_ >= 0) {
       ::unlink(tmp.c_str());

@@ -37,8 +37,10 @@ std::string read_whole(const std::string& path) {
 }
 
 std::string kind_of(const std::string& name) {
-  static const std::map<std::string, std::string> own = {{"inventory.csv", "inventory"}, {"manifest.csv", "manifest"},
-                                                         {"verdicts.csv", "verdicts"}, {"noise.csv", "noise"},
+  static const std::map<std::string, std::string> own = {{"inventory.csv", "inventory"},
+                                                         {"manifest.csv", "manifest"},
+                                                         {"verdicts.csv", "verdicts"},
+                                                         {"noise.csv", "noise"},
                                                          {"concurrent_runs.csv", "concurrent_runs"}};
   auto it = own.find(name);
   if (it != own.end()) return it->second;
@@ -164,13 +166,18 @@ class Batch {
 class Importer {
  public:
   Importer(StoreBackend& db, long long run_id)
-      : db_(db), run_(run_id),
+      : db_(db),
+        run_(run_id),
         records_(db, "csv_records (file_id, record_no, raw)", 3),
-        results_(db, "results (file_id, record_no, run_id, benchmark, case_name, params, metric, value, unit, repetition, "
-                     "status, note)", 12),
+        results_(db,
+                 "results (file_id, record_no, run_id, benchmark, case_name, params, metric, value, unit, repetition, "
+                 "status, note)",
+                 12),
         inventory_(db, "inventory_facts (run_id, record_no, key, value)", 4),
-        manifest_(db, "manifest_entries (run_id, record_no, benchmark, area, status, exit_code, output, reason, "
-                      "rows_recorded, sha256)", 10),
+        manifest_(db,
+                  "manifest_entries (run_id, record_no, benchmark, area, status, exit_code, output, reason, "
+                  "rows_recorded, sha256)",
+                  10),
         verdicts_(db, "verdicts (run_id, record_no, claim_id, verdict, basis)", 5),
         noise_(db, "noise (run_id, record_no, benchmark, case_name, metric, sd_log)", 6) {}
 
@@ -178,10 +185,11 @@ class Importer {
     const bool csv = f.kind != "other";
     const std::vector<std::string> records = csv ? split_csv_records(f.text) : std::vector<std::string>{};
     const long long file_id = std::stoll(
-        db_.query("INSERT INTO run_files (run_id, name, kind, bytes, sha256, records, body) VALUES (?, ?, ?, ?, ?, ?, ?) "
-                  "RETURNING id",
-                  {run_, f.name, f.kind, static_cast<long long>(f.text.size()), f.sha256,
-                   static_cast<long long>(records.size()), csv ? StoreValue{} : StoreValue{f.text}})[0][0]
+        db_.query(
+               "INSERT INTO run_files (run_id, name, kind, bytes, sha256, records, body) VALUES (?, ?, ?, ?, ?, ?, ?) "
+               "RETURNING id",
+               {run_, f.name, f.kind, static_cast<long long>(f.text.size()), f.sha256,
+                static_cast<long long>(records.size()), csv ? StoreValue{} : StoreValue{f.text}})[0][0]
             .text);
     Fields h;
     for (size_t i = 0; i < records.size(); ++i) {
@@ -221,8 +229,10 @@ class Importer {
     if (++rows_ != after) return;
     const char* s = std::getenv("RIGCHECK_STORE_TEST_PAUSE_S");
     const unsigned seconds = s && *s ? static_cast<unsigned>(std::atoi(s)) : 120;
-    std::fprintf(stderr, "rigcheck store add: test hook RIGCHECK_STORE_TEST_PAUSE_AFTER_ROWS=%lld: paused inside "
-                         "the transaction for %u s\n", after, seconds);
+    std::fprintf(stderr,
+                 "rigcheck store add: test hook RIGCHECK_STORE_TEST_PAUSE_AFTER_ROWS=%lld: paused inside "
+                 "the transaction for %u s\n",
+                 after, seconds);
     std::fflush(stderr);
     ::sleep(seconds);
   }
@@ -287,7 +297,8 @@ SetProfile set_profile_of(const std::string& dir) {
   const std::string parent = abs.substr(0, abs.rfind('/'));
   const std::string name = base_name(parent);
   struct stat st {};
-  if (name.rfind("noise-", 0) != 0 || ::stat((parent + "/noise.csv").c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return {};
+  if (name.rfind("noise-", 0) != 0 || ::stat((parent + "/noise.csv").c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    return {};
   return {name, read_whole(parent + "/noise.csv")};
 }
 
@@ -352,7 +363,8 @@ StoreAddOutcome add_one(StoreBackend& db, const std::string& dir, const RunDiges
       o.what = StoreAddOutcome::What::already_stored;
       o.run_id = std::stoll(found[0][0].text);
       // Its digest made anew where it has none of today's key (stored by an older rigcheck).
-      if (!dg.key.empty() && db.query("SELECT 1 FROM run_digests WHERE run_id = ? AND digest_key = ?", {o.run_id, dg.key}).empty()) {
+      if (!dg.key.empty() &&
+          db.query("SELECT 1 FROM run_digests WHERE run_id = ? AND digest_key = ?", {o.run_id, dg.key}).empty()) {
         store_digest(db, o.run_id, dg);
         db.commit();
         o.message = fmt::format("already stored as run {}: its digest added, nothing else", o.run_id);
@@ -384,9 +396,10 @@ StoreAddOutcome add_one(StoreBackend& db, const std::string& dir, const RunDiges
     throw;
   }
   o.what = StoreAddOutcome::What::added;
-  o.message = fmt::format("stored as run {} ({} files; machine {}{}){}", o.run_id, files.size(), m.fingerprint.substr(0, 16),
-                          set.name.empty() ? "" : "; with its set's noise profile " + set.name + "/noise.csv",
-                          skipped.empty() ? "" : "; not stored (not plain files or folders): ");
+  o.message =
+      fmt::format("stored as run {} ({} files; machine {}{}){}", o.run_id, files.size(), m.fingerprint.substr(0, 16),
+                  set.name.empty() ? "" : "; with its set's noise profile " + set.name + "/noise.csv",
+                  skipped.empty() ? "" : "; not stored (not plain files or folders): ");
   for (size_t i = 0; i < skipped.size(); ++i) o.message += (i ? ", " : "") + skipped[i];
   o.message += no_digest;
   return o;
@@ -394,7 +407,8 @@ StoreAddOutcome add_one(StoreBackend& db, const std::string& dir, const RunDiges
 
 }  // namespace
 
-std::vector<StoreAddOutcome> store_add(StoreBackend& db, const std::vector<std::string>& dirs, const RunDigester& digest) {
+std::vector<StoreAddOutcome> store_add(StoreBackend& db, const std::vector<std::string>& dirs,
+                                       const RunDigester& digest) {
   std::vector<StoreAddOutcome> out;
   for (const std::string& d : dirs) {
     try {

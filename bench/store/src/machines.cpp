@@ -11,8 +11,8 @@ long long store_machine_id(StoreBackend& db, const MachineFacts& m) {
   if (!found.empty()) return std::stoll(found[0][0].text);
   return std::stoll(db.query("INSERT INTO machines (fingerprint, facts, cpu_model, physical_cores, memory_gib, gpus, "
                              "cpu_id, shape, share) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-                             {m.fingerprint, m.canonical, m.cpu_model, m.physical_cores, m.memory_gib, m.gpus,
-                              m.cpu_id, m.shape, m.share})[0][0]
+                             {m.fingerprint, m.canonical, m.cpu_model, m.physical_cores, m.memory_gib, m.gpus, m.cpu_id,
+                              m.shape, m.share})[0][0]
                         .text);
 }
 

@@ -35,8 +35,10 @@ std::string numbered(const std::string& sql) {
   bool quoted = false;
   for (char c : sql) {
     if (c == '\'') quoted = !quoted;
-    if (c == '?' && !quoted) out += "$" + std::to_string(++n);
-    else out += c;
+    if (c == '?' && !quoted)
+      out += "$" + std::to_string(++n);
+    else
+      out += c;
   }
   return out;
 }
@@ -45,7 +47,8 @@ class PgBackend : public StoreBackend {
  public:
   explicit PgBackend(const std::string& url) : url_(without_password(url)), conn_(PQconnectdb(url.c_str()), PQfinish) {
     if (PQstatus(conn_.get()) != CONNECTION_OK)
-      throw std::runtime_error(fmt::format("store {}: cannot connect: {}", url_, one_line(PQerrorMessage(conn_.get()))));
+      throw std::runtime_error(
+          fmt::format("store {}: cannot connect: {}", url_, one_line(PQerrorMessage(conn_.get()))));
     exec("SET client_min_messages = warning");
   }
 
@@ -60,9 +63,12 @@ class PgBackend : public StoreBackend {
     std::vector<Oid> types(params.size());
     for (size_t i = 0; i < params.size(); ++i) {
       const StoreValue& v = params[i];
-      if (std::holds_alternative<long long>(v)) text[i] = std::to_string(std::get<long long>(v)), types[i] = 20;
-      else if (std::holds_alternative<double>(v)) text[i] = format_double(std::get<double>(v)), types[i] = 701;
-      else if (std::holds_alternative<std::string>(v)) text[i] = std::get<std::string>(v), types[i] = 25;
+      if (std::holds_alternative<long long>(v))
+        text[i] = std::to_string(std::get<long long>(v)), types[i] = 20;
+      else if (std::holds_alternative<double>(v))
+        text[i] = format_double(std::get<double>(v)), types[i] = 701;
+      else if (std::holds_alternative<std::string>(v))
+        text[i] = std::get<std::string>(v), types[i] = 25;
       values[i] = std::holds_alternative<std::monostate>(v) ? nullptr : text[i].c_str();
     }
     const std::string q = numbered(sql);
@@ -98,8 +104,8 @@ class PgBackend : public StoreBackend {
   void check(PGresult* r, const std::string& sql) {
     const ExecStatusType s = PQresultStatus(r);
     if (s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK) return;
-    throw std::runtime_error(fmt::format("store {}: {} (in: {})", url_, one_line(PQresultErrorMessage(r)),
-                                         sql.substr(0, 80)));
+    throw std::runtime_error(
+        fmt::format("store {}: {} (in: {})", url_, one_line(PQresultErrorMessage(r)), sql.substr(0, 80)));
   }
   std::string url_;
   std::unique_ptr<PGconn, void (*)(PGconn*)> conn_;
@@ -107,6 +113,8 @@ class PgBackend : public StoreBackend {
 
 }  // namespace
 
-std::unique_ptr<StoreBackend> open_postgresql_backend(const std::string& url) { return std::make_unique<PgBackend>(url); }
+std::unique_ptr<StoreBackend> open_postgresql_backend(const std::string& url) {
+  return std::make_unique<PgBackend>(url);
+}
 
 }  // namespace rigcheck

@@ -44,7 +44,8 @@ std::vector<StoredFile> stored_files(StoreBackend& db, long long run_id) {
       f.id = id;
       f.name = r[1].text, f.kind = r[2].text, f.sha256 = r[3].text;
       f.bytes = std::stoll(r[4].text), f.records = std::stoll(r[5].text);
-      f.text.reserve(static_cast<size_t>(std::clamp(f.bytes, 0LL, 1LL << 30)));  // the records appended without regrowing
+      f.text.reserve(
+          static_cast<size_t>(std::clamp(f.bytes, 0LL, 1LL << 30)));  // the records appended without regrowing
       if (!r[6].null) f.text = r[6].text;
       files.push_back(std::move(f));
     }
@@ -65,7 +66,8 @@ std::string difference(const StoredFile& f, std::string* sha256 = nullptr) {
     return fmt::format("{} bytes stored, {} recorded on import", f.text.size(), f.bytes);
   const std::string h = sha256_hex(f.text);
   if (sha256) *sha256 = h;
-  if (h != f.sha256) return fmt::format("SHA-256 {} stored, {} recorded on import", h.substr(0, 16), f.sha256.substr(0, 16));
+  if (h != f.sha256)
+    return fmt::format("SHA-256 {} stored, {} recorded on import", h.substr(0, 16), f.sha256.substr(0, 16));
   return "";
 }
 
@@ -85,12 +87,13 @@ std::string machines_table(StoreBackend& db) {
   std::string s =
       "## Machines\n\n| fingerprint | CPU | CPU id | shape | memory GiB | GPUs | part of the machine | hosts | runs |\n"
       "|---|---|---|---|---|---|---|---|---|\n";
-  for (const StoreRow& r : db.query(
-           "SELECT m.fingerprint, m.cpu_model, m.cpu_id, m.shape, m.memory_gib, m.gpus, m.share, "
-           "(SELECT COUNT(DISTINCT hostname) FROM runs WHERE machine_id = m.id), "
-           "(SELECT COUNT(*) FROM runs WHERE machine_id = m.id) FROM machines m ORDER BY m.id")) {
+  for (const StoreRow& r :
+       db.query("SELECT m.fingerprint, m.cpu_model, m.cpu_id, m.shape, m.memory_gib, m.gpus, m.share, "
+                "(SELECT COUNT(DISTINCT hostname) FROM runs WHERE machine_id = m.id), "
+                "(SELECT COUNT(*) FROM runs WHERE machine_id = m.id) FROM machines m ORDER BY m.id")) {
     std::string share = r[6].text;  // the limits' lines, "key=value\n" each
-    for (size_t at; (at = share.find('\n')) != std::string::npos;) share.replace(at, 1, at + 1 < share.size() ? "; " : "");
+    for (size_t at; (at = share.find('\n')) != std::string::npos;)
+      share.replace(at, 1, at + 1 < share.size() ? "; " : "");
     s += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", r[0].text, r[1].text, r[2].text, r[3].text,
                      r[4].text, r[5].text, share.empty() ? "whole" : share, r[7].text, r[8].text);
   }
@@ -106,18 +109,21 @@ std::string store_list(StoreBackend& db, const RunSelector& flt) {
   const std::string where = run_where_sql(flt, p);
   const std::vector<StoreRow> runs = db.query(
       "SELECT r.id, r.started_utc, r.hostname, r.folder_name, SUBSTR(m.fingerprint, 1, 16), r.profile, r.suite_commit, "
-      "(SELECT COUNT(*) FROM results x WHERE x.run_id = r.id) FROM runs r JOIN machines m ON m.id = r.machine_id WHERE " +
+      "(SELECT COUNT(*) FROM results x WHERE x.run_id = r.id) FROM runs r JOIN machines m ON m.id = r.machine_id "
+      "WHERE " +
           where + " ORDER BY r.started_utc, r.id",
       p);
-  s += fmt::format("\n## Runs ({})\n\n| id | started (UTC) | host | folder | machine | profile | suite commit | "
-                   "result rows |\n|---|---|---|---|---|---|---|---|\n",
-                   runs.size());
+  s += fmt::format(
+      "\n## Runs ({})\n\n| id | started (UTC) | host | folder | machine | profile | suite commit | "
+      "result rows |\n|---|---|---|---|---|---|---|---|\n",
+      runs.size());
   for (const StoreRow& r : runs)
     s += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", r[0].text, r[1].text, r[2].text, r[3].text,
                      r[4].text, r[5].text, r[6].text, r[7].text);
-  s += fmt::format("\nTotals: {} machines, {} runs, {} files, {} CSV records, {} result rows, {} verdicts, {} noise rows\n",
-                   count_of(db, "machines"), count_of(db, "runs"), count_of(db, "run_files"), count_of(db, "csv_records"),
-                   count_of(db, "results"), count_of(db, "verdicts"), count_of(db, "noise"));
+  s += fmt::format(
+      "\nTotals: {} machines, {} runs, {} files, {} CSV records, {} result rows, {} verdicts, {} noise rows\n",
+      count_of(db, "machines"), count_of(db, "runs"), count_of(db, "run_files"), count_of(db, "csv_records"),
+      count_of(db, "results"), count_of(db, "verdicts"), count_of(db, "noise"));
   return s;
 }
 
@@ -133,11 +139,11 @@ StoreVerifyResult store_verify(StoreBackend& db) {
       const std::string d = difference(f);
       if (!d.empty()) v.problems.push_back(fmt::format("run {} ({}) {}: {}", id, run[1].text, f.name, d));
       // A result file the manifest checksummed: the stored bytes against the manifest's SHA-256 too.
-      for (const StoreRow& m : db.query("SELECT sha256 FROM manifest_entries WHERE run_id = ? AND output = ? AND sha256 <> ''",
-                                        {id, f.name}))
+      for (const StoreRow& m : db.query(
+               "SELECT sha256 FROM manifest_entries WHERE run_id = ? AND output = ? AND sha256 <> ''", {id, f.name}))
         if (m[0].text != sha256_hex(f.text))
-          v.problems.push_back(fmt::format("run {} ({}) {}: differs from the SHA-256 its manifest records", id,
-                                           run[1].text, f.name));
+          v.problems.push_back(
+              fmt::format("run {} ({}) {}: differs from the SHA-256 its manifest records", id, run[1].text, f.name));
     }
     for (const StoreRow& sp : db.query("SELECT set_name, sha256, body FROM run_set_profiles WHERE run_id = ?", {id}))
       if (sha256_hex(sp[2].text) != sp[1].text)
@@ -145,9 +151,11 @@ StoreVerifyResult store_verify(StoreBackend& db) {
                                          run[1].text, sp[0].text));
     for (const StoreRow& dg : db.query("SELECT sha256, body FROM run_digests WHERE run_id = ?", {id}))
       if (sha256_hex(dg[1].text) != dg[0].text)
-        v.problems.push_back(fmt::format("run {} ({}) digest: differs from the SHA-256 recorded on import", id, run[1].text));
+        v.problems.push_back(
+            fmt::format("run {} ({}) digest: differs from the SHA-256 recorded on import", id, run[1].text));
     if (sha256_hex(content) != run[2].text)
-      v.problems.push_back(fmt::format("run {} ({}): its list of files differs from the one imported", id, run[1].text));
+      v.problems.push_back(
+          fmt::format("run {} ({}): its list of files differs from the one imported", id, run[1].text));
   }
   return v;
 }
@@ -157,15 +165,17 @@ bool stored_set_profile(StoreBackend& db, long long run_id, std::string& set_nam
       db.query("SELECT set_name, sha256, body FROM run_set_profiles WHERE run_id = ?", {run_id});
   if (r.empty()) return false;
   if (sha256_hex(r[0][2].text) != r[0][1].text)
-    throw std::runtime_error(fmt::format("store {}: run {}: its set's noise profile ({}/noise.csv) differs from its "
-                                         "stored SHA-256",
-                                         db.describe(), run_id, r[0][0].text));
+    throw std::runtime_error(
+        fmt::format("store {}: run {}: its set's noise profile ({}/noise.csv) differs from its "
+                    "stored SHA-256",
+                    db.describe(), run_id, r[0][0].text));
   set_name = r[0][0].text;
   body = r[0][2].text;
   return true;
 }
 
-std::map<long long, std::pair<std::string, std::string>> fetch_run_digests(StoreBackend& db, const std::vector<long long>& ids,
+std::map<long long, std::pair<std::string, std::string>> fetch_run_digests(StoreBackend& db,
+                                                                           const std::vector<long long>& ids,
                                                                            const std::string& key) {
   std::map<long long, std::pair<std::string, std::string>> out;
   if (ids.empty()) return out;
@@ -182,9 +192,10 @@ std::map<long long, std::pair<std::string, std::string>> fetch_run_digests(Store
 
 void check_run_digest(StoreBackend& db, long long run_id, const std::string& sha256, const std::string& body) {
   if (sha256_hex(body) != sha256)
-    throw std::runtime_error(fmt::format("store {}: run {}: its digest differs from its stored SHA-256 (rigcheck store verify "
-                                         "lists what else does)",
-                                         db.describe(), run_id));
+    throw std::runtime_error(
+        fmt::format("store {}: run {}: its digest differs from its stored SHA-256 (rigcheck store verify "
+                    "lists what else does)",
+                    db.describe(), run_id));
 }
 
 namespace {
@@ -207,29 +218,35 @@ std::string export_set_profile(StoreBackend& db, long long run_id, const std::st
     write_new_file(parent + "/noise.csv", body);
     return fmt::format("its set's noise profile ({}) written to {}/noise.csv", set, parent);
   }
-  return fmt::format("its set's noise profile ({}/noise.csv) not written: the report reads it from the run's parent "
-                     "folder when that is named noise-* (give a DIR inside one)",
-                     set);
+  return fmt::format(
+      "its set's noise profile ({}/noise.csv) not written: the report reads it from the run's parent "
+      "folder when that is named noise-* (give a DIR inside one)",
+      set);
 }
 }  // namespace
 
 std::string store_export_run(StoreBackend& db, long long run_id, const std::string& dir) {
   if (db.query("SELECT id FROM runs WHERE id = ?", {run_id}).empty())
-    throw std::runtime_error(fmt::format("store {}: no run {} (rigcheck store list shows the ids)", db.describe(), run_id));
+    throw std::runtime_error(
+        fmt::format("store {}: no run {} (rigcheck store list shows the ids)", db.describe(), run_id));
   struct stat st {};
   if (::lstat(dir.c_str(), &st) == 0) throw std::runtime_error(fmt::format("{} exists: not overwritten", dir));
   const std::vector<StoredFile> files = stored_files(db, run_id);
   for (const StoredFile& f : files) {  // every file checked before anything is written
     if (!inside_folder(f.name))
-      throw std::runtime_error(fmt::format("store {}: run {} has a file named \"{}\": refused", db.describe(), run_id, f.name));
+      throw std::runtime_error(
+          fmt::format("store {}: run {} has a file named \"{}\": refused", db.describe(), run_id, f.name));
     if (const std::string d = difference(f); !d.empty())
-      throw std::runtime_error(fmt::format("store {}: run {} {}: {}; nothing written", db.describe(), run_id, f.name, d));
+      throw std::runtime_error(
+          fmt::format("store {}: run {} {}: {}; nothing written", db.describe(), run_id, f.name, d));
   }
-  if (::mkdir(dir.c_str(), 0755) != 0) throw std::runtime_error(fmt::format("cannot make {}: {}", dir, std::strerror(errno)));
+  if (::mkdir(dir.c_str(), 0755) != 0)
+    throw std::runtime_error(fmt::format("cannot make {}: {}", dir, std::strerror(errno)));
   for (const StoredFile& f : files) {
     for (size_t slash = f.name.find('/'); slash != std::string::npos; slash = f.name.find('/', slash + 1))
       if (::mkdir((dir + "/" + f.name.substr(0, slash)).c_str(), 0755) != 0 && errno != EEXIST)
-        throw std::runtime_error(fmt::format("cannot make {}/{}: {}", dir, f.name.substr(0, slash), std::strerror(errno)));
+        throw std::runtime_error(
+            fmt::format("cannot make {}/{}: {}", dir, f.name.substr(0, slash), std::strerror(errno)));
     write_new_file(dir + "/" + f.name, f.text);
   }
   return export_set_profile(db, run_id, dir);
@@ -251,7 +268,8 @@ RunFiles store_run_files(StoreBackend& db, long long run_id, const std::string& 
     run.files.emplace(f.name, std::move(f.text));
   }
   if (run.files.empty())
-    throw std::runtime_error(fmt::format("store {}: no run {} (rigcheck store list shows the ids)", db.describe(), run_id));
+    throw std::runtime_error(
+        fmt::format("store {}: no run {} (rigcheck store list shows the ids)", db.describe(), run_id));
   return run;
 }
 

@@ -10,7 +10,8 @@ std::vector<std::string> split_csv_records(const std::string& text) {
   bool quoted = false;
   size_t start = 0;
   for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '"') quoted = !quoted;  // "" inside quotes toggles twice: still quoted
+    if (text[i] == '"')
+      quoted = !quoted;  // "" inside quotes toggles twice: still quoted
     else if (text[i] == '\n' && !quoted) {
       out.push_back(text.substr(start, i + 1 - start));
       start = i + 1;
@@ -29,9 +30,12 @@ std::vector<std::string> csv_record_fields(const std::string& record) {
   for (size_t i = 0; i < r.size(); ++i) {
     const char c = r[i];
     if (quoted) {
-      if (c == '"' && i + 1 < r.size() && r[i + 1] == '"') fields.back() += '"', ++i;
-      else if (c == '"') quoted = false;
-      else fields.back() += c;
+      if (c == '"' && i + 1 < r.size() && r[i + 1] == '"')
+        fields.back() += '"', ++i;
+      else if (c == '"')
+        quoted = false;
+      else
+        fields.back() += c;
     } else if (c == '"') {
       quoted = true;
     } else if (c == ',') {

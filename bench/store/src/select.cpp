@@ -18,7 +18,8 @@
 namespace rigcheck {
 
 bool RunSelector::empty() const {
-  return ids.empty() && machine.empty() && folders.empty() && since.empty() && until.empty() && facts.empty() && last == 0;
+  return ids.empty() && machine.empty() && folders.empty() && since.empty() && until.empty() && facts.empty() &&
+         last == 0;
 }
 
 namespace {
@@ -34,7 +35,8 @@ long long positive_integer(const std::string& term, const std::string& v) {
       throw std::invalid_argument(fmt::format("selection term '{}': {} is not a positive whole number", term, v));
     n = n * 10 + (c - '0');
   }
-  if (v.empty() || n <= 0) throw std::invalid_argument(fmt::format("selection term '{}': needs a number of 1 or more", term));
+  if (v.empty() || n <= 0)
+    throw std::invalid_argument(fmt::format("selection term '{}': needs a number of 1 or more", term));
   return n;
 }
 }  // namespace
@@ -47,21 +49,30 @@ RunSelector parse_run_selector(const std::string& text) {
     const size_t eq = term.find('=');
     if (eq == std::string::npos) {
       if (term.find_first_not_of("0123456789") != std::string::npos)
-        throw std::invalid_argument(fmt::format("selection term '{}': KEY=VALUE (id, machine, folder, since, until, last, "
-                                                "or an inventory fact) or a run id",
-                                                term));
+        throw std::invalid_argument(
+            fmt::format("selection term '{}': KEY=VALUE (id, machine, folder, since, until, last, "
+                        "or an inventory fact) or a run id",
+                        term));
       s.ids.push_back(positive_integer(term, term));
       continue;
     }
     const std::string k = trim(term.substr(0, eq)), v = trim(term.substr(eq + 1));
-    if (k.empty() || v.empty()) throw std::invalid_argument(fmt::format("selection term '{}': empty key or value", term));
-    if (k == "id") s.ids.push_back(positive_integer(term, v));
-    else if (k == "machine" || k == "host") s.machine = v;
-    else if (k == "folder") s.folders.push_back(v);
-    else if (k == "since") s.since = v;
-    else if (k == "until") s.until = v;
-    else if (k == "last") s.last = static_cast<int>(std::min(positive_integer(term, v), 1'000'000LL));
-    else s.facts.emplace_back(k, v);
+    if (k.empty() || v.empty())
+      throw std::invalid_argument(fmt::format("selection term '{}': empty key or value", term));
+    if (k == "id")
+      s.ids.push_back(positive_integer(term, v));
+    else if (k == "machine" || k == "host")
+      s.machine = v;
+    else if (k == "folder")
+      s.folders.push_back(v);
+    else if (k == "since")
+      s.since = v;
+    else if (k == "until")
+      s.until = v;
+    else if (k == "last")
+      s.last = static_cast<int>(std::min(positive_integer(term, v), 1'000'000LL));
+    else
+      s.facts.emplace_back(k, v);
   }
   return s;
 }
@@ -69,7 +80,8 @@ RunSelector parse_run_selector(const std::string& text) {
 namespace {
 std::string make_temp_folder(const char* prefix) {
   std::string tmpl = (std::filesystem::temp_directory_path() / (std::string(prefix) + "XXXXXX")).string();
-  if (!::mkdtemp(tmpl.data())) throw std::runtime_error(fmt::format("cannot make a temporary folder: {}", std::strerror(errno)));
+  if (!::mkdtemp(tmpl.data()))
+    throw std::runtime_error(fmt::format("cannot make a temporary folder: {}", std::strerror(errno)));
   return tmpl;
 }
 
@@ -90,7 +102,8 @@ std::string run_where_sql(const RunSelector& sel, StoreParams& p) {
   std::string where = "1 = 1";
   in_list(where, "r.id", sel.ids, p);
   if (!sel.machine.empty()) {
-    where += " AND (m.fingerprint = ? OR (LENGTH(?) >= 8 AND SUBSTR(m.fingerprint, 1, LENGTH(?)) = ?) OR r.hostname = ?)";
+    where +=
+        " AND (m.fingerprint = ? OR (LENGTH(?) >= 8 AND SUBSTR(m.fingerprint, 1, LENGTH(?)) = ?) OR r.hostname = ?)";
     for (int i = 0; i < 5; ++i) p.push_back(sel.machine);
   }
   in_list(where, "r.folder_name", sel.folders, p);
@@ -109,7 +122,8 @@ std::vector<StoredRunRef> select_runs(StoreBackend& db, const RunSelector& sel) 
   const std::string where = run_where_sql(sel, p);
   std::vector<StoredRunRef> out;
   for (const StoreRow& r : db.query("SELECT r.id, r.folder_name, r.hostname, r.started_utc FROM runs r JOIN machines m "
-                                    "ON m.id = r.machine_id WHERE " + where + " ORDER BY r.started_utc, r.id",
+                                    "ON m.id = r.machine_id WHERE " +
+                                        where + " ORDER BY r.started_utc, r.id",
                                     p)) {
     StoredRunRef ref;
     ref.id = std::stoll(r[0].text);
@@ -177,7 +191,8 @@ bool StoredRuns::digest(const std::string& dir, const std::string& key, std::str
     std::lock_guard<std::mutex> hold(ask_);
     if (!asked_.count(id)) {  // this run and the next ones not yet asked, in the order added
       std::vector<long long> chunk;
-      for (auto at = std::find(order_.begin(), order_.end(), id); at != order_.end() && chunk.size() < kDigestChunk; ++at)
+      for (auto at = std::find(order_.begin(), order_.end(), id); at != order_.end() && chunk.size() < kDigestChunk;
+           ++at)
         if (asked_.insert(*at).second) chunk.push_back(*at);
       for (auto& [k, v] : fetch_run_digests(db_, chunk, key)) fetched_.emplace(k, std::move(v));
     }

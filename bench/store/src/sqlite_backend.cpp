@@ -51,10 +51,14 @@ class SqliteBackend : public StoreBackend {
     for (size_t i = 0; i < params.size(); ++i) {
       const int at = static_cast<int>(i + 1);
       const StoreValue& v = params[i];
-      if (std::holds_alternative<long long>(v)) st.bind(at, static_cast<int64_t>(std::get<long long>(v)));
-      else if (std::holds_alternative<double>(v)) st.bind(at, std::get<double>(v));
-      else if (std::holds_alternative<std::string>(v)) st.bind(at, std::get<std::string>(v));
-      else st.bind(at);
+      if (std::holds_alternative<long long>(v))
+        st.bind(at, static_cast<int64_t>(std::get<long long>(v)));
+      else if (std::holds_alternative<double>(v))
+        st.bind(at, std::get<double>(v));
+      else if (std::holds_alternative<std::string>(v))
+        st.bind(at, std::get<std::string>(v));
+      else
+        st.bind(at);
     }
     std::vector<StoreRow> rows;
     while (st.executeStep()) {

@@ -31,7 +31,7 @@ TEST(CacheModel, KneeOfAStepCurve) {
 
 TEST(CacheModel, NoKneeWithoutACacheEffectOrPastTheCurve) {
   EXPECT_FALSE(find_knee(step_curve(8 * 1048576.0, 12, 10)).found);  // 1.2x: within noise of memory
-  auto c = step_curve(128 * 1048576.0, 40, 10);                        // knee at the curve's end
+  auto c = step_curve(128 * 1048576.0, 40, 10);                      // knee at the curve's end
   EXPECT_FALSE(find_knee(c).found);
   EXPECT_FALSE(find_knee({{1, 1, 1, 1}, {2, 1, 1, 1}}).found);
 }
@@ -54,7 +54,8 @@ TEST(CacheModel, EmulatedGainScalesTheWorkingSet) {
   EXPECT_NEAR(g.gain, 3.0, 1e-9);
   EXPECT_DOUBLE_EQ(g.w_small, 12 * 1048576.0);
   // A 128 MiB layer misses both: no gain.
-  EXPECT_NEAR(emulate_cache_gain(c, 128 * 1048576.0, 8 * 1048576.0, 16 * 1048576.0, 32 * 1048576.0, 0, 0).gain, 0, 1e-9);
+  EXPECT_NEAR(emulate_cache_gain(c, 128 * 1048576.0, 8 * 1048576.0, 16 * 1048576.0, 32 * 1048576.0, 0, 0).gain, 0,
+              1e-9);
 }
 
 // One working set thrown off by a disturbance (a fast reading past the cache, a slow one
@@ -76,7 +77,7 @@ TEST(CacheModel, OneDisturbedSizeDoesNotMoveTheKnee) {
 // fall, as measured on the 2-core VM: the knee is where the curve crosses the plateaus' middle.
 TEST(CacheModel, KneeOfAMeasuredShape) {
   // tests/fixtures/runs/quick_vm, batch 1 GB/s medians (MiB: GB/s)
-  const std::vector<std::pair<double, double>> m = {{3, 90},   {4, 95},   {6, 111}, {8, 113}, {10, 120},
+  const std::vector<std::pair<double, double>> m = {{3, 90},   {4, 95},   {6, 111},  {8, 113},  {10, 120},
                                                     {12, 119}, {16, 117}, {24, 117}, {32, 111}, {48, 78},
                                                     {64, 75},  {128, 65}, {256, 60}};
   std::vector<CurvePoint> c;
@@ -94,9 +95,20 @@ TEST(CacheModel, KneeOfAMeasuredShape) {
 TEST(CacheModel, CrossingPointMovesLittleWithTheTransitionSize) {
   auto shape = [](double at24) {
     std::vector<CurvePoint> c;
-    for (auto [mib, r] : std::vector<std::pair<double, double>>{
-             {1, 87}, {2, 86}, {3, 87}, {4, 87}, {6, 87}, {8, 87}, {12, 86}, {16, 84}, {24, at24}, {32, 54},
-             {48, 52}, {64, 50}, {128, 43}, {256, 37}})
+    for (auto [mib, r] : std::vector<std::pair<double, double>>{{1, 87},
+                                                                {2, 86},
+                                                                {3, 87},
+                                                                {4, 87},
+                                                                {6, 87},
+                                                                {8, 87},
+                                                                {12, 86},
+                                                                {16, 84},
+                                                                {24, at24},
+                                                                {32, 54},
+                                                                {48, 52},
+                                                                {64, 50},
+                                                                {128, 43},
+                                                                {256, 37}})
       c.push_back({mib * 1048576, r, r, r});
     return find_knee(c);
   };

@@ -33,8 +33,8 @@ TEST(Claims, RegistryHasEveryClaimIdOfClaimsMd) {
 
 TEST(Claims, GuideErrorsNamedByClaimsMdAreRecorded) {
   for (const Claim& c : read_claims(data_path("claims.csv"))) {
-    bool expected = c.id == "CPU-6" || c.id == "GPU-2" || c.id == "MEM-1" || c.id == "IO-1" || c.id == "NET-1" ||
-                    c.id == "PWR-1";
+    bool expected =
+        c.id == "CPU-6" || c.id == "GPU-2" || c.id == "MEM-1" || c.id == "IO-1" || c.id == "NET-1" || c.id == "PWR-1";
     EXPECT_EQ(!c.guide_error.empty(), expected) << c.id;
     EXPECT_FALSE(c.text_zh.empty()) << c.id;
   }
@@ -52,7 +52,8 @@ TEST(Claims, NeedsAreCheckedBeforeTheEvaluatorRuns) {
     return v;
   };
   register_evaluator("TEST-NEEDS", evaluator);
-  register_evaluator("TEST-NEEDS-HOOK", evaluator, [](const Claim&, const RunData&, Verdict& v) { v.evidence = "hook"; });
+  register_evaluator("TEST-NEEDS-HOOK", evaluator,
+                     [](const Claim&, const RunData&, Verdict& v) { v.evidence = "hook"; });
   register_predicting_evaluator("TEST-NEEDS-PREDICTS", "a test's model", evaluator);
   Claim c;
   c.needs = "gpu_count>=1";

@@ -15,7 +15,8 @@ TEST(CommVerdicts, Net1MeasuredOnTwoRanksWithTheRingFormula) {
   o.quiet = true;
   auto vs = rigcheck::make_report(copy_fixture("comm_2ranks"), o);
   const auto& net1 = verdict_of(vs, "NET-1");
-  EXPECT_EQ(net1.verdict, rigcheck::Outcome::refuted);  // 0.8 GB measured in all vs 1.6 GB by the guide's formula at 2 ranks
+  EXPECT_EQ(net1.verdict,
+            rigcheck::Outcome::refuted);  // 0.8 GB measured in all vs 1.6 GB by the guide's formula at 2 ranks
   EXPECT_EQ(net1.unit, "GB");
   EXPECT_NEAR(net1.measured.value, 0.8, 0.05);
   EXPECT_GE(net1.measured.reps, 3);

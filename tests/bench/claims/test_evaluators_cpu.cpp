@@ -29,7 +29,8 @@ using namespace rigcheck::testsupport;
 namespace {
 // cpu_resnet.csv of the fixture copy `dir` replaced by images/s rows: t1[i] and t2[i] are
 // repetition i at 1 and 2 threads; `interleaved` adds the harness's interleaved=threads param.
-void write_resnet(const std::string& dir, const std::vector<double>& t1, const std::vector<double>& t2, bool interleaved) {
+void write_resnet(const std::string& dir, const std::vector<double>& t1, const std::vector<double>& t2,
+                  bool interleaved) {
   std::ofstream f(dir + "/cpu_resnet.csv", std::ios::trunc);
   f << "schema_version,run_id,benchmark,case,params,metric,value,unit,repetition,status,note\n";
   for (int t : {1, 2}) {
@@ -59,7 +60,8 @@ TEST(CpuResnetReport, Cpu1LeadsWithResNetAndPredictsE8) {
   EXPECT_NE(v.reason.find("PREDICTED"), std::string::npos);
   EXPECT_NE(v.reason.find("serial fraction"), std::string::npos);
   // Where the run-to-run part came from, and that an old folder without a profile says so.
-  EXPECT_NE(v.reason.find("from the prior for the 2-vCPU VM class, data/run_to_run_prior.csv: 18 runs"), std::string::npos)
+  EXPECT_NE(v.reason.find("from the prior for the 2-vCPU VM class, data/run_to_run_prior.csv: 18 runs"),
+            std::string::npos)
       << v.reason;
   EXPECT_TRUE(has_all(v.reason, {"this run has no noise profile of its machine", "2.90 x 4.35%, t(0.995, 17 df)",
                                  "no residual can test the model"}));
@@ -236,8 +238,8 @@ RunData l3_run(double knee_mib, double lat_mib) {
       }
     }
   if (lat_mib > 0) {
-    run.results.push_back(l3_row(names::kLatencyLevels, "thp/L3", "level=L3;pages=thp", names::kLevelSizeBytes,
-                                 lat_mib * 1048576, -1));
+    run.results.push_back(
+        l3_row(names::kLatencyLevels, "thp/L3", "level=L3;pages=thp", names::kLevelSizeBytes, lat_mib * 1048576, -1));
     run.results.push_back(l3_row(names::kLatencyLevels, "thp/DRAM",
                                  fmt::format("level=DRAM;pages=thp;first_bytes={:.0f}", 2 * lat_mib * 1048576),
                                  names::kLevelLatencyNs, 100, -1));
@@ -296,8 +298,8 @@ TEST(CpuL3Verdicts, CacheLargerThanTheChipIsMistrusted) {
   run.facts["cache_l3_bytes"] = "16777216";
   Verdict v4 = evaluate_claim(cpu_claim("CPU-4"), run);
   EXPECT_EQ(v4.verdict, Outcome::refuted);  // judged on the nominal 16 MiB, as ever
-  EXPECT_TRUE(has_all(v4.evidence, {"MISTRUSTED: the FC knee (", "above 1.5x the chip's L3 (16",
-                                    "stands on the nominal size"}));
+  EXPECT_TRUE(has_all(v4.evidence,
+                      {"MISTRUSTED: the FC knee (", "above 1.5x the chip's L3 (16", "stands on the nominal size"}));
   Verdict v3 = evaluate_claim(cpu_claim("CPU-3"), run);
   EXPECT_EQ(v3.verdict, Outcome::inconclusive);
   EXPECT_NE(v3.reason.find("MISTRUSTED: the FC knee"), std::string::npos) << v3.reason;
@@ -419,7 +421,8 @@ TEST(ArmDatasheet, EveryArmCpuWithSourcedConsistentFigures) {
                         "Ampere Altra (Neoverse N1)"}) {
     ASSERT_TRUE(v.count(p)) << p;
     auto& r = v[p];
-    for (const char* prop : {"core", "simd_pipes", "simd_bits", "fp64_flop_per_cycle_per_core", "fp32_flop_per_cycle_per_core"})
+    for (const char* prop :
+         {"core", "simd_pipes", "simd_bits", "fp64_flop_per_cycle_per_core", "fp32_flop_per_cycle_per_core"})
       ASSERT_TRUE(r.count(prop)) << p << " " << prop;
     const double pipes = std::stod(r["simd_pipes"]), bits = std::stod(r["simd_bits"]);
     EXPECT_DOUBLE_EQ(std::stod(r["fp64_flop_per_cycle_per_core"]), pipes * bits / 64 * 2) << p;
@@ -442,7 +445,8 @@ TEST(CpuL3Verdicts, OneInstanceAndTheSocketCountDecideNotTheSum) {
   Verdict v4 = evaluate_claim(cpu_claim("CPU-4"), run);
   EXPECT_EQ(v4.verdict, Outcome::refuted) << v4.evidence;  // 16 MiB < the server's 25
   EXPECT_DOUBLE_EQ(v4.measured.value, 16);
-  EXPECT_TRUE(has_all(v4.evidence, {"16.00 MiB in one instance", "32.00 MiB in all", "server class", "2 sockets"})) << v4.evidence;
+  EXPECT_TRUE(has_all(v4.evidence, {"16.00 MiB in one instance", "32.00 MiB in all", "server class", "2 sockets"}))
+      << v4.evidence;
   run.facts["sockets"] = "1";
   v4 = evaluate_claim(cpu_claim("CPU-4"), run);
   EXPECT_EQ(v4.verdict, Outcome::confirmed) << v4.evidence;  // one socket, a consumer part: 16 MiB >= 16

@@ -36,11 +36,11 @@ void replace_in(const std::string& path, const std::string& from, const std::str
 
 TEST(GpuDatasheet, EveryCardOfTheIssueWithSourcedFigures) {
   auto t = table();
-  for (const char* p : {"NVIDIA Tesla T4", "NVIDIA Tesla V100 SXM2", "NVIDIA A100 PCIe 40GB", "NVIDIA A100 PCIe 80GB",
-                        "NVIDIA A100 SXM4 40GB", "NVIDIA A100 SXM4 80GB", "NVIDIA A10", "NVIDIA A40", "NVIDIA L4",
-                        "NVIDIA L40S", "NVIDIA H100 PCIe", "NVIDIA H100 SXM", "NVIDIA H200 SXM",
-                        "NVIDIA GeForce RTX 2080 Ti", "NVIDIA GeForce RTX 3080", "NVIDIA GeForce RTX 3090",
-                        "NVIDIA GeForce RTX 4090"}) {
+  for (const char* p :
+       {"NVIDIA Tesla T4", "NVIDIA Tesla V100 SXM2", "NVIDIA A100 PCIe 40GB", "NVIDIA A100 PCIe 80GB",
+        "NVIDIA A100 SXM4 40GB", "NVIDIA A100 SXM4 80GB", "NVIDIA A10", "NVIDIA A40", "NVIDIA L4", "NVIDIA L40S",
+        "NVIDIA H100 PCIe", "NVIDIA H100 SXM", "NVIDIA H200 SXM", "NVIDIA GeForce RTX 2080 Ti",
+        "NVIDIA GeForce RTX 3080", "NVIDIA GeForce RTX 3090", "NVIDIA GeForce RTX 4090"}) {
     const GpuDatasheet* s = find_gpu_product(t, p);
     ASSERT_NE(s, nullptr) << p;
     for (const char* prop : {"fp32_tflops", "f16_tflops", "memory_gb", "tdp_w"}) {
@@ -99,7 +99,8 @@ TEST(GpuVerdicts, NoGpuSaysWhatIsMissingExceptTheGuideError) {
   EXPECT_TRUE(has(gpu2.reason, "no NVIDIA T100"));
   EXPECT_TRUE(has(gpu2.evidence, "memory_gb = 10"));
   EXPECT_FALSE(gpu2.measured.ok());  // a datasheet figure is never shown as measured
-  EXPECT_TRUE(has(verdict_of(vs, "GPU-3").evidence, "NVIDIA GeForce RTX 3090 71.00 / NVIDIA GeForce RTX 2080 Ti 53.80"));
+  EXPECT_TRUE(
+      has(verdict_of(vs, "GPU-3").evidence, "NVIDIA GeForce RTX 3090 71.00 / NVIDIA GeForce RTX 2080 Ti 53.80"));
   EXPECT_TRUE(has(verdict_of(vs, "THM-1").reason, "room temperature"));
 }
 
@@ -112,7 +113,8 @@ TEST(GpuVerdicts, SyntheticH200Run) {
   const Verdict& g4 = verdict_of(vs, "GPU-4");
   EXPECT_EQ(g4.verdict, Outcome::not_measurable);
   EXPECT_TRUE(has(g4.evidence, "bf16 n=8192 765.0 TFLOP/s = 77.3% of datasheet 989.5")) << g4.evidence;
-  EXPECT_TRUE(has(g4.evidence, "fp8_e4m3 n=8192 1300 TFLOP/s = 65.7% of datasheet 1979 (fast accumulation not recorded"))
+  EXPECT_TRUE(
+      has(g4.evidence, "fp8_e4m3 n=8192 1300 TFLOP/s = 65.7% of datasheet 1979 (fast accumulation not recorded"))
       << g4.evidence;
   EXPECT_EQ(verdict_of(vs, "GPU-5").verdict, Outcome::confirmed);
   const Verdict& p1 = verdict_of(vs, "PWR-1");
@@ -144,7 +146,8 @@ TEST(GpuVerdicts, PowerOfAnA100SystemAgainst500W) {
   std::string inv = dir + "/inventory.csv";
   std::stringstream ss;
   ss << std::ifstream(inv).rdbuf();
-  std::ofstream(inv) << std::regex_replace(ss.str(), std::regex("gpu0_name,NVIDIA H200"), "gpu0_name,NVIDIA A100-SXM4-80GB");
+  std::ofstream(inv) << std::regex_replace(ss.str(), std::regex("gpu0_name,NVIDIA H200"),
+                                           "gpu0_name,NVIDIA A100-SXM4-80GB");
   auto vs = report(dir);
   const Verdict& p1 = verdict_of(vs, "PWR-1");
   EXPECT_EQ(p1.verdict, Outcome::refuted) << p1.reason;  // 688 + 240 W > 500 W
@@ -158,7 +161,7 @@ TEST(GpuVerdicts, FourCardsJudgePwr2FromTheSustainedMeanAsAModel) {
   const std::vector<Verdict> vs = report(dir);  // kept: verdict_of returns a reference into it
   const Verdict& p2 = verdict_of(vs, "PWR-2");
   EXPECT_EQ(verdict_label(p2), "refuted (predicted)") << p2.reason;  // 4 x 640 + 240 W > 1200 W
-  EXPECT_DOUBLE_EQ(p2.measured.value, 4 * 640 + 240);  // the sustained mean, not the 688 W peak
+  EXPECT_DOUBLE_EQ(p2.measured.value, 4 * 640 + 240);                // the sustained mean, not the 688 W peak
   EXPECT_TRUE(has(p2.reason, "one card's measured sustained mean plus the CPU")) << p2.reason;
 }
 
@@ -178,16 +181,21 @@ namespace {
 std::string gpu1_run(const std::string& gpt2_rows) {
   std::string dir = copy_fixture("gpu_h200_synthetic");
   const std::string f = dir + "/gpu_model_memory.csv";
-  replace_in(f, "light_cnn;precision=fp32;batch=16,peak_reserved_bytes,1.2e9", "light_cnn;precision=fp32;batch=16,peak_reserved_bytes,1.9e9");
+  replace_in(f, "light_cnn;precision=fp32;batch=16,peak_reserved_bytes,1.2e9",
+             "light_cnn;precision=fp32;batch=16,peak_reserved_bytes,1.9e9");
   replace_in(f, "\n1,synthetic,model_memory,gpt2_xl/fp32/b16,[^\n]*\n", "\n");
   append(f, gpt2_rows);
   return dir;
 }
-const char* kGpt2Skip = "1,synthetic,model_memory,gpt2_xl/{p}/b16,model=gpt2_xl;precision={p};batch=16,,,,-1,skipped,synthetic: does not fit\n";
+const char* kGpt2Skip =
+    "1,synthetic,model_memory,gpt2_xl/{p}/b16,model=gpt2_xl;precision={p};batch=16,,,,-1,skipped,synthetic: does not "
+    "fit\n";
 std::string gpt2(const std::string& precision, const std::string& metric, double value) {
   std::string skip = std::regex_replace(kGpt2Skip, std::regex("\\{p\\}"), precision);
-  return skip + fmt::format("1,synthetic,model_memory,gpt2_xl/{0}/b16,model=gpt2_xl;precision={0};batch=16,{1},{2},bytes,-1,skipped,synthetic\n",
-                            precision, metric, value);
+  return skip + fmt::format(
+                    "1,synthetic,model_memory,gpt2_xl/{0}/"
+                    "b16,model=gpt2_xl;precision={0};batch=16,{1},{2},bytes,-1,skipped,synthetic\n",
+                    precision, metric, value);
 }
 }  // namespace
 
@@ -199,8 +207,12 @@ TEST(GpuVerdicts, Gpu1ModelThatDoesNotFitIsAMeasuredLowerBound) {
   const Verdict& g1 = verdict_of(vs, "GPU-1");
   EXPECT_EQ(g1.verdict, Outcome::refuted) << g1.reason;
   EXPECT_EQ(g1.basis, Basis::measured);
-  EXPECT_TRUE(has(g1.evidence, "gpt2_xl (batch 16): guide 24.00 GB, out of memory at batch 16 (amp) after 139.0 GB allocated of the device's 143.8 GB")) << g1.evidence;
-  EXPECT_TRUE(has(g1.reason, "3 of 4 model(s) within, 1 beyond by measurement, 0 beyond by the estimate alone")) << g1.reason;
+  EXPECT_TRUE(has(g1.evidence,
+                  "gpt2_xl (batch 16): guide 24.00 GB, out of memory at batch 16 (amp) after 139.0 GB allocated of the "
+                  "device's 143.8 GB"))
+      << g1.evidence;
+  EXPECT_TRUE(has(g1.reason, "3 of 4 model(s) within, 1 beyond by measurement, 0 beyond by the estimate alone"))
+      << g1.reason;
 }
 
 TEST(GpuVerdicts, Gpu1EstimateAloneIsPredicted) {
@@ -210,7 +222,9 @@ TEST(GpuVerdicts, Gpu1EstimateAloneIsPredicted) {
   EXPECT_EQ(g1.verdict, Outcome::refuted) << g1.reason;
   EXPECT_EQ(g1.basis, Basis::predicted);
   EXPECT_EQ(verdict_label(g1), "refuted (predicted)");
-  EXPECT_TRUE(has(g1.evidence, "not tried (fp32): the zoo's estimate 296.0 GB is over 1.5x the device's 143.8 GB (predicted)")) << g1.evidence;
+  EXPECT_TRUE(
+      has(g1.evidence, "not tried (fp32): the zoo's estimate 296.0 GB is over 1.5x the device's 143.8 GB (predicted)"))
+      << g1.evidence;
 }
 
 TEST(GpuVerdicts, Gpu1LowerBoundBelowTheGuideDecidesNothing) {

@@ -58,8 +58,10 @@ TEST(MemoryVerdicts, Mem4PrefersTheDerivedRowsAndSaysWhenAbsent) {
     run.results.push_back(row("4k", names::kFirstTouchUsPerPage, 15 + rep, rep));
   }
   Verdict v = evaluate_claim(claim("MEM-4"), run);
-  EXPECT_NE(v.evidence.find("costs 16.00 us [15.00 to 17.00], n=3 per 4 KiB page and 129.0 us [128.0 to 130.0], n=3 per 2 MiB page"),
-            std::string::npos)
+  EXPECT_NE(
+      v.evidence.find(
+          "costs 16.00 us [15.00 to 17.00], n=3 per 4 KiB page and 129.0 us [128.0 to 130.0], n=3 per 2 MiB page"),
+      std::string::npos)
       << v.evidence;
   EXPECT_EQ(v.evidence.find("virtualization"), std::string::npos) << v.evidence;
 
@@ -127,7 +129,8 @@ TEST(MemoryVerdicts, ImplausibleTriadIsMistrustedWithTheReason) {
     return evaluate_claim(claim("MEM-2"), run).evidence;
   };
   const std::string fast = triad_run(80, "536870912");
-  EXPECT_NE(fast.find("MISTRUSTED: above the DIMMs' peak (3200 MT/s x 8 B x 2 DIMMs = 51.20 GB/s)"), std::string::npos) << fast;
+  EXPECT_NE(fast.find("MISTRUSTED: above the DIMMs' peak (3200 MT/s x 8 B x 2 DIMMs = 51.20 GB/s)"), std::string::npos)
+      << fast;
   EXPECT_EQ(fast.find("cache-resident"), std::string::npos) << fast;
   const std::string cached = triad_run(30, "16777216");
   EXPECT_NE(cached.find("MISTRUSTED: each array (16"), std::string::npos) << cached;

@@ -60,10 +60,10 @@ TEST(ScalingPrediction, ResidualOfThreeCountsWidensWhenTheModelMisses) {
   RunToRun r2r;
   r2r.sd = 0.01, r2r.df = 10;
   auto amdahl_e = [](double p, int n) { return 100 * amdahl_speedup(p, n) / n; };
-  const AmdahlPrediction fits =
-      predict({{1, at(100, 100, 100)}, {2, at(amdahl_e(0.95, 2), amdahl_e(0.95, 2), amdahl_e(0.95, 2))},
-               {4, at(amdahl_e(0.95, 4), amdahl_e(0.95, 4), amdahl_e(0.95, 4))}},
-              r2r);
+  const AmdahlPrediction fits = predict({{1, at(100, 100, 100)},
+                                         {2, at(amdahl_e(0.95, 2), amdahl_e(0.95, 2), amdahl_e(0.95, 2))},
+                                         {4, at(amdahl_e(0.95, 4), amdahl_e(0.95, 4), amdahl_e(0.95, 4))}},
+                                        r2r);
   EXPECT_NEAR(fits.p, 0.95, 1e-9);
   EXPECT_NEAR(fits.residual, 0, 1e-9);
   EXPECT_FALSE(fits.widened);
@@ -74,7 +74,8 @@ TEST(ScalingPrediction, ResidualOfThreeCountsWidensWhenTheModelMisses) {
   const AmdahlPrediction misses = predict({{1, at(100, 100, 100)}, {2, at(100, 100, 100)}, {4, at(50, 50, 50)}}, r2r);
   EXPECT_GT(misses.residual, 0.1);
   EXPECT_TRUE(misses.widened);
-  EXPECT_NEAR(misses.shift, student_t_quantile(0.995, 10) * 0.01 + student_t_quantile(0.995, 1) * misses.residual, 1e-12);
+  EXPECT_NEAR(misses.shift, student_t_quantile(0.995, 10) * 0.01 + student_t_quantile(0.995, 1) * misses.residual,
+              1e-12);
   EXPECT_NE(misses.text().find("the model misses"), std::string::npos) << misses.text();
 }
 
@@ -114,7 +115,8 @@ TEST(ScalingPrediction, NoiseProfileOfTheMachineBeforeThePrior) {
   };
   write_profile("vm");
   const Verdict v = verdict_of(make_report(dir, quiet()), "CPU-1");
-  EXPECT_NE(v.reason.find("from the noise profile of 5 runs (" + parent + "/noise.csv)"), std::string::npos) << v.reason;
+  EXPECT_NE(v.reason.find("from the noise profile of 5 runs (" + parent + "/noise.csv)"), std::string::npos)
+      << v.reason;
   EXPECT_NE(v.reason.find("4.60 x 1.41%"), std::string::npos) << v.reason;  // t(0.995, 4) x sqrt(2) x 1%
   EXPECT_EQ(v.reason.find("prior"), std::string::npos) << v.reason;
 
@@ -129,8 +131,9 @@ TEST(ScalingPrediction, BrokenNoiseProfileFallsBackOnThePriorSayingWhy) {
   const std::string parent = fresh_dir("noise-vm-20261205T010000Z");
   const std::string dir = parent + "/run1";
   std::filesystem::rename(copy_fixture("resnet_synthetic"), dir);
-  std::ofstream(parent + "/noise.csv") << "benchmark,case,metric,runs,sd_log,host,cpu_model\n"
-                                    << "resnet50_train_step,train_step/b16i224/t1,items_per_s,five,0.01,vm,AMD EPYC\n";
+  std::ofstream(parent + "/noise.csv")
+      << "benchmark,case,metric,runs,sd_log,host,cpu_model\n"
+      << "resnet50_train_step,train_step/b16i224/t1,items_per_s,five,0.01,vm,AMD EPYC\n";
   const Verdict v = verdict_of(make_report(dir, quiet()), "CPU-1");
   EXPECT_EQ(v.basis, Basis::predicted) << v.reason;
   EXPECT_NE(v.reason.find("from the prior for the 2-vCPU VM class"), std::string::npos) << v.reason;

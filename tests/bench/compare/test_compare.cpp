@@ -51,7 +51,7 @@ TEST(Cases, RegistriesSayWhatIsRequestedAndWhatObserved) {
   CaseRules rules = read_case_rules();
   EXPECT_TRUE(rules.observed("gemm_matmul_f32", "isa_cap"));  // read from the environment: what ran
   EXPECT_TRUE(rules.observed("gemm_matmul_f32", "impl"));
-  EXPECT_FALSE(rules.observed("resnet50_isa", "isa_cap"));   // the registry entry asks for it
+  EXPECT_FALSE(rules.observed("resnet50_isa", "isa_cap"));  // the registry entry asks for it
   EXPECT_FALSE(rules.observed("fma_peak_f32", "isa"));
   EXPECT_FALSE(rules.observed("gemm_matmul_f32", "threads"));  // not listed: requested
   EXPECT_TRUE(rules.observed("fio", "scratch"));
@@ -94,7 +94,8 @@ TEST(Cases, OneFindingPerCaseWithUniqueLabelsAcrossFiles) {
       rows.push_back(row(src, "mpi_allreduce_f32", "nonoverlapping/400000000B/out", p, "time_per_iter", "s", rep, 0.2));
       rows.push_back(row(src, "mpi_allreduce_f32", "nonoverlapping/400000000B/out", p, "algbw", "GB/s", rep, 2));
       rows.push_back(row(src, "mpi_allreduce_f32", "nonoverlapping/400000000B/out", p, "busbw", "GB/s", rep, 2));
-      rows.push_back(row(src, "mpi_allreduce_f32", "nonoverlapping/400000000B/out", p, "cpu_utilization", "fraction", rep, 1));
+      rows.push_back(
+          row(src, "mpi_allreduce_f32", "nonoverlapping/400000000B/out", p, "cpu_utilization", "fraction", rep, 1));
     }
   std::vector<LoadedRun> a{memory_run("a", rows)}, b{memory_run("b", rows)};
   auto fs = compare_sides(Side{"a", ptrs(a)}, Side{"b", ptrs(b)}, nullptr, read_case_rules(), StatOptions{});
@@ -103,7 +104,7 @@ TEST(Cases, OneFindingPerCaseWithUniqueLabelsAcrossFiles) {
   for (const CaseFinding& f : fs) {
     EXPECT_EQ(f.metric, "busbw");
     EXPECT_NE(f.label.find("[" + f.source + "]"), std::string::npos) << f.label;
-    ASSERT_EQ(f.others.size(), 2u);  // algbw and time_per_iter beside; the CPU share is not a speed
+    ASSERT_EQ(f.others.size(), 2u);     // algbw and time_per_iter beside; the CPU share is not a speed
     EXPECT_EQ(f.flag, "cannot_judge");  // one run per side, no profile
   }
 }
@@ -196,9 +197,10 @@ TEST(Compare, NoiseProfileJudgesOneRunPerSide) {
   }
   EXPECT_GT(flagged, 0);
   // Broken and mixed profiles: a clear error naming the file and line.
-  const std::string bad = temp_file("noise_bad.csv", "source,benchmark,case,params,metric,unit,runs,sd_log,cv_pct,"
-                                                     "spread_pct,host,cpu_model,runs_from\ncpu_gemm,g,c,,gflops,GFLOP/s,"
-                                                     "1,0.01,1,1,h,c,r1\n");
+  const std::string bad = temp_file("noise_bad.csv",
+                                    "source,benchmark,case,params,metric,unit,runs,sd_log,cv_pct,"
+                                    "spread_pct,host,cpu_model,runs_from\ncpu_gemm,g,c,,gflops,GFLOP/s,"
+                                    "1,0.01,1,1,h,c,r1\n");
   expect_refused_at([&] { read_noise_csv(bad); }, 2, "runs '1'");
   LoadedRun other = load_run(kRuns + "avx512_synthetic");
   EXPECT_THROW(check_profile_machine(q, {&other}), InputError);
@@ -276,17 +278,18 @@ TEST(Compare, GpuGenerationClaimsJudgedAcrossTuringAndAmpere) {
   auto make = [](const std::string& label, const std::string& cc, const std::string& name, double tflops) {
     std::vector<ResultRow> rows;
     for (int rep = 0; rep < 5; ++rep)
-      rows.push_back(row("gpu_gemm", names::kGpuGemm, "m8192/f16", "m=8192;dtype=f16;impl=cublasLt", "gflops", "GFLOP/s", rep,
-                         1000 * tflops * (1 + 0.002 * rep)));
+      rows.push_back(row("gpu_gemm", names::kGpuGemm, "m8192/f16", "m=8192;dtype=f16;impl=cublasLt", "gflops",
+                         "GFLOP/s", rep, 1000 * tflops * (1 + 0.002 * rep)));
     LoadedRun r = memory_run(label, rows);
     r.data.inventory["gpu0_compute_capability"] = cc;
     r.data.inventory["gpu0_name"] = name;
     return r;
   };
   LoadedRun t1 = make("t4a", "7.5", "Tesla T4", 40), t2 = make("t4b", "7.5", "Tesla T4", 40.4),
-            a1 = make("a100a", "8.0", "NVIDIA A100-SXM4-40GB", 200), a2 = make("a100b", "8.0", "NVIDIA A100-SXM4-40GB", 198);
-  std::string sheet = temp_file("sheet.csv",
-                                "product,property,value,source\nT4,peak_tflops_f16,65,test\nA100,peak_tflops_f16,312,test\n");
+            a1 = make("a100a", "8.0", "NVIDIA A100-SXM4-40GB", 200),
+            a2 = make("a100b", "8.0", "NVIDIA A100-SXM4-40GB", 198);
+  std::string sheet = temp_file(
+      "sheet.csv", "product,property,value,source\nT4,peak_tflops_f16,65,test\nA100,peak_tflops_f16,312,test\n");
   auto claims = read_claims(data_path("claims.csv"));
   int judged = 0;
   for (auto& [c, v] : cross_run_claims({&a1, &t1, &a2, &t2}, claims, sheet)) {
@@ -328,11 +331,16 @@ TEST(Compare, OldRunFoldersAreRead) {
 // where before they were four unmatched cases; a file with no rename keeps its own name.
 TEST(Compare, OldIsaFilesAreComparedAsTheNewOne) {
   const std::string p = "primitive=matmul;dtype=f32;threads=2";
-  LoadedRun old_run = memory_run("old", {row("cpu_isa_avx2", "isa_primitives", "matmul_f32/m2048/t2", p + ";isa_cap=avx2", "gflops", "GFLOP/s", 0, 180),
-                                         row("cpu_isa_native", "isa_primitives", "matmul_f32/m2048/t2", p + ";isa_cap=native", "gflops", "GFLOP/s", 0, 330),
-                                         row("cpu_gemm", "gemm_matmul_f32", "m2048/t2", "threads=2", "gflops", "GFLOP/s", 0, 330)});
-  LoadedRun new_run = memory_run("new", {row("cpu_isa", "isa_primitives", "matmul_f32/m2048/t2/isa_cap_avx2", p + ";isa_cap=avx2", "gflops", "GFLOP/s", 0, 181),
-                                         row("cpu_isa", "isa_primitives", "matmul_f32/m2048/t2/isa_cap_native", p + ";isa_cap=native", "gflops", "GFLOP/s", 0, 331)});
+  LoadedRun old_run = memory_run(
+      "old",
+      {row("cpu_isa_avx2", "isa_primitives", "matmul_f32/m2048/t2", p + ";isa_cap=avx2", "gflops", "GFLOP/s", 0, 180),
+       row("cpu_isa_native", "isa_primitives", "matmul_f32/m2048/t2", p + ";isa_cap=native", "gflops", "GFLOP/s", 0,
+           330),
+       row("cpu_gemm", "gemm_matmul_f32", "m2048/t2", "threads=2", "gflops", "GFLOP/s", 0, 330)});
+  LoadedRun new_run = memory_run("new", {row("cpu_isa", "isa_primitives", "matmul_f32/m2048/t2/isa_cap_avx2",
+                                             p + ";isa_cap=avx2", "gflops", "GFLOP/s", 0, 181),
+                                         row("cpu_isa", "isa_primitives", "matmul_f32/m2048/t2/isa_cap_native",
+                                             p + ";isa_cap=native", "gflops", "GFLOP/s", 0, 331)});
   std::set<std::string> old_keys, new_keys;
   for (auto& [k, c] : old_run.cases) old_keys.insert(k);
   for (auto& [k, c] : new_run.cases) new_keys.insert(k);

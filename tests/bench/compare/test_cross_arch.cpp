@@ -16,7 +16,8 @@ using namespace rigcheck::testsupport;
 
 namespace {
 std::string replaced(std::string s, const std::string& from, const std::string& to) {
-  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
   return s;
 }
 // quick_vm's rows as an aarch64 machine would write them: its STREAM and FMA peak kernels renamed to
@@ -29,7 +30,8 @@ LoadedRun arm_run(const CaseRules& rules) {
         r.case_name = replaced(r.case_name, "/avx512/", "/neon/");
         r.params = replaced(r.params, "isa=avx512", "isa=neon");
       } else if (r.benchmark == "fma_peak_f32") {
-        const std::string from = r.case_name.rfind("avx2/", 0) == 0 ? "avx2" : "avx512", to = from == "avx2" ? "neon" : "sve";
+        const std::string from = r.case_name.rfind("avx2/", 0) == 0 ? "avx2" : "avx512",
+                          to = from == "avx2" ? "neon" : "sve";
         r.case_name = replaced(r.case_name, from + "/", to + "/");
         r.params = replaced(r.params, "isa=" + from, "isa=" + to);
       }
@@ -41,7 +43,8 @@ LoadedRun x86_run(const CaseRules& rules) {
   return edited_run("quick_vm", "x86", rules, [](RunData& d) {
     std::vector<ResultRow> extra;
     for (const ResultRow& r : d.results)
-      if ((r.benchmark == "stream_bandwidth" || r.benchmark == "memory_bandwidth") && r.case_name.find("/avx512/") != std::string::npos) {
+      if ((r.benchmark == "stream_bandwidth" || r.benchmark == "memory_bandwidth") &&
+          r.case_name.find("/avx512/") != std::string::npos) {
         ResultRow c = r;
         c.case_name = replaced(c.case_name, "/avx512/", "/avx2/");
         c.params = replaced(c.params, "isa=avx512", "isa=avx2");
@@ -63,7 +66,8 @@ TEST(CrossArch, StreamPairsAtTheWidestKernelAndIsaCasesAreOneSided) {
   ASSERT_EQ(run_arch(runs[0]), "x86_64");  // quick_vm has no cpu_arch: its suite did not record it
   ASSERT_EQ(run_arch(runs[1]), "aarch64");
   pair_across_archs(runs);
-  const std::vector<CaseFinding> fs = compare_sides(Side{"x86", {&runs[0]}}, Side{"arm", {&runs[1]}}, nullptr, rules, StatOptions{});
+  const std::vector<CaseFinding> fs =
+      compare_sides(Side{"x86", {&runs[0]}}, Side{"arm", {&runs[1]}}, nullptr, rules, StatOptions{});
 
   // STREAM: AVX-512 (the widest here) against NEON, each case of the sweep; the ISAs in the note
   const CaseFinding* copy = finding(fs, "memory_bandwidth", "copy/plain/widest/t1");
@@ -74,7 +78,8 @@ TEST(CrossArch, StreamPairsAtTheWidestKernelAndIsaCasesAreOneSided) {
   int widest = 0;
   for (const CaseFinding& f : fs)
     if (f.benchmark == "memory_bandwidth") {
-      EXPECT_EQ(f.case_name.find("/avx512/"), std::string::npos) << f.case_name << ": the widest kernel pairs as widest";
+      EXPECT_EQ(f.case_name.find("/avx512/"), std::string::npos)
+          << f.case_name << ": the widest kernel pairs as widest";
       EXPECT_EQ(f.case_name.find("/neon/"), std::string::npos) << f.case_name << ": the widest kernel pairs as widest";
       if (f.case_name.find("/widest/") != std::string::npos) ++widest;
     }
@@ -117,9 +122,7 @@ TEST(CrossArch, ABadPairingFileIsRefused) {
   const CaseRules rules = read_case_rules();
   std::vector<LoadedRun> runs = {x86_run(rules), arm_run(rules)};
   const std::string bad = ::testing::TempDir() + "cross_arch_bad.csv";
-  {
-    std::ofstream(bad) << "benchmark,pairing,why\nmemory_bandwidth,sometimes,because\n";
-  }
+  { std::ofstream(bad) << "benchmark,pairing,why\nmemory_bandwidth,sometimes,because\n"; }
   try {
     pair_across_archs(runs, bad);
     FAIL() << "a pairing of 'sometimes' was taken";
@@ -149,13 +152,15 @@ TEST(CrossArch, TheWidestKernelThatWorkedStandsForTheRun) {
   });
   std::vector<LoadedRun> runs = {std::move(x86), arm_run(rules)};
   pair_across_archs(runs);
-  const std::vector<CaseFinding> fs = compare_sides(Side{"x86", {&runs[0]}}, Side{"arm", {&runs[1]}}, nullptr, rules, StatOptions{});
+  const std::vector<CaseFinding> fs =
+      compare_sides(Side{"x86", {&runs[0]}}, Side{"arm", {&runs[1]}}, nullptr, rules, StatOptions{});
   const CaseFinding* copy = finding(fs, "memory_bandwidth", "copy/plain/widest/t1");
   ASSERT_NE(copy, nullptr);
   EXPECT_NE(copy->note.find("avx2 in x86, neon in arm"), std::string::npos) << copy->note;
   std::string why;
   for (auto& [k, w] : runs[0].one_sided)
     if (k.find("copy/plain/avx512/t1") != std::string::npos) why = w;
-  EXPECT_NE(why.find("a kernel (avx512) that did not work here, so avx2 stands for this run"), std::string::npos) << why;
+  EXPECT_NE(why.find("a kernel (avx512) that did not work here, so avx2 stands for this run"), std::string::npos)
+      << why;
   EXPECT_EQ(why.find("narrower"), std::string::npos) << why;
 }

@@ -89,9 +89,10 @@ TEST(Gate, AaComparisonsOf190CasesFailAtMostFivePercent) {
     }
     case_flag_fails += any;
   }
-  std::printf("A/A, 190 cases, 2 runs against 1: gate failed %d of %d; a gate on each case's flag: %d; flags "
-              "per comparison %.2f\n",
-              gate_fails, comparisons, case_flag_fails, static_cast<double>(flags) / comparisons);
+  std::printf(
+      "A/A, 190 cases, 2 runs against 1: gate failed %d of %d; a gate on each case's flag: %d; flags "
+      "per comparison %.2f\n",
+      gate_fails, comparisons, case_flag_fails, static_cast<double>(flags) / comparisons);
   EXPECT_LE(gate_fails, comparisons / 20);
   EXPECT_GT(case_flag_fails, 2 * gate_fails) << "the per-case rule should fail far more often";
 }
@@ -109,10 +110,11 @@ TEST(Gate, ARealRegressionStillFails) {
     b.push_back(sim_run("B" + std::to_string(i), sd, rng, false));
     for (double& v : b.back().cases.begin()->second.metrics["rate"].reps) v *= 0.6;
   }
-  std::vector<CaseFinding> fs = compare_sides(Side{"A", {&a[0], &a[1], &a[2]}}, Side{"B", {&b[0], &b[1], &b[2]}},
-                                              nullptr, CaseRules{}, opt.stat);
+  std::vector<CaseFinding> fs =
+      compare_sides(Side{"A", {&a[0], &a[1], &a[2]}}, Side{"B", {&b[0], &b[1], &b[2]}}, nullptr, CaseRules{}, opt.stat);
   const Gate g = evaluate_gate(fs, opt);
-  EXPECT_TRUE(g.fail) << gate_text(g) << " " << fs[0].flag << " " << fs[0].j.iv.p << " " << fs[0].j.iv.se << " " << fs[0].j.iv.noise.df << " " << to_string(fs[0].j.iv.method);
+  EXPECT_TRUE(g.fail) << gate_text(g) << " " << fs[0].flag << " " << fs[0].j.iv.p << " " << fs[0].j.iv.se << " "
+                      << fs[0].j.iv.noise.df << " " << to_string(fs[0].j.iv.method);
   EXPECT_EQ(g.regressions, 1);
   EXPECT_EQ(g.tested, 190);
   EXPECT_NE(gate_text(g).find("Holm"), std::string::npos);

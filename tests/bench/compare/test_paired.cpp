@@ -32,7 +32,8 @@ void rounds_of(const Sim& s, Rng& rng, Runs& a, Runs& b) {
   size_t slow2_side = 0;
   double slow2_by = 0;
   if (s.slow > 1) {
-    slow2 = static_cast<int>((static_cast<size_t>(slow) + 1 + rng.below(static_cast<size_t>(s.rounds - 1))) % static_cast<size_t>(s.rounds));
+    slow2 = static_cast<int>((static_cast<size_t>(slow) + 1 + rng.below(static_cast<size_t>(s.rounds - 1))) %
+                             static_cast<size_t>(s.rounds));
     slow2_side = rng.below(2);
     slow2_by = std::log1p(0.15 + 0.35 * rng.uniform());
   }

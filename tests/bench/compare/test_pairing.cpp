@@ -42,7 +42,8 @@ namespace {
 LoadedRun upgraded(const CaseRules& rules) {
   return edited_run("quick_vm", "quick_vm_upgraded", rules, [](RunData& run) {
     for (ResultRow& row : run.results) {
-      if (row.benchmark == "mpi_allreduce_f32") row.params += ";machines=1;oversubscribed=no;tcp_if_include=lo;link=loopback";
+      if (row.benchmark == "mpi_allreduce_f32")
+        row.params += ";machines=1;oversubscribed=no;tcp_if_include=lo;link=loopback";
       if (row.benchmark == "resnet50_train_step") row.params += ";warmup=one untimed step before the timed ones";
       if (row.benchmark == "dataloader_vs_fio") row.params += ";fio_openfiles=512;open_file_limit=1048576";
     }
@@ -53,7 +54,8 @@ LoadedRun upgraded(const CaseRules& rules) {
 TEST(Cases, RowsThatGainedObservedParamsOrADescriptionStillPair) {
   const CaseRules rules = read_case_rules();
   const LoadedRun a = load_run(kRuns + "quick_vm", rules), b = upgraded(rules);
-  const std::vector<CaseFinding> fs = compare_sides(Side{a.label, {&a}}, Side{b.label, {&b}}, nullptr, rules, StatOptions{});
+  const std::vector<CaseFinding> fs =
+      compare_sides(Side{a.label, {&a}}, Side{b.label, {&b}}, nullptr, rules, StatOptions{});
   std::map<std::string, int> paired;
   for (const CaseFinding& f : fs) {
     EXPECT_NE(f.flag, "only_in_base") << f.label << ": " << f.note;

@@ -39,7 +39,8 @@ void expect_same(const LoadedRun& a, const LoadedRun& b) {
   for (auto ia = a.cases.begin(), ib = b.cases.begin(); ia != a.cases.end(); ++ia, ++ib) {
     ASSERT_EQ(ia->first, ib->first);
     const CaseRun &x = ia->second, &y = ib->second;
-    EXPECT_EQ(x.source + x.benchmark + x.case_name + x.requested + x.area, y.source + y.benchmark + y.case_name + y.requested + y.area);
+    EXPECT_EQ(x.source + x.benchmark + x.case_name + x.requested + x.area,
+              y.source + y.benchmark + y.case_name + y.requested + y.area);
     EXPECT_EQ(x.observed, y.observed);
     EXPECT_EQ(x.disturbed, y.disturbed);
     ASSERT_EQ(x.metrics.size(), y.metrics.size()) << ia->first;
@@ -102,7 +103,8 @@ TEST(RunDigest, RepetitionsComeBackBitForBit) {
     c.source = "s";
     c.benchmark = "b";
     c.case_name = "c";
-    c.metrics["gflops"] = MetricSample{"GFLOP/s", 1, std::vector<double>(odd.begin(), odd.begin() + static_cast<long>(n))};
+    c.metrics["gflops"] =
+        MetricSample{"GFLOP/s", 1, std::vector<double>(odd.begin(), odd.begin() + static_cast<long>(n))};
     r.cases.emplace(case_key(c.source, c.benchmark, c.case_name, c.requested), c);
     const std::string body = encode_run_digest(r);
     const LoadedRun got = decode_run_digest(body, "x");

@@ -134,7 +134,7 @@ TEST(RunLevel, OneRunPerSideNeedsANoiseProfile) {
 }
 
 TEST(RunLevel, NoisyCaseIsUnstableWithTheRunsItNeeds) {
-  StatOptions opt;  // threshold 10%, alpha 0.01
+  StatOptions opt;                       // threshold 10%, alpha 0.01
   Runs a{{100}, {130}}, b{{90}, {120}};  // a spread of ~20% between runs, two runs per side
   Judgement j = judge_sides(a, b, 1, nullptr, opt, 3);
   EXPECT_EQ(j.flag, Flag::unstable);
@@ -155,7 +155,7 @@ TEST(RunLevel, BootstrapIsReproducibleAndCoversTheEstimate) {
   EXPECT_NEAR(std::exp(x.est), 1.2, 0.01);
   EXPECT_LT(x.low, x.est);
   EXPECT_GT(x.high, x.est);
-  EXPECT_GT(x.low, 0);  // 20% with 2% noise: excluded
+  EXPECT_GT(x.low, 0);                                             // 20% with 2% noise: excluded
   Judgement j = judge_sides(a, b, -1, nullptr, StatOptions{}, 5);  // a time: 20% more is a regression
   EXPECT_EQ(j.flag, Flag::regression);
   EXPECT_NEAR(j.change_pct, -100 * (1 - 1 / 1.2), 1);

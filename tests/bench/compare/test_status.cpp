@@ -28,8 +28,8 @@ LoadedRun broken_a2(const CaseRules& rules) {
     for (ResultRow row : run.results) {
       if (row.benchmark == "fma_peak_f32" && row.case_name == "avx2/t1") {
         if (skipped) continue;
-        row = result_row(row.benchmark, row.case_name, "isa=avx2;threads=1;dtype=f32", "", kNaN, "", -1, Status::skipped,
-                         "MADV_HUGEPAGE took no effect: AnonHugePages 0 of 2 MiB (THP never)");
+        row = result_row(row.benchmark, row.case_name, "isa=avx2;threads=1;dtype=f32", "", kNaN, "", -1,
+                         Status::skipped, "MADV_HUGEPAGE took no effect: AnonHugePages 0 of 2 MiB (THP never)");
         row.source = "cpu_peak";
         skipped = true;
       } else if (row.benchmark == "fma_peak_f32" && row.case_name == "avx2/t2" && row.repetition >= 0) {
@@ -73,7 +73,8 @@ TEST(StatusChange, StoppedWorkingIsAFindingThatFailsTheGate) {
   opt.fail_pct = kNaN;
   EXPECT_FALSE(evaluate_gate(fs, opt).fail);
   // The other way round: started working, listed, not a failure.
-  std::vector<CaseFinding> back = compare_sides(Side{b.label, {&b}}, Side{a.label, {&a}}, nullptr, rules, StatOptions{});
+  std::vector<CaseFinding> back =
+      compare_sides(Side{b.label, {&b}}, Side{a.label, {&a}}, nullptr, rules, StatOptions{});
   EXPECT_EQ(finding(back, "fma_peak_f32 avx2/t1").flag, "started_working");
   opt.fail_pct = 10;
   EXPECT_FALSE(evaluate_gate(back, opt).fail);
@@ -81,7 +82,8 @@ TEST(StatusChange, StoppedWorkingIsAFindingThatFailsTheGate) {
   LoadedRun gone = b;
   gone.not_working.clear();
   gone.not_working_by_name.clear();
-  std::vector<CaseFinding> g2 = compare_sides(Side{a.label, {&a}}, Side{gone.label, {&gone}}, nullptr, rules, StatOptions{});
+  std::vector<CaseFinding> g2 =
+      compare_sides(Side{a.label, {&a}}, Side{gone.label, {&gone}}, nullptr, rules, StatOptions{});
   EXPECT_EQ(finding(g2, "fma_peak_f32 avx2/t1").flag, "only_in_base");
 }
 
@@ -105,7 +107,8 @@ TEST(MachineState, AShiftSharedByEveryCaseIsTheMachines) {
   const CaseRules rules = read_case_rules();
   const LoadedRun a = load_run(kRuns + "compare_a", rules), a3 = load_run(kRuns + "compare_a3", rules);
   const LoadedRun b = slowed("compare_a2", 0.75, rules), b4 = slowed("compare_a4", 0.75, rules);
-  std::vector<CaseFinding> fs = compare_sides(Side{"A", {&a, &a3}}, Side{"B", {&b, &b4}}, nullptr, rules, StatOptions{});
+  std::vector<CaseFinding> fs =
+      compare_sides(Side{"A", {&a, &a3}}, Side{"B", {&b, &b4}}, nullptr, rules, StatOptions{});
   int flagged_before = 0;
   for (const CaseFinding& f : fs) flagged_before += f.flagged();
   EXPECT_GE(flagged_before, 5) << "the slow spell flags case after case";
@@ -138,7 +141,8 @@ TEST(MachineState, ACapOnOneLibraryIsNotTheMachine) {
   const CaseRules rules = read_case_rules();
   const LoadedRun a = load_run(kRuns + "compare_a", rules), a2 = load_run(kRuns + "compare_a2", rules);
   const LoadedRun s = load_run(kRuns + "compare_slowed", rules), s2 = load_run(kRuns + "compare_slowed2", rules);
-  std::vector<CaseFinding> fs = compare_sides(Side{"A", {&a, &a2}}, Side{"B", {&s, &s2}}, nullptr, rules, StatOptions{});
+  std::vector<CaseFinding> fs =
+      compare_sides(Side{"A", {&a, &a2}}, Side{"B", {&s, &s2}}, nullptr, rules, StatOptions{});
   EXPECT_TRUE(machine_states(fs, StatOptions{}).empty());
   int flagged = 0;
   for (const CaseFinding& f : fs) flagged += f.flagged();

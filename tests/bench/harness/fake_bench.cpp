@@ -97,8 +97,10 @@ class StubbornSpin final : public Saxpy {
     for (int i = 1; i < workers; ++i)
       pool_.emplace_back([this] {
         while (!stop_) {
-          if (Clock::now().time_since_epoch().count() < busy_until_) spin_until(busy_until_);
-          else std::this_thread::sleep_for(std::chrono::microseconds(100));
+          if (Clock::now().time_since_epoch().count() < busy_until_)
+            spin_until(busy_until_);
+          else
+            std::this_thread::sleep_for(std::chrono::microseconds(100));
         }
       });
   }
@@ -136,7 +138,8 @@ class FaultySaxpy final : public Saxpy {
     std::vector<Observed> o;
     if (mode_ == "bulk")
       for (int i = 0; i < 5000; ++i)
-        o.push_back({"bulk_row", "count", static_cast<double>(i), "a row of the bulk test, written to fill a small disk"});
+        o.push_back(
+            {"bulk_row", "count", static_cast<double>(i), "a row of the bulk test, written to fill a small disk"});
     return o;
   }
 

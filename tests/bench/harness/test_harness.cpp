@@ -21,13 +21,16 @@ using namespace rigcheck::testsupport;
 
 namespace {
 // fake_bench --profile tiny --out DIR ARGS... with ENV, its output in DIR/log.
-ChildResult fake(const std::string& dir, const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
+ChildResult fake(const std::string& dir, const std::vector<std::string>& args,
+                 const std::vector<std::string>& env = {}) {
   std::vector<std::string> argv = rigcheck::test::fake_bench_cmd({"--profile", "tiny", "--out", dir});
   argv.insert(argv.end(), args.begin(), args.end());
   return run_child(argv, env, 60, dir + "/log", false);
 }
 
-ChildResult run_fake(const std::string& dir, const std::vector<std::string>& env = {}) { return fake(dir, {"--reps", "3"}, env); }
+ChildResult run_fake(const std::string& dir, const std::vector<std::string>& env = {}) {
+  return fake(dir, {"--reps", "3"}, env);
+}
 
 // fake_bench refuses ARGS before it runs anything: exit 2, saying TEXT.
 void expect_refused(const std::string& name, const std::vector<std::string>& args, const std::string& text) {
@@ -109,11 +112,11 @@ constexpr char kAllTriesCompeted[] = "other work took this process's CPUs in eac
 TEST(Harness, KernelIgnoringItsThreadCountIsMistrustedEachWay) {
   // Under an emulator every timing is mistrusted as emulated first (trust()): the rule is not reached.
   if (!emulation().empty()) GTEST_SKIP() << "timed under emulation: " << emulation();
-  const auto many = quiet_case_rows("fake-too-many", {"RIGCHECK_TEST_THREADS=1", "RIGCHECK_TEST_WORKERS=2"},
-                                    noted_competed);
-  const auto pinned = quiet_case_rows(
-      "fake-too-many-pinned", {"RIGCHECK_TEST_THREADS=1", "RIGCHECK_TEST_WORKERS=2", "RIGCHECK_TEST_PIN=1"},
-      noted_competed);
+  const auto many =
+      quiet_case_rows("fake-too-many", {"RIGCHECK_TEST_THREADS=1", "RIGCHECK_TEST_WORKERS=2"}, noted_competed);
+  const auto pinned =
+      quiet_case_rows("fake-too-many-pinned",
+                      {"RIGCHECK_TEST_THREADS=1", "RIGCHECK_TEST_WORKERS=2", "RIGCHECK_TEST_PIN=1"}, noted_competed);
   if (many.empty() || pinned.empty()) GTEST_SKIP() << kAllTriesCompeted;
   for (const ResultRow& row : of_metric(many, "time_per_iter")) {
     EXPECT_EQ(row.status, Status::mistrusted) << row.note;
@@ -123,7 +126,8 @@ TEST(Harness, KernelIgnoringItsThreadCountIsMistrustedEachWay) {
     EXPECT_EQ(row.status, Status::mistrusted) << row.note;
     EXPECT_NE(row.note.find("threads of the process each worked"), std::string::npos) << row.note;
   }
-  if (cpu_budget().usable_cores < 2) GTEST_SKIP() << "the too-few half needs a 2-thread case: this process may use 1 core";
+  if (cpu_budget().usable_cores < 2)
+    GTEST_SKIP() << "the too-few half needs a 2-thread case: this process may use 1 core";
   const auto few = case_rows("fake-too-few", {"RIGCHECK_TEST_THREADS=2", "RIGCHECK_TEST_WORKERS=1"});
   for (const ResultRow& row : of_metric(few, "time_per_iter")) {
     EXPECT_EQ(row.status, Status::mistrusted) << row.note;
@@ -177,7 +181,8 @@ TEST(Harness, InterleavedCasesAlternateRepetitions) {
 TEST(Harness, AlternateEnvTakesTurnsWithASecondProcess) {
   std::string dir = fresh_dir("fake-alternate");
   std::string tmp = fresh_dir("fake-alternate-tmp");
-  ChildResult r = fake(dir, {"--reps", "3", "--run-id", "alt1", "--alternate-env", "RIGCHECK_TEST_SIDE=b"}, {"TMPDIR=" + tmp});
+  ChildResult r =
+      fake(dir, {"--reps", "3", "--run-id", "alt1", "--alternate-env", "RIGCHECK_TEST_SIDE=b"}, {"TMPDIR=" + tmp});
   ASSERT_EQ(r.exit_code, 0) << r.output_tail;
   std::string order;
   int checks = 0, skipped = 0;
@@ -187,7 +192,10 @@ TEST(Harness, AlternateEnvTakesTurnsWithASecondProcess) {
     if (row.metric == "check_wrong") ++checks;
     if (row.case_name == "skipped") ++skipped;
     if (row.metric == "time_per_iter")
-      order += (row.case_name == "n4096_b" ? "b" : row.case_name == "n4096" ? "a" : "?") + std::to_string(row.repetition) + " ";
+      order += (row.case_name == "n4096_b" ? "b"
+                : row.case_name == "n4096" ? "a"
+                                           : "?") +
+               std::to_string(row.repetition) + " ";
   }
   EXPECT_EQ(order, "b0 a0 b1 a1 b2 a2 ");
   EXPECT_EQ(checks, 2);   // each side checks its own kernel
@@ -211,7 +219,8 @@ TEST(Harness, AlternateEnvSecondSideGetsEveryCpuOfTheFirst) {
   ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 77) << r.output_tail;
   std::map<std::string, Status> check;
   for (const ResultRow& row : read_results(dir + "/fake_bench.csv"))
-    if (row.repetition == -1 && (row.case_name == "n4096" || row.case_name == "n4096_b")) check[row.case_name] = row.status;
+    if (row.repetition == -1 && (row.case_name == "n4096" || row.case_name == "n4096_b"))
+      check[row.case_name] = row.status;
   ASSERT_EQ(check.size(), 2u);
   if (check["n4096"] != Status::ok) GTEST_SKIP() << "fewer than 2 usable cores here";
   EXPECT_EQ(check["n4096_b"], Status::ok) << r.output_tail;
@@ -227,10 +236,14 @@ TEST(Harness, AlternateEnvUnderABudgetKeepsThreePairs) {
   int notes = 0;
   for (const ResultRow& row : read_results(dir + "/fake_bench.csv")) {
     if (row.metric == "time_per_iter")
-      order += (row.case_name == "n4096_b" ? "b" : row.case_name == "n4096" ? "a" : "?") + std::to_string(row.repetition) + " ";
+      order += (row.case_name == "n4096_b" ? "b"
+                : row.case_name == "n4096" ? "a"
+                                           : "?") +
+               std::to_string(row.repetition) + " ";
     if (row.metric == kRepsSpread && (row.case_name == "n4096" || row.case_name == "n4096_b")) {
       ++notes;
-      EXPECT_NE(row.note.find("taking turns under a time budget: the floor's 3 of its 5"), std::string::npos) << row.note;
+      EXPECT_NE(row.note.find("taking turns under a time budget: the floor's 3 of its 5"), std::string::npos)
+          << row.note;
     }
   }
   EXPECT_EQ(order, "b0 a0 b1 a1 b2 a2 ");
@@ -273,8 +286,12 @@ TEST(Harness, NeverOverwritesAResultFile) {
 
 TEST(Harness, BadCommandLineIsRefused) {
   std::string dir = fresh_dir("fake-cli");
-  EXPECT_EQ(run_child(rigcheck::test::fake_bench_cmd({"--threads", "0", "--out", dir}), {}, 60, dir + "/log", false).exit_code, 2);
-  EXPECT_EQ(run_child(rigcheck::test::fake_bench_cmd({"--profile", "huge", "--out", dir}), {}, 60, dir + "/log", false).exit_code, 2);
+  EXPECT_EQ(run_child(rigcheck::test::fake_bench_cmd({"--threads", "0", "--out", dir}), {}, 60, dir + "/log", false)
+                .exit_code,
+            2);
+  EXPECT_EQ(run_child(rigcheck::test::fake_bench_cmd({"--profile", "huge", "--out", dir}), {}, 60, dir + "/log", false)
+                .exit_code,
+            2);
 }
 
 // Adaptive repetitions (repetitions.hpp): a target no timing can meet adds repetitions up to the
@@ -342,7 +359,8 @@ TEST(Harness, TimeBudgetKeepsThreeRepetitionsAndSaysWhatItCut) {
   std::string dir = fresh_dir("fake-budget");
   // 4 units (n4096, the pair, alone; the skipped case counts too) in 0.02 s: 3 repetitions of at
   // least 0.01 s each are over any unit's share before the 4th could start.
-  ChildResult r = fake(dir, {"--reps", "8", "--reps-target", "1e-12", "--time-budget", "0.02"}, {"RIGCHECK_TEST_INTERLEAVE=1"});
+  ChildResult r =
+      fake(dir, {"--reps", "8", "--reps-target", "1e-12", "--time-budget", "0.02"}, {"RIGCHECK_TEST_INTERLEAVE=1"});
   ASSERT_EQ(r.exit_code, 0) << r.output_tail;
   std::map<std::string, int> reps;
   int notes = 0;
@@ -357,7 +375,8 @@ TEST(Harness, TimeBudgetKeepsThreeRepetitionsAndSaysWhatItCut) {
   EXPECT_EQ(notes, 4);
 
   std::string roomy = fresh_dir("fake-budget-roomy");
-  r = fake(roomy, {"--reps", "4", "--reps-target", "1e-12", "--reps-cap", "6", "--reps-budget", "1000", "--time-budget", "600"});
+  r = fake(roomy, {"--reps", "4", "--reps-target", "1e-12", "--reps-cap", "6", "--reps-budget", "1000", "--time-budget",
+                   "600"});
   ASSERT_EQ(r.exit_code, 0) << r.output_tail;
   int n = 0;
   for (const ResultRow& row : read_results(roomy + "/fake_bench.csv")) {

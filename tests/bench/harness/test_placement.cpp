@@ -108,9 +108,9 @@ TEST(Placement, OnOneNodeWithLocalOrRemoteMemory) {
   EXPECT_EQ(remote.nodes, std::vector<int>{0});
   EXPECT_EQ(remote.memory_nodes, std::vector<int>{1});
   EXPECT_EQ(place_threads(t, 8).memory_nodes, (std::vector<int>{0, 1}));  // the sweep's: its CPUs' nodes
-  EXPECT_TRUE(place_threads_on_node(t, 5, 0).smt);             // 4 cores there: a 5th thread is a sibling,
-  EXPECT_FALSE(place_threads_on_node(t, 9, 0).error.empty());  // and 8 hardware threads at most
-  EXPECT_FALSE(place_threads_on_node(t, 1, 2).error.empty());  // no node 2
+  EXPECT_TRUE(place_threads_on_node(t, 5, 0).smt);                        // 4 cores there: a 5th thread is a sibling,
+  EXPECT_FALSE(place_threads_on_node(t, 9, 0).error.empty());             // and 8 hardware threads at most
+  EXPECT_FALSE(place_threads_on_node(t, 1, 2).error.empty());             // no node 2
   EXPECT_FALSE(place_threads_on_node(t, 1, 0, 7).error.empty());
   EXPECT_FALSE(place_threads_on_node(t, 1, 0, -1, {1, 3}).error.empty());  // none of node 0's CPUs allowed
   EXPECT_EQ(node_core_counts(t), (std::vector<std::pair<int, int>>{{0, 4}, {1, 4}}));

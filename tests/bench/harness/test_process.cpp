@@ -61,8 +61,9 @@ TEST(Faults, ChildEndsAreDescribedInWords) {
   r.term_signal = 0;
   r.exit_code = 1;
   r.output_tail = "x\nFAILED: set-up failed: std::bad_alloc\n";
-  EXPECT_NE(describe_child_end(r, 2ull << 30).find("ran out of memory (its allocation failed: std::bad_alloc) under its "
-                                                   "address-space limit of 2 GiB"),
+  EXPECT_NE(describe_child_end(r, 2ull << 30)
+                .find("ran out of memory (its allocation failed: std::bad_alloc) under its "
+                      "address-space limit of 2 GiB"),
             std::string::npos);
   r.output_tail = "==1==ERROR: AddressSanitizer: SEGV on unknown address 0x000000000000\n";
   EXPECT_NE(describe_child_end(r, 0).find("segmentation fault"), std::string::npos);
@@ -74,6 +75,7 @@ TEST(Faults, ASanitizedChildUnderAnAddressSpaceLimitIsExplained) {
   ChildResult r;
   r.exit_code = 134;
   r.term_signal = SIGABRT;
-  r.output_tail = "==1==ReserveShadowMemoryRange failed while trying to map 0xdfff0001000 bytes. Perhaps you're using ulimit -v\n";
+  r.output_tail =
+      "==1==ReserveShadowMemoryRange failed while trying to map 0xdfff0001000 bytes. Perhaps you're using ulimit -v\n";
   EXPECT_NE(describe_child_end(r, 1ull << 30).find("without --memory-limit"), std::string::npos);
 }

@@ -36,7 +36,8 @@ TEST(Schema, RoundTripKeepsEveryFieldIncludingQuotesAndCommas) {
   b.status = Status::skipped;
   b.value = std::nan("");
   b.repetition = -1;
-  std::string p = temp_file("rt.csv", result_header() + "\n" + format_result_row(a) + "\n" + format_result_row(b) + "\n");
+  std::string p =
+      temp_file("rt.csv", result_header() + "\n" + format_result_row(a) + "\n" + format_result_row(b) + "\n");
   auto rows = read_results(p);
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0].run_id, a.run_id);
@@ -67,10 +68,12 @@ TEST(Schema, UnknownSchemaVersionIsRefused) {
 }
 
 TEST(Schema, OtherDefectsAreRefused) {
-  EXPECT_NE(expect_input_error(temp_file("st.csv", result_header() + "\n1,r,b,c,p,m,1,s,0,great,\n")).find("unknown status"),
-            std::string::npos);
-  EXPECT_NE(expect_input_error(temp_file("ev.csv", result_header() + "\n1,r,b,c,p,m,,s,0,ok,\n")).find("value is empty"),
-            std::string::npos);
+  EXPECT_NE(
+      expect_input_error(temp_file("st.csv", result_header() + "\n1,r,b,c,p,m,1,s,0,great,\n")).find("unknown status"),
+      std::string::npos);
+  EXPECT_NE(
+      expect_input_error(temp_file("ev.csv", result_header() + "\n1,r,b,c,p,m,,s,0,ok,\n")).find("value is empty"),
+      std::string::npos);
   EXPECT_NE(expect_input_error(temp_file("hd.csv", "a,b\n1,2\n")).find(":1:"), std::string::npos);
   EXPECT_NE(expect_input_error(temp_file("inf.csv", result_header() + "\n1,r,b,c,p,m,inf,s,0,ok,\n")).find("finite"),
             std::string::npos);

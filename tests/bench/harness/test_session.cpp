@@ -102,9 +102,10 @@ TEST(Session, ResultsNeverOverwrittenAndExitCodes) {
     ASSERT_FALSE(parse(s, {"--out", dir, "--stem", "throws"}).has_value());
     ASSERT_TRUE(s.open_results());
     bool aborted = false;
-    EXPECT_EQ(s.run([] { throw std::runtime_error("x.csv.partial: cannot write a result row: No space left on device"); },
-                    [&] { aborted = true; }),
-              kExitFailed);
+    EXPECT_EQ(
+        s.run([] { throw std::runtime_error("x.csv.partial: cannot write a result row: No space left on device"); },
+              [&] { aborted = true; }),
+        kExitFailed);
     EXPECT_TRUE(aborted);
   }
   std::ifstream in(dir + "/r.csv");

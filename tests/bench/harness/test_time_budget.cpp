@@ -21,7 +21,7 @@ TEST(TimeBudget, EachUnitGetsWhatIsLeftOverTheUnitsLeft) {
   b.start_unit(t0 + milliseconds(4500));
   EXPECT_DOUBLE_EQ(b.unit_share(), 5.5 / 3);
   b.start_unit(t0 + milliseconds(5000));
-  EXPECT_DOUBLE_EQ(b.unit_share(), 2.5);  // the second took 0.5 s of its 1.83
+  EXPECT_DOUBLE_EQ(b.unit_share(), 2.5);   // the second took 0.5 s of its 1.83
   b.start_unit(t0 + milliseconds(12000));  // over the budget: nothing left, never negative
   EXPECT_DOUBLE_EQ(b.unit_share(), 0);
 }
@@ -29,7 +29,7 @@ TEST(TimeBudget, EachUnitGetsWhatIsLeftOverTheUnitsLeft) {
 TEST(TimeBudget, RoundsThatFitTheShare) {
   const Clock::time_point t0{};
   TimeBudget b(6, 2, t0);
-  b.start_unit(t0);  // 3 s
+  b.start_unit(t0);                                                   // 3 s
   EXPECT_EQ(b.rounds_that_fit(0.5, 10, t0 + milliseconds(1000)), 4);  // 2 s left
   EXPECT_EQ(b.rounds_that_fit(0.5, 3, t0 + milliseconds(1000)), 3);   // at most what is wanted
   EXPECT_EQ(b.rounds_that_fit(0.5, 10, t0 + milliseconds(3500)), 0);  // spent

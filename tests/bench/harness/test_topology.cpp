@@ -100,8 +100,9 @@ TEST(CpuBudget, ThreadCapsFromTheEnvironmentAreCleared) {
 TEST(CpuBudget, OpenMpBindingDoesNotShrinkTheBudget) {
   if (cpu_budget().usable_cores < 2) GTEST_SKIP() << "needs 2 usable cores";
   std::string dir = fresh_dir("fake-bind");
-  ChildResult r = run_child(rigcheck::test::fake_bench_cmd({"--profile", "tiny", "--out", dir, "--reps", "2"}),
-                            {"RIGCHECK_TEST_THREADS=2", "OMP_PROC_BIND=close", "OMP_PLACES=cores"}, 60, dir + "/log", false);
+  ChildResult r =
+      run_child(rigcheck::test::fake_bench_cmd({"--profile", "tiny", "--out", dir, "--reps", "2"}),
+                {"RIGCHECK_TEST_THREADS=2", "OMP_PROC_BIND=close", "OMP_PLACES=cores"}, 60, dir + "/log", false);
   ASSERT_EQ(r.exit_code, 0) << r.output_tail;
   for (const ResultRow& row : read_results(dir + "/fake_bench.csv"))
     if (row.case_name == "n4096") {

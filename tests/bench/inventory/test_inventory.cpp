@@ -14,10 +14,13 @@ using namespace rigcheck;
 
 TEST(Inventory, HasTheKeysTheReportNeedsAndRoundTrips) {
   Inventory inv = collect_inventory();
-  for (const char* key : {"cpu_model", "cpu_family", "physical_cores", "hardware_threads", "cache_l3_bytes",
-                          "cache_l3_total_bytes", "isa_avx2", "isa_avx512f", "isa_amx", "memory_total_bytes",
-                          "memory_dimm_type", "thp_enabled", "cpufreq_governor", "kernel", "compiler", "build_type",
-                          "onednn_version", "openblas_corename", "gpu_count", "suite_commit", "method_version"}) {
+  for (const char* key : {"cpu_model",          "cpu_family",       "physical_cores",
+                          "hardware_threads",   "cache_l3_bytes",   "cache_l3_total_bytes",
+                          "isa_avx2",           "isa_avx512f",      "isa_amx",
+                          "memory_total_bytes", "memory_dimm_type", "thp_enabled",
+                          "cpufreq_governor",   "kernel",           "compiler",
+                          "build_type",         "onednn_version",   "openblas_corename",
+                          "gpu_count",          "suite_commit",     "method_version"}) {
     EXPECT_FALSE(inventory_get(inv, key).empty()) << key;
   }
   double cores = 0;
@@ -80,6 +83,6 @@ TEST(Inventory, ArchitectureAndArmCpuTable) {
   ASSERT_NE(upper, nullptr);
   EXPECT_NE(upper->name.find("Neoverse-V1"), std::string::npos);
   EXPECT_NE(arm_cpu("0xc0", "0xac3", table), nullptr);  // AmpereOne
-  EXPECT_EQ(arm_cpu("0x00", "0x051", table), nullptr);   // qemu -cpu max: implementer 0, no CPU of a vendor
+  EXPECT_EQ(arm_cpu("0x00", "0x051", table), nullptr);  // qemu -cpu max: implementer 0, no CPU of a vendor
   for (const ArmCpu& a : table) EXPECT_FALSE(a.source.empty()) << a.name;
 }

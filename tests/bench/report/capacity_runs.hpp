@@ -28,7 +28,9 @@ struct SyntheticRun {
 
   explicit SyntheticRun(const std::string& inventory_extra = "gpu_count,0\ngpu_note,synthetic: no GPU\n") {
     static int n = 0;
-    dir = (std::filesystem::path(::testing::TempDir()) / ("capacity-" + std::to_string(getpid()) + "-" + std::to_string(n++))).string();
+    dir = (std::filesystem::path(::testing::TempDir()) /
+           ("capacity-" + std::to_string(getpid()) + "-" + std::to_string(n++)))
+              .string();
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);
     std::ofstream(dir + "/inventory.csv") << "key,value\nhostname,synthetic\nmemory_total_bytes,"
@@ -37,13 +39,14 @@ struct SyntheticRun {
   }
   void row(const std::string& file, const std::string& bench, const std::string& cs, const std::string& params,
            const std::string& metric, double value, const std::string& unit, int rep = 0) {
-    files[file] += csv_line({"1", "synthetic", bench, cs, params, metric, format_double(value), unit, std::to_string(rep),
-                             "ok", "synthetic"}) +
+    files[file] += csv_line({"1", "synthetic", bench, cs, params, metric, format_double(value), unit,
+                             std::to_string(rep), "ok", "synthetic"}) +
                    "\n";
   }
   // memory_host: a peak (two child processes, the same value) and optionally a step time.
   void host(const std::string& model, int batch, int seq, double peak_gib, double step_s = NAN) {
-    const std::string params = "model=" + model + ";batch=" + std::to_string(batch) + ";seq=" + std::to_string(seq) + ";threads=2";
+    const std::string params =
+        "model=" + model + ";batch=" + std::to_string(batch) + ";seq=" + std::to_string(seq) + ";threads=2";
     const std::string cs = model + "/b" + std::to_string(batch);
     for (int r = 0; r < 2; ++r) {
       row("memory_host.csv", "host_memory_training", cs, params, "peak_rss_bytes", peak_gib * kGiB, "B", r);
@@ -52,8 +55,9 @@ struct SyntheticRun {
   }
   std::string write() {
     for (auto& [f, rows] : files)
-      std::ofstream(dir + "/" + f) << "schema_version,run_id,benchmark,case,params,metric,value,unit,repetition,status,note\n"
-                                   << rows;
+      std::ofstream(dir + "/" + f)
+          << "schema_version,run_id,benchmark,case,params,metric,value,unit,repetition,status,note\n"
+          << rows;
     return dir;
   }
 };
@@ -96,8 +100,8 @@ inline SyntheticRun machine_run(const std::string& inv = "gpu_count,0\ngpu_note,
   s.row("cpu_peak.csv", "fma_peak_f32", "avx2/t2", "isa=avx2;threads=2", "gflops", resnet_peak_gflops(), "GFLOP/s");
   s.row("memory_bandwidth.csv", "memory_bandwidth", "triad/t2", "kernel=triad;threads=2", "gbps", 1e6, "GB/s");
   // The pipeline delivers 10 samples/s: light_cnn's step (8 samples in 0.5 s) wants 16.
-  s.row("io_dataloader.csv", "dataloader_io_wait", "r1/w0", "sample_bytes=1000;device_class=synthetic", "samples_per_s", 10,
-        "samples/s");
+  s.row("io_dataloader.csv", "dataloader_io_wait", "r1/w0", "sample_bytes=1000;device_class=synthetic", "samples_per_s",
+        10, "samples/s");
   return s;
 }
 

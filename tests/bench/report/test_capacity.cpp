@@ -34,11 +34,11 @@ TEST(Capacity, LargestBatch) {
   LinearFit f;
   f.intercept = 1;
   f.slope = 0.5;
-  EXPECT_EQ(largest_batch(f, 10), 18);   // 1 + 0.5 x 18 = 10 fits exactly
+  EXPECT_EQ(largest_batch(f, 10), 18);  // 1 + 0.5 x 18 = 10 fits exactly
   EXPECT_EQ(largest_batch(f, 9.99), 17);
-  EXPECT_EQ(largest_batch(f, 1.4), 0);   // batch 1 needs 1.5
+  EXPECT_EQ(largest_batch(f, 1.4), 0);  // batch 1 needs 1.5
   f.slope = 0;
-  EXPECT_EQ(largest_batch(f, 10), -1);   // no growth: no limit
+  EXPECT_EQ(largest_batch(f, 10), -1);  // no growth: no limit
   // Figures the fuzzer gave (a NaN usable memory, an infinite intercept): no limit, no cast of NaN.
   f.slope = 0.5;
   EXPECT_EQ(largest_batch(f, std::nan("")), -1);
@@ -146,10 +146,10 @@ TEST(Capacity, NearLimitCheckPointIsSetAgainstTheLineOfTheLargestBatches) {
   // kept: the line runs through b16 at light_cnn's analytic activations per sample, and the check
   // is set against that line; the largest batch is then drawn through b16 and the check.
   for (int r = 0; r < 2; ++r) {
-    s.row("memory_host.csv", "host_memory_training", "light_cnn/b100/check", "model=light_cnn;batch=100;seq=0;threads=2",
-          "peak_rss_bytes", 3.43 * kGiB, "B", r);
-    s.row("memory_host.csv", "host_memory_training", "light_cnn/b100/check", "model=light_cnn;batch=100;seq=0;threads=2",
-          "step_time", 8.0, "s", r);
+    s.row("memory_host.csv", "host_memory_training", "light_cnn/b100/check",
+          "model=light_cnn;batch=100;seq=0;threads=2", "peak_rss_bytes", 3.43 * kGiB, "B", r);
+    s.row("memory_host.csv", "host_memory_training", "light_cnn/b100/check",
+          "model=light_cnn;batch=100;seq=0;threads=2", "step_time", 8.0, "s", r);
   }
   CapacityAnswer a = capacity_of(read_run(s.write()));
   const ModelCapacity& lc = model_of(a, "light_cnn");
@@ -186,7 +186,8 @@ TEST(Capacity, NearLimitCheckPointIsSetAgainstTheLineOfTheLargestBatches) {
   ASSERT_EQ(lc.points.size(), 4u);
   EXPECT_TRUE(lc.points.back().check);
   // Both pages show the check beside the prediction.
-  const std::string cell = fmt::format("b100: 3.43 GiB measured vs {:.2f} GiB predicted ({:+.1f}%)", lc.check_predicted / kGiB, err);
+  const std::string cell =
+      fmt::format("b100: 3.43 GiB measured vs {:.2f} GiB predicted ({:+.1f}%)", lc.check_predicted / kGiB, err);
   EXPECT_NE(capacity_md(a).find("| " + cell + " |"), std::string::npos) << capacity_md(a);
   const std::string html = capacity_html(a);
   EXPECT_NE(html.find("<td>" + cell + "</td>"), std::string::npos) << html;
@@ -199,7 +200,8 @@ TEST(Capacity, NearLimitCheckPointIsSetAgainstTheLineOfTheLargestBatches) {
 // BERT-large's at seq 128 on the 2-vCPU VM (b8 6.74 GiB; b40 cut to 1 and 2 layers 1.45 and 2.18
 // GiB; b40 whole 18.16 GiB, +24% over the analytic line).
 void bert_large_probe(SyntheticRun& s, int batch, int layers, double peak_gib) {
-  const std::string params = fmt::format("model=bert_large;batch={};seq=128;layers={};model_layers=24;threads=2", batch, layers);
+  const std::string params =
+      fmt::format("model=bert_large;batch={};seq=128;layers={};model_layers=24;threads=2", batch, layers);
   const std::string cs = fmt::format("bert_large/b{}/s128/layers{}", batch, layers);
   s.row("memory_host.csv", "host_memory_training", cs, params, "peak_rss_bytes", peak_gib * kGiB, "B");
   s.row("memory_host.csv", "host_memory_training", cs, params, "step_time", 999, "s");  // not the model's step
@@ -235,8 +237,8 @@ TEST(Capacity, DepthProbesDrawTheLineThroughTheirExtrapolatedPeak) {
 
   // The whole model measured there (a near-limit check): set against the probes' line, then the
   // line through it.
-  s.row("memory_host.csv", "host_memory_training", "bert_large/b40/s128/check", "model=bert_large;batch=40;seq=128;threads=2",
-        "peak_rss_bytes", 18.16 * kGiB, "B");
+  s.row("memory_host.csv", "host_memory_training", "bert_large/b40/s128/check",
+        "model=bert_large;batch=40;seq=128;threads=2", "peak_rss_bytes", 18.16 * kGiB, "B");
   const CapacityAnswer checked = capacity_of(read_run(s.write()));
   const ModelCapacity& c = model_of(checked, "bert_large");
   EXPECT_EQ(c.check_batch, 40);
@@ -279,7 +281,9 @@ TEST(Capacity, ModelThatCannotFitAtBatchOneSaysSoWithItsEstimate) {
   mo.optimizer = zoo::Optimizer::sgd_momentum;
   EXPECT_NEAR(xl.estimate_b1, zoo::estimate_training_memory(zoo::gpt2_xl(), 1, mo).total(), 1);
   const std::string md = capacity_md(a);
-  EXPECT_NE(md.find("| gpt2_xl | analytic estimate (not measured) | cannot fit at batch 1 (estimate"), std::string::npos) << md;
+  EXPECT_NE(md.find("| gpt2_xl | analytic estimate (not measured) | cannot fit at batch 1 (estimate"),
+            std::string::npos)
+      << md;
 }
 
 TEST(Capacity, BottleneckIsTheLargestShareWithItsFigures) {
@@ -288,7 +292,7 @@ TEST(Capacity, BottleneckIsTheLargestShareWithItsFigures) {
   const ModelCapacity& rn = model_of(a, "resnet50");
   EXPECT_NEAR(limit_of(rn, "compute").share, 0.9, 1e-9);
   EXPECT_NEAR(limit_of(rn, "input pipeline").share, 0.4, 1e-9);  // 4 samples/s of 10
-  EXPECT_FALSE(limit_of(rn, "all-reduce").ok());                  // no comm rows
+  EXPECT_FALSE(limit_of(rn, "all-reduce").ok());                 // no comm rows
   EXPECT_NE(limit_of(rn, "all-reduce").text.find("comm area not run"), std::string::npos);
   EXPECT_EQ(rn.bottleneck.rfind("compute (90% of its ceiling)", 0), 0u) << rn.bottleneck;
   const ModelCapacity& lc = model_of(a, "light_cnn");
@@ -314,10 +318,12 @@ TEST(Capacity, BottleneckIsTheLargestShareWithItsFigures) {
 TEST(Capacity, NoCeilingUsedUnderHalfIsNamedTheBottleneck) {
   SyntheticRun s = machine_run();
   s.files.erase("cpu_peak.csv");  // the peak 10x higher: ResNet-50's step at 9% of it, its pipeline at 40%
-  s.row("cpu_peak.csv", "fma_peak_f32", "avx2/t2", "isa=avx2;threads=2", "gflops", 10 * resnet_peak_gflops(), "GFLOP/s");
+  s.row("cpu_peak.csv", "fma_peak_f32", "avx2/t2", "isa=avx2;threads=2", "gflops", 10 * resnet_peak_gflops(),
+        "GFLOP/s");
   // GEMM at 5x the step's rate: ResNet-50's flops alone take 0.2 s of its 1 s step; 1000 faults a
   // step at 100 us a page: 0.1 s.
-  s.row("cpu_gemm.csv", "gemm_matmul_f32", "m2048n2048k2048/t2", "m=2048;threads=2", "gflops", 4.5 * resnet_peak_gflops(), "GFLOP/s");
+  s.row("cpu_gemm.csv", "gemm_matmul_f32", "m2048n2048k2048/t2", "m=2048;threads=2", "gflops",
+        4.5 * resnet_peak_gflops(), "GFLOP/s");
   s.row("cpu_resnet.csv", "resnet50_train_step", "train_step/b16i224/t2", "threads=2;batch=16;image=224",
         "minor_page_faults_per_step", 1000, "count");
   s.row("memory_thp.csv", "thp_alloc", "4k/1GiB", "pages=4k;bytes=1073741824", "first_touch_us_per_page", 100, "us");
@@ -329,12 +335,18 @@ TEST(Capacity, NoCeilingUsedUnderHalfIsNamedTheBottleneck) {
       }
   const ModelCapacity& rn = model_of(a, "resnet50");
   EXPECT_NEAR(limit_of(rn, "compute").share, 0.09, 1e-9);
-  EXPECT_EQ(rn.bottleneck.rfind("none of the measured ceilings (the largest, input pipeline, at 40%): ", 0), 0u) << rn.bottleneck;
-  EXPECT_NE(rn.bottleneck.find("its flops at the best measured f32 GEMM rate: 0.2 s, 20%"), std::string::npos) << rn.bottleneck;
-  EXPECT_NE(rn.bottleneck.find("page faults: 0.1 s, 10% (cpu_resnet's ResNet-50 step"), std::string::npos) << rn.bottleneck;
-  EXPECT_NE(rn.bottleneck.find("the rest, 0.7 s (70%), no figure of the suite accounts for"), std::string::npos) << rn.bottleneck;
-  EXPECT_EQ(model_of(a, "light_cnn").bottleneck.rfind("input pipeline (160% of its ceiling)", 0), 0u);  // over half: named
-  EXPECT_NE(capacity_md(a).find("| none of the measured ceilings (the largest, input pipeline, at 40%) |"), std::string::npos)
+  EXPECT_EQ(rn.bottleneck.rfind("none of the measured ceilings (the largest, input pipeline, at 40%): ", 0), 0u)
+      << rn.bottleneck;
+  EXPECT_NE(rn.bottleneck.find("its flops at the best measured f32 GEMM rate: 0.2 s, 20%"), std::string::npos)
+      << rn.bottleneck;
+  EXPECT_NE(rn.bottleneck.find("page faults: 0.1 s, 10% (cpu_resnet's ResNet-50 step"), std::string::npos)
+      << rn.bottleneck;
+  EXPECT_NE(rn.bottleneck.find("the rest, 0.7 s (70%), no figure of the suite accounts for"), std::string::npos)
+      << rn.bottleneck;
+  EXPECT_EQ(model_of(a, "light_cnn").bottleneck.rfind("input pipeline (160% of its ceiling)", 0),
+            0u);  // over half: named
+  EXPECT_NE(capacity_md(a).find("| none of the measured ceilings (the largest, input pipeline, at 40%) |"),
+            std::string::npos)
       << capacity_md(a);
 }
 
@@ -382,7 +394,8 @@ TEST(Capacity, ReportHasTheSection) {
   make_report(dir, testsupport::quiet());
   const std::string md = testsupport::slurp(dir + "/report.md");
   EXPECT_NE(md.find("## What this machine can train"), std::string::npos);
-  EXPECT_NE(md.find("| light_cnn | measured fit |"), std::string::npos) << md.substr(md.find("## What this machine"), 2000);
+  EXPECT_NE(md.find("| light_cnn | measured fit |"), std::string::npos)
+      << md.substr(md.find("## What this machine"), 2000);
   // report.html shows the same table (capacity_html).
   const std::string html = testsupport::slurp(dir + "/report.html");
   EXPECT_NE(html.find("<section id=\"capacity\"><h2>What this machine can train</h2>"), std::string::npos);
@@ -392,8 +405,9 @@ TEST(Capacity, ReportHasTheSection) {
 // A job under a memory limit below the machine's memory can train only what fits in the limit: the
 // answer is drawn against it and says which bound it.
 TEST(Capacity, TheRunsMemoryLimitBoundsTheAnswer) {
-  SyntheticRun s = machine_run("gpu_count,0\ngpu_note,synthetic: no GPU\nmemory_limit_bytes,4294967296\n"
-                               "memory_limit,4294967296 (cgroup memory.max in /sys/fs/cgroup/job)\n");
+  SyntheticRun s = machine_run(
+      "gpu_count,0\ngpu_note,synthetic: no GPU\nmemory_limit_bytes,4294967296\n"
+      "memory_limit,4294967296 (cgroup memory.max in /sys/fs/cgroup/job)\n");
   CapacityAnswer a = capacity_of(read_run(s.write()));
   EXPECT_NEAR(a.usable_bytes, 2 * kGiB, 1);  // 4 GiB less max(10%, 2 GiB), not the machine's 20
   EXPECT_NE(a.memory_text.find("the run's memory limit (cgroup memory.max in /sys/fs/cgroup/job"), std::string::npos)

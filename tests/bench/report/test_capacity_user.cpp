@@ -60,7 +60,8 @@ TEST(Capacity, UserModelStepAtTheMeasuredRateOfItsKind) {
             std::string::npos)
       << d.step_basis;
   // The rate is said once (it read "at 60.00 GFLOP/s, the measured dense step rate: 60.00 GFLOP/s").
-  EXPECT_EQ(d.step_basis.find("60.00 GFLOP/s", d.step_basis.find("60.00 GFLOP/s") + 1), std::string::npos) << d.step_basis;
+  EXPECT_EQ(d.step_basis.find("60.00 GFLOP/s", d.step_basis.find("60.00 GFLOP/s") + 1), std::string::npos)
+      << d.step_basis;
   EXPECT_NEAR(model_of(a, "e").step_s, d.step_s, 1e-12);  // an empty kind is dense
   // conv: ResNet-50's step at its largest measured batch (b4 in 1.0 s).
   const double rn = zoo::training_flops_per_step(zoo::resnet50(), 4) / 1.0;
@@ -125,19 +126,22 @@ TEST(Capacity, DenseUserStepAddsItsPageFaultsAtThisRunsFirstTouchCost) {
   const double b = static_cast<double>(d.limit_batch);
   const double compute = b * 1e9 / 60e9, faults = b * 1000 * 11e-6;
   EXPECT_NEAR(d.step_s, compute + faults, 1e-9 * d.step_s) << d.step_basis;
-  EXPECT_NE(d.step_basis.find(fmt::format("model-based estimate: {:.4g} s = {:.4g} s of compute", compute + faults, compute)),
-            std::string::npos)
+  EXPECT_NE(
+      d.step_basis.find(fmt::format("model-based estimate: {:.4g} s = {:.4g} s of compute", compute + faults, compute)),
+      std::string::npos)
       << d.step_basis;
-  EXPECT_NE(d.step_basis.find(fmt::format("+ {:.4g} s of page faults ({:.4g} pages of 4 KiB per step", faults, b * 1000)),
-            std::string::npos)
+  EXPECT_NE(
+      d.step_basis.find(fmt::format("+ {:.4g} s of page faults ({:.4g} pages of 4 KiB per step", faults, b * 1000)),
+      std::string::npos)
       << d.step_basis;
   EXPECT_NE(d.step_basis.find("at memory_thp's 11.00 us per 4 KiB page"), std::string::npos) << d.step_basis;
   const ModelCapacity& c = model_of(a, "c");
   const double rn = zoo::training_flops_per_step(zoo::resnet50(), 4) / 1.0;
   EXPECT_NEAR(c.step_s, c.limit_batch * 1e9 / rn, 1e-9 * c.step_s);
-  EXPECT_NE(c.step_basis.find("+ 0 s of page faults (none for kind conv: its rate is a measured training step of the zoo, "
-                              "which already pays its own page faults)"),
-            std::string::npos)
+  EXPECT_NE(
+      c.step_basis.find("+ 0 s of page faults (none for kind conv: its rate is a measured training step of the zoo, "
+                        "which already pays its own page faults)"),
+      std::string::npos)
       << c.step_basis;
 }
 
@@ -174,7 +178,8 @@ static InputError user_models_error(const std::string& csv, const std::string& t
 
 TEST(Capacity, BadModelCsvNamesFileAndLine) {
   const std::string csv = ::testing::TempDir() + "/bad-models-" + std::to_string(getpid()) + ".csv";
-  const InputError neg = user_models_error(csv, "name,params,activation_bytes_per_sample,flops_per_sample\nok,1e6,1e6,1e6\nbad,-5,1e6,1e6\n");
+  const InputError neg = user_models_error(
+      csv, "name,params,activation_bytes_per_sample,flops_per_sample\nok,1e6,1e6,1e6\nbad,-5,1e6,1e6\n");
   EXPECT_EQ(neg.file(), csv);
   EXPECT_EQ(neg.line(), 3);
   EXPECT_NE(neg.reason().find("params"), std::string::npos) << neg.reason();
@@ -183,7 +188,7 @@ TEST(Capacity, BadModelCsvNamesFileAndLine) {
   const InputError kind = user_models_error(
       csv, "name,params,activation_bytes_per_sample,flops_per_sample,kind\nx,1,1,1,dense\ny,1,1,1,rnn\n");
   EXPECT_EQ(kind.line(), 3);
-  EXPECT_NE(kind.reason().find("kind must be dense, conv or transformer, got 'rnn'"), std::string::npos) << kind.reason();
+  EXPECT_NE(kind.reason().find("kind must be dense, conv or transformer, got 'rnn'"), std::string::npos)
+      << kind.reason();
   EXPECT_EQ(user_models_error(csv, "name,params,activation_bytes_per_sample,flops_per_sample\nx,1,abc,1\n").line(), 2);
 }
-

@@ -20,7 +20,9 @@ namespace {
 ExportInput small_run() {
   ExportInput in;
   in.run_id = "run-1";
-  in.run.inventory = {{"hostname", "机器 \"a\" \\b"}, {"cpu_model", "CPU 中文"}, {"hardware_threads", "2"},
+  in.run.inventory = {{"hostname", "机器 \"a\" \\b"},
+                      {"cpu_model", "CPU 中文"},
+                      {"hardware_threads", "2"},
                       {"inventory_time_utc", "2026-12-04T01:06:33Z"}};
   auto row = [&](const std::string& metric, double v, const std::string& unit, int rep, Status st = Status::ok) {
     ResultRow r = result_row("fio", "randread/4k", "threads=1", metric, v, unit, rep, st, "笔记 \"n\"");
@@ -73,8 +75,12 @@ TEST(Export, OpenMetricsNamesAreValid) {
 TEST(Export, XmlEscapeEscapesMarkupAndReplacesWhatXmlForbids) {
   EXPECT_EQ(xml_escape("<a href=\"x\">&'</a>"), "&lt;a href=&quot;x&quot;&gt;&amp;&apos;&lt;/a&gt;");
   EXPECT_EQ(xml_escape("对于中等规模模型\n\tok"), "对于中等规模模型\n\tok");
-  EXPECT_EQ(xml_escape(std::string("a\x01" "b")), "a\uFFFDb");       // a control character XML 1.0 forbids
-  EXPECT_EQ(xml_escape(std::string("a\xff" "b\xe4\xb8")), "a\uFFFDb\uFFFD\uFFFD");  // not UTF-8
+  EXPECT_EQ(xml_escape(std::string("a\x01"
+                                   "b")),
+            "a\uFFFDb");  // a control character XML 1.0 forbids
+  EXPECT_EQ(xml_escape(std::string("a\xff"
+                                   "b\xe4\xb8")),
+            "a\uFFFDb\uFFFD\uFFFD");  // not UTF-8
 }
 
 TEST(Export, FormatNamesReadBack) {

@@ -69,12 +69,14 @@ TEST(FigureNames, GemmHeadlineNamesTheMatrixSize) {
   const std::string dir = copy_fixture("good");
   make_report(dir, quiet());
   const std::string md = read_all(dir + "/report.md");
-  EXPECT_TRUE(std::regex_search(md, std::regex(R"(f32 matrix multiplication \(m=n=k=[0-9]+\) at )"))) << md.substr(0, 3000);
+  EXPECT_TRUE(std::regex_search(md, std::regex(R"(f32 matrix multiplication \(m=n=k=[0-9]+\) at )")))
+      << md.substr(0, 3000);
 }
 
 // GPU-1 at another batch than the guide's 16: the per-model lines and the reason say the rows' batch.
 TEST(FigureNames, Gpu1NamesTheBatchItsRowsRanAt) {
-  const auto vs = verdicts_after("gpu_h200_synthetic", "gpu_model_memory.csv", {{"/b16", "/b8"}, {"batch=16", "batch=8"}});
+  const auto vs =
+      verdicts_after("gpu_h200_synthetic", "gpu_model_memory.csv", {{"/b16", "/b8"}, {"batch=16", "batch=8"}});
   const Verdict& v = verdict_of(vs, "GPU-1");
   EXPECT_EQ(v.reason.rfind("batch 8, one full training step", 0), 0u) << v.reason;
   EXPECT_NE(v.evidence.find("resnet50 (batch 8): guide 8 GB"), std::string::npos) << v.evidence;
@@ -85,7 +87,8 @@ TEST(FigureNames, Gpu1NamesTheBatchItsRowsRanAt) {
 // run: here the timed (shared-memory) run is relabelled 4 ranks and trusted (its 400 MB rows were
 // mistrusted on the busy VM that recorded them), the TCP one stays at 2.
 TEST(FigureNames, Net1TrafficAtTheRanksOfItsOwnRows) {
-  const auto vs = verdicts_after("comm_2ranks", "comm_allreduce_mpi.csv", {{"ranks=2", "ranks=4"}, {",mistrusted,", ",ok,"}});
+  const auto vs =
+      verdicts_after("comm_2ranks", "comm_allreduce_mpi.csv", {{"ranks=2", "ranks=4"}, {",mistrusted,", ",ok,"}});
   const Verdict& v = verdict_of(vs, "NET-1");
   EXPECT_NEAR(v.measured.value, 0.8, 0.05) << v.evidence;  // 0.4 GB per rank x 2 ranks
   EXPECT_NE(v.reason.find("the guide's formula at 2 ranks (1.6 GB"), std::string::npos) << v.reason;

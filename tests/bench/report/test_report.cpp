@@ -24,7 +24,7 @@ TEST(Report, RealTinyRunGivesOneVerdictPerClaim) {
   ASSERT_EQ(vs.size(), claims.size());
   for (size_t i = 0; i < vs.size(); ++i) EXPECT_EQ(vs[i].claim_id, claims[i].id);
 
-  const Verdict& cpu1 = verdict_of(vs, "CPU-1");  // 2 cores: E(2) measured, E(8) predicted
+  const Verdict& cpu1 = verdict_of(vs, "CPU-1");           // 2 cores: E(2) measured, E(8) predicted
   EXPECT_EQ(cpu1.basis, Basis::predicted) << cpu1.reason;  // judged on the predicted interval
   EXPECT_TRUE(is_judged(cpu1.verdict)) << cpu1.reason;
   EXPECT_GT(cpu1.measured.reps, 0);
@@ -43,7 +43,9 @@ TEST(Report, RealTinyRunGivesOneVerdictPerClaim) {
 
   std::string csv = slurp(dir + "/verdicts.csv");
   EXPECT_EQ(csv.rfind("claim_id,section,claim,verdict,guide_value,measured_value,measured_low,measured_high,reps,"
-                      "predicted_value,unit,evidence,reason,guide_error,basis,summary\n", 0), 0u);
+                      "predicted_value,unit,evidence,reason,guide_error,basis,summary\n",
+                      0),
+            0u);
   std::string md = slurp(dir + "/report.md");
   EXPECT_NE(md.find("对于中等规模模型"), std::string::npos);  // the guide's own words beside each claim
   EXPECT_NE(md.find("% of measured f32 peak"), std::string::npos);
@@ -73,8 +75,12 @@ TEST(Report, RowsOfDifferentRegistryEntriesAreNeverMerged) {
   EXPECT_NE(md.find("### isa_primitives (`cpu_isa_avx2.csv`)"), std::string::npos) << md;
   EXPECT_NE(md.find("### isa_primitives (`cpu_isa_native.csv`)"), std::string::npos) << md;
   // Each table has 3 repetitions per case, not the 6 of both files.
-  EXPECT_NE(md.find("| matmul_f32/m2048n2048k2048/t8 | brg:avx2 | 100.0 GFLOP/s | 98.00 to 102.0 | 3 |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| matmul_f32/m2048n2048k2048/t8 | brg:avx512_core | 125.0 GFLOP/s | 124.0 to 126.0 | 3 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| matmul_f32/m2048n2048k2048/t8 | brg:avx2 | 100.0 GFLOP/s | 98.00 to 102.0 | 3 |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| matmul_f32/m2048n2048k2048/t8 | brg:avx512_core | 125.0 GFLOP/s | 124.0 to 126.0 | 3 |"),
+            std::string::npos)
+      << md;
   // A case skipped under one cap says so; the other file's bf16 median is not beside it.
   EXPECT_NE(md.find("| matmul_bf16/m2048n2048k2048/t8 | - | - | - | 0 | - | - | 1 skipped:"), std::string::npos) << md;
 }
@@ -134,10 +140,13 @@ TEST(Report, CasesThatHitTheRepetitionCapAreNamed) {
   std::string dir = copy_fixture("avx512_synthetic");
   {
     std::ofstream f(dir + "/cpu_isa_native.csv", std::ios::app);
-    f << "1,synthetic,isa_primitives,matmul_f32/m2048n2048k2048/t8,primitive=matmul;dtype=f32;threads=8;impl=brg:avx512_core;"
-         "isa=avx512_core_bf16;isa_cap=native,reps_cap_hit,1,count,-1,ok,spread 9% still above the target 5%: the cap of 10 "
+    f << "1,synthetic,isa_primitives,matmul_f32/m2048n2048k2048/"
+         "t8,primitive=matmul;dtype=f32;threads=8;impl=brg:avx512_core;"
+         "isa=avx512_core_bf16;isa_cap=native,reps_cap_hit,1,count,-1,ok,spread 9% still above the target 5%: the cap "
+         "of 10 "
          "repetitions was reached\n";
-    f << "1,synthetic,isa_primitives,matmul_f32/m2048n2048k2048/t8,primitive=matmul;dtype=f32;threads=8;impl=brg:avx512_core;"
+    f << "1,synthetic,isa_primitives,matmul_f32/m2048n2048k2048/"
+         "t8,primitive=matmul;dtype=f32;threads=8;impl=brg:avx512_core;"
          "isa=avx512_core_bf16;isa_cap=native,reps_spread,0.09,fraction,-1,ok,\n";
   }
   {
@@ -147,12 +156,19 @@ TEST(Report, CasesThatHitTheRepetitionCapAreNamed) {
   }
   make_report(dir, quiet());
   std::string md = slurp(dir + "/report.md");
-  EXPECT_NE(md.find("| matmul_f32/m2048n2048k2048/t8 | brg:avx512_core | 125.0 GFLOP/s | 124.0 to 126.0 | 3 (cap hit) |"),
-            std::string::npos) << md;
-  EXPECT_NE(md.find("| matmul_f32/m2048n2048k2048/t8 | brg:avx2 | 100.0 GFLOP/s | 98.00 to 102.0 | 3 |"), std::string::npos) << md;
-  EXPECT_NE(md.find("1 cases still spread more than their target when the repetitions stopped (cap hit, see the reps column): "
-                    "isa_primitives/matmul_f32/m2048n2048k2048/t8"),
-            std::string::npos) << md;
+  EXPECT_NE(
+      md.find("| matmul_f32/m2048n2048k2048/t8 | brg:avx512_core | 125.0 GFLOP/s | 124.0 to 126.0 | 3 (cap hit) |"),
+      std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| matmul_f32/m2048n2048k2048/t8 | brg:avx2 | 100.0 GFLOP/s | 98.00 to 102.0 | 3 |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(
+      md.find(
+          "1 cases still spread more than their target when the repetitions stopped (cap hit, see the reps column): "
+          "isa_primitives/matmul_f32/m2048n2048k2048/t8"),
+      std::string::npos)
+      << md;
 }
 
 // report.html draws the machine from the inventory's core_layout: a package per socket, its NUMA nodes,

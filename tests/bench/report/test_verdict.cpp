@@ -26,20 +26,33 @@ TEST(Verdict, RulesForEachKindOfClaim) {
     std::vector<Interval> measured;
   };
   const Kind kinds[] = {
-      {ClaimKind::range, 20, 30, 2,
+      {ClaimKind::range,
+       20,
+       30,
+       2,
        {{21, 29, Outcome::confirmed, "inside the range"},
         {18.5, 31.5, Outcome::confirmed, "inside the tolerance"},
         {5, 10, Outcome::refuted, "below"},
         {33, 40, Outcome::refuted, "above"},
         {25, 35, Outcome::inconclusive, "noise straddles the upper edge"}}},
-      {ClaimKind::at_least, 85, 30, 5,
+      {ClaimKind::at_least,
+       85,
+       30,
+       5,
        {{90, 99, Outcome::confirmed, "above the floor"},
         {60, 70, Outcome::refuted, "below the floor and its tolerance"},
         {75, 85, Outcome::inconclusive, "straddles the floor's tolerance"}}},
-      {ClaimKind::at_most, 20, 10, 0,
+      {ClaimKind::at_most,
+       20,
+       10,
+       0,
        {{1, 9, Outcome::confirmed, "under the ceiling"}, {11, 12, Outcome::refuted, "over the ceiling"}}},
-      {ClaimKind::approx, 18, 30, 3,
-       {{16, 20, Outcome::confirmed, "within the tolerance of the figure"}, {0, 2, Outcome::refuted, "far from the figure"}}},
+      {ClaimKind::approx,
+       18,
+       30,
+       3,
+       {{16, 20, Outcome::confirmed, "within the tolerance of the figure"},
+        {0, 2, Outcome::refuted, "far from the figure"}}},
   };
   for (const Kind& k : kinds) {
     Claim c;

@@ -69,12 +69,15 @@ TEST(Budget, TheFullProfileSharesByItsOwnReferenceTimes) {
   BenchmarkEntry a, f;
   a.quick_ref_s = 10, a.full_ref_s = 100, a.takes_budget = true;
   f.quick_ref_s = 20, f.full_ref_s = 500;
-  const BudgetPlan p = plan_budget(1000 + kReportReserveS, BudgetPlan::Clock::time_point{}, {a, f},
-                                   [](const BenchmarkEntry&) { return true; }, Profile::full);
+  const BudgetPlan p = plan_budget(
+      1000 + kReportReserveS, BudgetPlan::Clock::time_point{}, {a, f}, [](const BenchmarkEntry&) { return true; },
+      Profile::full);
   EXPECT_EQ(p.ref_s, (std::vector<double>{100, 500}));
   // 1000 s less f's 500 it cannot cut, reserved kTailMargin times over: nothing after f can absorb it
   EXPECT_DOUBLE_EQ(p.share(0, p.start), 1000 - 500 * kTailMargin);
-  EXPECT_EQ(plan_budget(0, p.start, {a, f}, [](const BenchmarkEntry&) { return true; }, Profile::quick).ref_s,
+  EXPECT_EQ(plan_budget(
+                0, p.start, {a, f}, [](const BenchmarkEntry&) { return true; }, Profile::quick)
+                .ref_s,
             (std::vector<double>{10, 20}));  // the quick profile's
 }
 
@@ -85,8 +88,9 @@ TEST(Budget, AnEntryNotMeasuredYetRunsUncutAndIsNamed) {
   a.name = "measured", a.quick_ref_s = 10, a.takes_budget = true;
   n.name = "new_entry", n.takes_budget = true;
   testing::internal::CaptureStderr();
-  const BudgetPlan p = plan_budget(100 + kReportReserveS, BudgetPlan::Clock::time_point{}, {a, n},
-                                   [](const BenchmarkEntry&) { return true; }, Profile::quick);
+  const BudgetPlan p = plan_budget(
+      100 + kReportReserveS, BudgetPlan::Clock::time_point{}, {a, n}, [](const BenchmarkEntry&) { return true; },
+      Profile::quick);
   const std::string said = testing::internal::GetCapturedStderr();
   EXPECT_EQ(p.share(1, p.start), 0);
   EXPECT_DOUBLE_EQ(p.share(0, p.start), 100);
@@ -111,9 +115,11 @@ TEST(Budget, RegistryColumns) {
   }
   const std::string dir = testsupport::fresh_dir("budget-registry");
   const std::string head =
-      "name,area,binary,args,env,needs,timeout_tiny_s,timeout_quick_s,timeout_full_s,description,quick_ref_s,takes_budget,"
+      "name,area,binary,args,env,needs,timeout_tiny_s,timeout_quick_s,timeout_full_s,description,quick_ref_s,takes_"
+      "budget,"
       "full_ref_s\n";
-  for (const char* bad : {"x,cpu,x,,,,1,1,1,d,-3,yes\n", "x,cpu,x,,,,1,1,1,d,3,maybe\n", "x,cpu,x,,,,1,1,1,d,3,yes,soon\n"}) {
+  for (const char* bad :
+       {"x,cpu,x,,,,1,1,1,d,-3,yes\n", "x,cpu,x,,,,1,1,1,d,3,maybe\n", "x,cpu,x,,,,1,1,1,d,3,yes,soon\n"}) {
     const std::string p = dir + "/b.csv";
     std::ofstream(p) << head << bad;
     try {
@@ -130,7 +136,8 @@ TEST(Budget, RegistryColumns) {
   ASSERT_EQ(read_benchmark_registry(old).size(), 1u);
   EXPECT_EQ(read_benchmark_registry(old)[0].quick_ref_s, 0);
   const std::string broken = dir + "/broken.csv";
-  std::ofstream(broken) << "name,area,binary,args,env,needs,timeout_tiny_s,timeout_quick_s,description\nx,cpu,x,,,,1,1,d\n";
+  std::ofstream(broken)
+      << "name,area,binary,args,env,needs,timeout_tiny_s,timeout_quick_s,description\nx,cpu,x,,,,1,1,d\n";
   try {
     read_benchmark_registry(broken);
     ADD_FAILURE() << "accepted a registry without timeout_full_s";

@@ -38,8 +38,9 @@ TEST(Runner, RunFoldersAreNeverReused) {
 TEST(Runner, SalvageKeepsTheCompleteRowsOfACutShortFile) {
   std::string dir = fresh_dir("salvage");
   const ResultRow r = gflops_row();
-  std::ofstream(dir + "/x.csv.partial") << result_header() << "\n" << format_result_row(r) << "\n"
-                                         << format_result_row(r) << "\n1,torn,ro";
+  std::ofstream(dir + "/x.csv.partial") << result_header() << "\n"
+                                        << format_result_row(r) << "\n"
+                                        << format_result_row(r) << "\n1,torn,ro";
   EXPECT_EQ(salvage_partial(dir + "/x.csv"), 2);
   EXPECT_EQ(read_results(dir + "/x.csv").size(), 2u);
   EXPECT_FALSE(fs::exists(dir + "/x.csv.partial"));

@@ -32,7 +32,8 @@ void spit(const std::string& p, const std::string& s) { std::ofstream(p, std::io
 
 std::string fresh_dir(const std::string& name) {
   static int n = 0;
-  fs::path d = fs::path(::testing::TempDir()) / ("integrity-" + name + "-" + std::to_string(getpid()) + "-" + std::to_string(n++));
+  fs::path d = fs::path(::testing::TempDir()) /
+               ("integrity-" + name + "-" + std::to_string(getpid()) + "-" + std::to_string(n++));
   fs::remove_all(d);
   fs::create_directories(d);
   return d.string();
@@ -162,8 +163,9 @@ TEST(Integrity, AnEditedRowIsRefused) {
   s[at] = s[at] == '9' ? '8' : '9';  // one digit of one measurement
   spit(f, s);
   const std::string why = refusal(d);
-  EXPECT_NE(why.find(f + ": edited after the run: the 28 rows the manifest recorded are there, but the content differs"),
-            std::string::npos)
+  EXPECT_NE(
+      why.find(f + ": edited after the run: the 28 rows the manifest recorded are there, but the content differs"),
+      std::string::npos)
       << why;
 }
 
@@ -171,11 +173,13 @@ TEST(Integrity, ADeletedOrAddedFileIsRefused) {
   const std::string d = checksummed_run("deleted");
   fs::remove(d + "/cpu_peak.csv");
   std::string why = refusal(d);
-  EXPECT_NE(why.find(d + "/cpu_peak.csv: missing: the manifest says cpu_peak wrote it (28 rows"), std::string::npos) << why;
+  EXPECT_NE(why.find(d + "/cpu_peak.csv: missing: the manifest says cpu_peak wrote it (28 rows"), std::string::npos)
+      << why;
   const std::string e = checksummed_run("added");
   fs::copy_file(e + "/cpu_gemm.csv", e + "/extra.csv");
   why = refusal(e);
-  EXPECT_NE(why.find(e + "/extra.csv: not in the manifest: no benchmark of this run wrote it"), std::string::npos) << why;
+  EXPECT_NE(why.find(e + "/extra.csv: not in the manifest: no benchmark of this run wrote it"), std::string::npos)
+      << why;
 }
 
 TEST(Integrity, ExcludeBrokenLeavesTheFileOutAndSaysWhy) {
@@ -190,7 +194,8 @@ TEST(Integrity, ExcludeBrokenLeavesTheFileOutAndSaysWhy) {
   EXPECT_EQ(run.result_files, std::vector<std::string>{"cpu_peak.csv"});
   for (const ResultRow& r : run.results) EXPECT_NE(r.source, "cpu_gemm");
   bool warned = false;
-  for (const std::string& w : report_warnings(run)) warned = warned || w.find("left out of every verdict (--exclude-broken): cpu_gemm.csv") == 0;
+  for (const std::string& w : report_warnings(run))
+    warned = warned || w.find("left out of every verdict (--exclude-broken): cpu_gemm.csv") == 0;
   EXPECT_TRUE(warned);
 }
 
@@ -271,7 +276,8 @@ TEST(Report, VerdictTableLinesAreShortAndTheHeadlineNamesAGemm) {
     EXPECT_LE(s.size(), 300u) << claims[i].id << ": " << s;
   }
   const std::string md = slurp(d + "/report.md");
-  EXPECT_NE(md.find("Result files: not verifiable (written before checksums): cpu_gemm.csv, cpu_peak.csv."), std::string::npos);
+  EXPECT_NE(md.find("Result files: not verifiable (written before checksums): cpu_gemm.csv, cpu_peak.csv."),
+            std::string::npos);
   EXPECT_NE(md.find("**What this machine is good for.**"), std::string::npos);
   EXPECT_NE(md.find("| [CPU-1](#cpu-1) | "), std::string::npos);
   EXPECT_NE(md.find("\n### CPU-1\n"), std::string::npos);
@@ -283,7 +289,11 @@ TEST(Report, VerdictTableLinesAreShortAndTheHeadlineNamesAGemm) {
   std::string peak = slurp(d + "/cpu_peak.csv"), scaled;
   std::istringstream in(peak);
   for (std::string line; std::getline(in, line);) {
-    auto f = [&](int k) { size_t p = 0; for (int i = 0; i < k; ++i) p = line.find(',', p) + 1; return p; };
+    auto f = [&](int k) {
+      size_t p = 0;
+      for (int i = 0; i < k; ++i) p = line.find(',', p) + 1;
+      return p;
+    };
     if (line.find(",gflops,") != std::string::npos) {
       const size_t a = f(6), b = line.find(',', a);
       line = line.substr(0, a) + format_double(std::stod(line.substr(a, b - a)) / 4) + line.substr(b);
@@ -292,8 +302,9 @@ TEST(Report, VerdictTableLinesAreShortAndTheHeadlineNamesAGemm) {
   }
   spit(d + "/cpu_peak.csv", scaled);
   make_report(d, o);
-  EXPECT_NE(slurp(d + "/report.md").find("**Above the measured peak**: this GEMM ran faster than the suite's FMA kernel"),
-            std::string::npos);
+  EXPECT_NE(
+      slurp(d + "/report.md").find("**Above the measured peak**: this GEMM ran faster than the suite's FMA kernel"),
+      std::string::npos);
 }
 
 TEST(Runner, RecoveredDeadRunGetsTheChecksumOfItsSalvagedFile) {
@@ -330,8 +341,8 @@ TEST(Runner, RegisteredScratchIsRemovedOnlyWhenItIsTheSuites) {
   ScratchCleanup c = remove_registered_scratch(reg, {root});
   EXPECT_EQ(c.removed, (std::vector<std::string>{root + "/rigcheck-io.abc", root + "/rigcheck-fio.1.dat"}));
   EXPECT_FALSE(fs::exists(root + "/rigcheck-io.abc"));
-  EXPECT_TRUE(fs::exists(root + "/mine.dat"));  // not the suite's name
-  EXPECT_TRUE(fs::exists(other + "/rigcheck-x.dat"));  // not in a scratch root
+  EXPECT_TRUE(fs::exists(root + "/mine.dat"));           // not the suite's name
+  EXPECT_TRUE(fs::exists(other + "/rigcheck-x.dat"));    // not in a scratch root
   EXPECT_TRUE(fs::is_symlink(root + "/rigcheck-link"));  // never a symbolic link, never followed
   std::string kept;
   for (const std::string& k : c.kept) kept += k + "\n";

@@ -78,7 +78,9 @@ TEST(Renames, EveryRegistryNamesBenchmarksThatExist) {
     for (const std::string& b : p.benchmarks) EXPECT_TRUE(names.count(b)) << "plots.csv " << p.id << ": " << b;
   for (const char* f : {"params.csv", "metrics.csv"})
     for (const std::string& b : first_column(f))
-      if (b != "*") { EXPECT_TRUE(names.count(b)) << f << ": " << b; }
+      if (b != "*") {
+        EXPECT_TRUE(names.count(b)) << f << ": " << b;
+      }
   const Renames r = suite_renames();
   EXPECT_FALSE(r.empty());
   for (auto& [from, to] : r.benchmark) {

@@ -24,7 +24,8 @@ long long count(StoreBackend& db, const std::string& table) {
 }
 std::vector<long long> counts(StoreBackend& db) {
   std::vector<long long> c;
-  for (const char* t : {"machines", "runs", "run_files", "csv_records", "results", "inventory_facts", "manifest_entries"})
+  for (const char* t :
+       {"machines", "runs", "run_files", "csv_records", "results", "inventory_facts", "manifest_entries"})
     c.push_back(count(db, t));
   return c;
 }
@@ -44,11 +45,20 @@ TEST(StoreRecords, ConcatenatedTheyAreTheFile) {
 }
 
 TEST(StoreFingerprint, TheCpusIdentityTheShapeAndThePartOfTheMachineGiven) {
-  const std::map<std::string, std::string> a = {
-      {"cpu_vendor", "AuthenticAMD"}, {"cpu_family", "25"},       {"cpu_model_number", "1"}, {"cpu_stepping", "1"},
-      {"cpu_microarch", "zen3"},      {"cpu_model", "AMD EPYC"},  {"sockets", "1"},          {"physical_cores", "2"},
-      {"hardware_threads", "2"},      {"numa_nodes", "1"},        {"gpu_count", "0"},        {"hostname", "vm"},
-      {"memory_total_bytes", "25275990016"}, {"kernel", "6.1"}};
+  const std::map<std::string, std::string> a = {{"cpu_vendor", "AuthenticAMD"},
+                                                {"cpu_family", "25"},
+                                                {"cpu_model_number", "1"},
+                                                {"cpu_stepping", "1"},
+                                                {"cpu_microarch", "zen3"},
+                                                {"cpu_model", "AMD EPYC"},
+                                                {"sockets", "1"},
+                                                {"physical_cores", "2"},
+                                                {"hardware_threads", "2"},
+                                                {"numa_nodes", "1"},
+                                                {"gpu_count", "0"},
+                                                {"hostname", "vm"},
+                                                {"memory_total_bytes", "25275990016"},
+                                                {"kernel", "6.1"}};
   const MachineFacts fa = machine_facts(a);
   EXPECT_EQ(fa.canonical,
             "cpu_vendor=AuthenticAMD\ncpu_family=25\ncpu_model_number=1\ncpu_stepping=1\ncpu_microarch=zen3\n"
@@ -63,8 +73,12 @@ TEST(StoreFingerprint, TheCpusIdentityTheShapeAndThePartOfTheMachineGiven) {
     return machine_facts(m);
   };
   // Not the machine: the host's name, the kernel, MemTotal within its GiB, libraries, the whole machine allowed.
-  EXPECT_EQ(with({{"hostname", "other"}, {"kernel", "6.18"}, {"memory_total_bytes", "25275000000"},
-                  {"onednn_version", "3.7.2"}, {"allowed_hardware_threads", "2"}, {"usable_cores", "2"},
+  EXPECT_EQ(with({{"hostname", "other"},
+                  {"kernel", "6.18"},
+                  {"memory_total_bytes", "25275000000"},
+                  {"onednn_version", "3.7.2"},
+                  {"allowed_hardware_threads", "2"},
+                  {"usable_cores", "2"},
                   {"memory_limit_bytes", "none"}})
                 .fingerprint,
             fa.fingerprint);
@@ -82,7 +96,8 @@ TEST(StoreFingerprint, TheCpusIdentityTheShapeAndThePartOfTheMachineGiven) {
   EXPECT_EQ(with({{"usable_cores", "1"}}).share, "usable_cores=1\n");
   EXPECT_EQ(with({{"memory_limit_bytes", "6442450944"}}).share, "memory_limit_gib=6\n");
   EXPECT_NE(with({{"memory_limit_bytes", "6442450944"}}).fingerprint, fa.fingerprint);
-  const MachineFacts fg = with({{"gpu_count", "1"}, {"gpu0_name", "NVIDIA H200"}, {"gpu0_memory_bytes", "150754820096"}});
+  const MachineFacts fg =
+      with({{"gpu_count", "1"}, {"gpu0_name", "NVIDIA H200"}, {"gpu0_memory_bytes", "150754820096"}});
   EXPECT_EQ(fg.gpus, "1 x NVIDIA H200 (140 GiB)");
   EXPECT_NE(fg.fingerprint, fa.fingerprint);
   // The same machine for history: an older inventory without the family follows the newer ones; a
@@ -121,8 +136,9 @@ TEST(StoreSchema, Version3StoresAreFiledAnewByTheNewFingerprint) {
   EXPECT_EQ(store_version(*db), kStoreSchemaVersion);
   EXPECT_EQ(count(*db, "machines"), 2);
   const auto machine_of = [&](const std::string& r) {
-    return db->query("SELECT m.cpu_id FROM runs r JOIN machines m ON m.id = r.machine_id WHERE r.id = ?",
-                     {run[r]})[0][0].text;
+    return db
+        ->query("SELECT m.cpu_id FROM runs r JOIN machines m ON m.id = r.machine_id WHERE r.id = ?", {run[r]})[0][0]
+        .text;
   };
   EXPECT_EQ(machine_of("good"), machine_of("compare_a"));
   EXPECT_EQ(machine_of("good"), "AuthenticAMD family 25 model 1 stepping 1 (zen3)");
@@ -153,9 +169,10 @@ TEST(StoreSchema, EachEarlierVersionMigratesAndANewerOneIsRefused) {
     open_store(newer);
     FAIL() << "a store of version 999 was opened";
   } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("store " + newer + " is schema version 999; this rigcheck knows versions up to " +
-                                         std::to_string(kStoreSchemaVersion)),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("store " + newer + " is schema version 999; this rigcheck knows versions up to " +
+                                   std::to_string(kStoreSchemaVersion)),
+        std::string::npos)
         << e.what();
   }
 }
@@ -173,7 +190,8 @@ TEST(StoreRuns, ExportGivesTheFolderBackAndASecondAddAddsNothing) {
   const std::vector<long long> before = counts(*db);
   EXPECT_EQ(before[0], 3);  // good and compare_a ran on a Zen 3 VM, quick_vm on a Zen 5; avx512_synthetic is a Zen 4
   EXPECT_EQ(before[1], 4);
-  for (const StoreAddOutcome& o : store_add(*db, dirs)) EXPECT_EQ(o.what, StoreAddOutcome::What::already_stored) << o.message;
+  for (const StoreAddOutcome& o : store_add(*db, dirs))
+    EXPECT_EQ(o.what, StoreAddOutcome::What::already_stored) << o.message;
   EXPECT_EQ(counts(*db), before);
   for (size_t i = 0; i < runs.size(); ++i) {
     const std::string out = dir + "/" + runs[i];
@@ -181,7 +199,8 @@ TEST(StoreRuns, ExportGivesTheFolderBackAndASecondAddAddsNothing) {
     size_t n = 0;
     for (const auto& e : fs::directory_iterator(dirs[i])) {
       ++n;
-      EXPECT_EQ(slurp(out + "/" + e.path().filename().string()), slurp(e.path().string())) << runs[i] << " " << e.path();
+      EXPECT_EQ(slurp(out + "/" + e.path().filename().string()), slurp(e.path().string()))
+          << runs[i] << " " << e.path();
     }
     EXPECT_EQ(static_cast<size_t>(std::distance(fs::directory_iterator(out), fs::directory_iterator())), n);
     EXPECT_THROW(store_export_run(*db, first[i].run_id, out), std::runtime_error) << "an existing folder overwritten";
@@ -213,8 +232,9 @@ TEST(StoreRuns, VerifyFindsAnEditedRecord) {
   std::unique_ptr<StoreBackend> db = open_store(dir + "/s.db");
   const StoreAddOutcome o = store_add(*db, {kRuns + "/good"})[0];
   ASSERT_EQ(o.what, StoreAddOutcome::What::added);
-  db->query("UPDATE csv_records SET raw = REPLACE(raw, ',ok,', ',OK,') WHERE record_no = 2 AND file_id = "
-            "(SELECT id FROM run_files WHERE name = 'cpu_peak.csv')");
+  db->query(
+      "UPDATE csv_records SET raw = REPLACE(raw, ',ok,', ',OK,') WHERE record_no = 2 AND file_id = "
+      "(SELECT id FROM run_files WHERE name = 'cpu_peak.csv')");
   const StoreVerifyResult v = store_verify(*db);
   ASSERT_EQ(v.problems.size(), 1u);
   EXPECT_NE(v.problems[0].find("cpu_peak.csv: SHA-256"), std::string::npos) << v.problems[0];
@@ -238,8 +258,9 @@ TEST(StoreRuns, ExportRefusesANameOutsideTheFolder) {
 
 // Selections (select.hpp): the terms, what they keep, and a term that is not one, named.
 TEST(StoreSelect, TermsParseAndSelect) {
-  const RunSelector s = parse_run_selector("7, machine=vm,since=2026-12-01,until=2026-12-03,last=2,"
-                                           "gpu_driver=580.65.06,folder=a,folder=b,id=9");
+  const RunSelector s = parse_run_selector(
+      "7, machine=vm,since=2026-12-01,until=2026-12-03,last=2,"
+      "gpu_driver=580.65.06,folder=a,folder=b,id=9");
   EXPECT_EQ(s.ids, (std::vector<long long>{7, 9}));
   EXPECT_EQ(s.machine, "vm");
   EXPECT_EQ(s.since, "2026-12-01");
@@ -304,8 +325,9 @@ TEST(StoreSelect, StoredRunsAreReadAsTheirFolders) {
     EXPECT_EQ(rows(in), rows(disk)) << d;
   }
   EXPECT_THROW(stored.read(dir + "/s.db run 3/quick_vm"), std::logic_error);
-  db->exec("UPDATE csv_records SET raw = REPLACE(raw, ',ok,', ',OK,') WHERE record_no = 1 AND file_id = "
-           "(SELECT id FROM run_files WHERE run_id = 2 AND name = 'cpu_peak.csv')");
+  db->exec(
+      "UPDATE csv_records SET raw = REPLACE(raw, ',ok,', ',OK,') WHERE record_no = 1 AND file_id = "
+      "(SELECT id FROM run_files WHERE run_id = 2 AND name = 'cpu_peak.csv')");
   try {
     stored.read(dirs[0]);
     ADD_FAILURE() << "an edited stored record was read";

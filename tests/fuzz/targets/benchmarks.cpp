@@ -13,7 +13,8 @@ using namespace rigcheck::fuzz;
 
 RIGCHECK_FUZZ_TARGET(benchmarks) {
   std::vector<BenchmarkEntry> entries;
-  if (!accepted(data, size, "benchmarks.csv", entries, [](const std::string& p) { return read_benchmark_registry(p); })) return 0;
+  if (!accepted(data, size, "benchmarks.csv", entries, [](const std::string& p) { return read_benchmark_registry(p); }))
+    return 0;
   const std::map<std::string, std::string> facts = {{"physical_cores", "2"}, {"gpu_count", "0"}};
   for (const BenchmarkEntry& e : entries) {
     check(std::isfinite(e.timeout_tiny_s) && std::isfinite(e.timeout_quick_s) && std::isfinite(e.timeout_full_s),

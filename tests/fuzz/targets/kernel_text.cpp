@@ -26,7 +26,8 @@ RIGCHECK_FUZZ_TARGET(kernel_text) {
   bool ascending = true;
   for (size_t i = 1; i < cpus.size(); ++i) ascending = ascending && cpus[i] > cpus[i - 1];
   if (ascending)
-    check(parse_cpu_list_text(format_cpu_list(cpus)) == cpus, "a CPU list reads back differently after format_cpu_list");
+    check(parse_cpu_list_text(format_cpu_list(cpus)) == cpus,
+          "a CPU list reads back differently after format_cpu_list");
 
   // A powercap energy_uj counter ("123456\n"): the only refusal is std::invalid_argument, which the
   // GPU power sampler catches (it then reads the counter as unreadable).

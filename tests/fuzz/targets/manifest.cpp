@@ -22,10 +22,10 @@ RIGCHECK_FUZZ_TARGET(manifest) {
                                                   [](const std::string& p) { return read_manifest(p); });
   check(back.size() == rows.size(), "format_manifest's copy has another number of rows");
   for (size_t i = 0; i < rows.size(); ++i)
-    check(back[i].benchmark == rows[i].benchmark && back[i].area == rows[i].area && back[i].command == rows[i].command &&
-              back[i].exit_code == rows[i].exit_code && back[i].status == rows[i].status &&
-              back[i].output == rows[i].output && back[i].reason == rows[i].reason && back[i].rows == rows[i].rows &&
-              back[i].sha256 == rows[i].sha256,
+    check(back[i].benchmark == rows[i].benchmark && back[i].area == rows[i].area &&
+              back[i].command == rows[i].command && back[i].exit_code == rows[i].exit_code &&
+              back[i].status == rows[i].status && back[i].output == rows[i].output &&
+              back[i].reason == rows[i].reason && back[i].rows == rows[i].rows && back[i].sha256 == rows[i].sha256,
           "manifest row " + std::to_string(i) + " reads back differently after format_manifest");
   return 0;
 }

@@ -88,7 +88,8 @@ RIGCHECK_FUZZ_TARGET(nvml_samples) {
       check(std::isnan(f) || (f >= 0 && f <= 1), "a fraction of samples outside [0, 1]");
     check(std::isnan(s.energy_j) || s.energy_j >= 0, "a negative energy from the counter's increases");
     check(std::isnan(s.power_mean_w) || s.power_mean_w >= 0, "a negative mean power");
-    check(std::isnan(s.power_max_w) == s.power_max_method.empty(), "a peak power without its method, or a method without it");
+    check(std::isnan(s.power_max_w) == s.power_max_method.empty(),
+          "a peak power without its method, or a method without it");
     observed_rows(s);
     throttle_reason_names(s.reasons_seen);
   }

@@ -77,15 +77,19 @@ RIGCHECK_FUZZ_TARGET(registries) {
   }
 
   const std::string data_dir = RIGCHECK_FUZZ_DATA;
-  refused_with_input_error(path, [&] { read_case_rules(path, data_dir + "/metrics.csv", data_dir + "/benchmarks.csv"); });
-  refused_with_input_error(path, [&] { read_case_rules(data_dir + "/params.csv", path, data_dir + "/benchmarks.csv"); });
+  refused_with_input_error(path,
+                           [&] { read_case_rules(path, data_dir + "/metrics.csv", data_dir + "/benchmarks.csv"); });
+  refused_with_input_error(path,
+                           [&] { read_case_rules(data_dir + "/params.csv", path, data_dir + "/benchmarks.csv"); });
   NoiseProfile profile;
   if (!refused_with_input_error(path, [&] { profile = read_noise_csv(path); })) {
     check(profile.typical.known() && profile.typical.sd >= 0, "a noise profile without a typical noise");
     for (const auto& [key, n] : profile.noise) check(n.df >= 1 && n.sd >= 0, "a noise entry of fewer than two runs");
   }
   prediction::RunToRun prior;
-  if (!refused_with_input_error(path, [&] { prior = prediction::prior_of(fixture_run(), path, "e2_resnet50_train_step"); }))
-    check(std::isfinite(prior.sd) && prior.sd >= 0 && prior.df >= 1, "a run-to-run prior without a finite sd of two or more runs");
+  if (!refused_with_input_error(path,
+                                [&] { prior = prediction::prior_of(fixture_run(), path, "e2_resnet50_train_step"); }))
+    check(std::isfinite(prior.sd) && prior.sd >= 0 && prior.df >= 1,
+          "a run-to-run prior without a finite sd of two or more runs");
   return 0;
 }

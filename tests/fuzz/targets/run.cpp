@@ -82,6 +82,8 @@ RIGCHECK_FUZZ_TARGET(run) {
 
   CompareOptions co;
   co.out_dir = out;
-  refused_with_input_error(dir, [&] { run_compare({std::string(RIGCHECK_FUZZ_FIXTURES) + "/runs/compare_a", dir}, co); });
+  refused_with_input_error(dir, [&] {
+    run_compare({std::string(RIGCHECK_FUZZ_FIXTURES) + "/runs/compare_a", dir}, co);
+  });
   return 0;
 }

@@ -122,8 +122,9 @@ std::vector<RenderedPlot> render_plots(const std::vector<PlotSpec>& specs, const
     if (gnuplot.empty()) gnuplot = find_gnuplot();
     if (gnuplot.empty()) {
       if (note)
-        *note = "Plots are drawn by gnuplot, which is not installed here (Debian package gnuplot-nox; "
-                "scripts/setup.sh installs it): the tables above carry every figure.";
+        *note =
+            "Plots are drawn by gnuplot, which is not installed here (Debian package gnuplot-nox; "
+            "scripts/setup.sh installs it): the tables above carry every figure.";
       return {};
     }
     try {

@@ -99,19 +99,24 @@ std::string machine_svg(const RunData& run) {
         const int rows = (static_cast<int>(cs.size()) + kCoresPerRow - 1) / kCoresPerRow;
         const int lw = std::max(cols * (core_w + kGap) + kGap, 90), lh = 18 + rows * (core_h + kGap);
         const std::string llc = pnl.substr(pnl.rfind('.') + 1);
-        node_inner += fmt::format("<rect class=\"llc\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/><text x=\"{}\" y=\"{}\">{}</text>\n",
-                                  x + 2 * kGap, y, lw, lh, x + 3 * kGap, y + 13, llc == "-" ? "no shared cache" : "L3 #" + llc);
+        node_inner += fmt::format(
+            "<rect class=\"llc\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/><text x=\"{}\" y=\"{}\">{}</text>\n",
+            x + 2 * kGap, y, lw, lh, x + 3 * kGap, y + 13, llc == "-" ? "no shared cache" : "L3 #" + llc);
         for (size_t i = 0; i < cs.size(); ++i) {
           const int cx = x + 3 * kGap + static_cast<int>(i % kCoresPerRow) * (core_w + kGap);
           const int cy = y + 18 + static_cast<int>(i / kCoresPerRow) * (core_h + kGap);
-          node_inner += fmt::format("<rect class=\"core\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>", cx, cy, core_w, core_h);
+          node_inner += fmt::format("<rect class=\"core\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>", cx, cy,
+                                    core_w, core_h);
           for (size_t k = 0; k < cs[i]->pus.size(); ++k) {
             const int pu = cs[i]->pus[k];
-            const char* cls = marked.count(pu) ? "pu marked" : allowed.empty() || allowed.count(pu) ? "pu" : "pu disallowed";
-            node_inner += fmt::format("<rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>CPU {}</title></rect>"
-                                      "<text x=\"{}\" y=\"{}\">{}</text>",
-                                      cls, cx + 4 + static_cast<int>(k) * kPu, cy + 4, kPu - 2, kPu, pu,
-                                      cx + 6 + static_cast<int>(k) * kPu, cy + 21, pu);
+            const char* cls = marked.count(pu)                       ? "pu marked"
+                              : allowed.empty() || allowed.count(pu) ? "pu"
+                                                                     : "pu disallowed";
+            node_inner += fmt::format(
+                "<rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>CPU {}</title></rect>"
+                "<text x=\"{}\" y=\"{}\">{}</text>",
+                cls, cx + 4 + static_cast<int>(k) * kPu, cy + 4, kPu - 2, kPu, pu, cx + 6 + static_cast<int>(k) * kPu,
+                cy + 21, pu);
           }
           node_inner += "\n";
         }
@@ -119,26 +124,34 @@ std::string machine_svg(const RunData& run) {
         nw = std::max(nw, std::max(lw + 2 * kGap, 110));
       }
       const std::string node = pn.substr(pn.find('.') + 1);
-      inner += fmt::format("<rect class=\"node\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/><text x=\"{}\" y=\"{}\">{}</text>\n",
-                           x + kGap, ny, nw, y - ny, x + 2 * kGap, ny + 13,
-                           node == "-" ? "no NUMA node" : "NUMA node " + node) + node_inner;
+      inner +=
+          fmt::format(
+              "<rect class=\"node\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/><text x=\"{}\" y=\"{}\">{}</text>\n",
+              x + kGap, ny, nw, y - ny, x + 2 * kGap, ny + 13, node == "-" ? "no NUMA node" : "NUMA node " + node) +
+          node_inner;
       y += kGap;
       width = std::max(width, nw + 2 * kGap);
     }
-    body += fmt::format("<rect class=\"package\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/><text x=\"{}\" y=\"{}\">Package {}</text>\n",
-                        x, kGap, width, y - kGap, x + kGap, kGap + 13, p == "-1" ? "(none reported)" : p) + inner;
+    body += fmt::format(
+                "<rect class=\"package\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/><text x=\"{}\" y=\"{}\">Package "
+                "{}</text>\n",
+                x, kGap, width, y - kGap, x + kGap, kGap + 13, p == "-1" ? "(none reported)" : p) +
+            inner;
     x += width + kGap;
     height = std::max(height, y + kGap);
   }
   const std::string legend =
-      threads > 0 ? fmt::format("marked: the {} CPU(s) of the ResNet-50 step at {} thread(s), the figure behind CPU-1 and CPU-2; ",
-                                marked.size(), threads)
-                  : std::string();
-  return fmt::format("<section id=\"shape\"><h2>The machine</h2><p>{}. {}grey: CPUs this run was not allowed "
-                     "(cpuset {}).</p>\n<svg class=\"machine\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" "
-                     "height=\"{}\" role=\"img\" aria-label=\"the machine's shape\">\n{}</svg></section>\n",
-                     html_escape(fact_or(run.inventory, "machine_shape", "")), legend,
-                     html_escape(fact_or(run.inventory, "cpu_allowed", "unknown")), x, height, body);
+      threads > 0
+          ? fmt::format(
+                "marked: the {} CPU(s) of the ResNet-50 step at {} thread(s), the figure behind CPU-1 and CPU-2; ",
+                marked.size(), threads)
+          : std::string();
+  return fmt::format(
+      "<section id=\"shape\"><h2>The machine</h2><p>{}. {}grey: CPUs this run was not allowed "
+      "(cpuset {}).</p>\n<svg class=\"machine\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" "
+      "height=\"{}\" role=\"img\" aria-label=\"the machine's shape\">\n{}</svg></section>\n",
+      html_escape(fact_or(run.inventory, "machine_shape", "")), legend,
+      html_escape(fact_or(run.inventory, "cpu_allowed", "unknown")), x, height, body);
 }
 
 }  // namespace rigcheck::html_detail

@@ -20,12 +20,23 @@ std::string html_escape(const std::string& s) {
   out.reserve(s.size());
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -76,7 +87,8 @@ if(location.hash)openEvidence(location.hash.slice(1));
 window.addEventListener('hashchange',function(){openEvidence(location.hash.slice(1));});})();
 )";
   return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + html_escape(title) +
-         "</title>\n<style>" + css + "</style></head>\n<body>\n" + body + "<script>" + js + "</script>\n</body></html>\n";
+         "</title>\n<style>" + css + "</style></head>\n<body>\n" + body + "<script>" + js +
+         "</script>\n</body></html>\n";
 }
 
 std::string plots_section(const std::vector<RenderedPlot>& plots, const std::string& note) {
@@ -95,9 +107,7 @@ void write_run_html(const std::string& run_dir, const RunData& run, const std::v
     std::string run_id = run_dir;
     while (run_id.size() > 1 && run_id.back() == '/') run_id.pop_back();
     if (auto p = run_id.rfind('/'); p != std::string::npos) run_id = run_id.substr(p + 1);
-    auto inv = [&](const char* k) {
-      return html_escape(fact_or(run.inventory, k, "unknown"));
-    };
+    auto inv = [&](const char* k) { return html_escape(fact_or(run.inventory, k, "unknown")); };
     std::string body = "<h1>rigcheck report: " + html_escape(run_id) + "</h1>\n";
     body += fmt::format(
         "<p>Machine: <b>{}</b> ({}), {} physical cores, best ISA {}, measured clock {} GHz, THP {}, governor {}. "
@@ -118,9 +128,10 @@ void write_run_html(const std::string& run_dir, const RunData& run, const std::v
     // The verdicts in one screen: one line per claim, its evidence one click away (folded below).
     body += "<section id=\"verdicts\"><h2>Verdicts</h2>\n<p class=\"goodfor\"><b>What this machine is good for.</b> " +
             html_escape(good_for_text(run, claims, verdicts)) + "</p>\n";
-    body += "<table class=\"verdicts\"><thead><tr><th class=\"c-id\">Claim</th><th class=\"c-guide\">The guide says "
-            "(original)</th><th class=\"c-measured\">Measured: median [min to max], n</th><th class=\"c-verdict\">"
-            "Verdict</th><th class=\"c-why\">Why (evidence: click the claim)</th></tr></thead><tbody>\n";
+    body +=
+        "<table class=\"verdicts\"><thead><tr><th class=\"c-id\">Claim</th><th class=\"c-guide\">The guide says "
+        "(original)</th><th class=\"c-measured\">Measured: median [min to max], n</th><th class=\"c-verdict\">"
+        "Verdict</th><th class=\"c-why\">Why (evidence: click the claim)</th></tr></thead><tbody>\n";
     for (size_t i = 0; i < claims.size() && i < verdicts.size(); ++i) {
       const Claim& c = claims[i];
       const Verdict& v = verdicts[i];
@@ -133,22 +144,24 @@ void write_run_html(const std::string& run_dir, const RunData& run, const std::v
           html_escape(c.text_zh), html_escape(measured_text(v)), verdict_class(v.verdict), to_string(v.verdict),
           shows_basis(v) ? fmt::format(" ({})", to_string(v.basis)) : "", html_escape(verdict_summary(c, v)));
     }
-    body += "</tbody></table>\n<p class=\"sec\">confirmed / refuted: the measured interval lies inside / outside the "
-            "guide's figure widened by its tolerance; inconclusive: it straddles a bound; not_measurable: this machine "
-            "lacks what the claim needs; predicted: a model's extrapolation, not a measurement; (emulated): a model of "
-            "hardware this machine lacks, built from this run's measurements; (inventory), (datasheet): facts, not "
-            "timings. Intervals are the min and max over the repetitions.</p></section>\n";
+    body +=
+        "</tbody></table>\n<p class=\"sec\">confirmed / refuted: the measured interval lies inside / outside the "
+        "guide's figure widened by its tolerance; inconclusive: it straddles a bound; not_measurable: this machine "
+        "lacks what the claim needs; predicted: a model's extrapolation, not a measurement; (emulated): a model of "
+        "hardware this machine lacks, built from this run's measurements; (inventory), (datasheet): facts, not "
+        "timings. Intervals are the min and max over the repetitions.</p></section>\n";
     body += "<section id=\"evidence\"><h2>Evidence per claim</h2>\n";
     for (size_t i = 0; i < claims.size() && i < verdicts.size(); ++i) {
       const Claim& c = claims[i];
       const Verdict& v = verdicts[i];
-      body += fmt::format("<details class=\"evidence\" id=\"ev-{}\"><summary><b>{}</b> {} (§{}): <span class=\"{}\">"
-                          "{}</span></summary>\n<dl>",
-                          html_escape(claim_anchor(c)), html_escape(c.id), html_escape(c.text_en),
-                          html_escape(c.section), verdict_class(v.verdict), html_escape(verdict_label(v)));
+      body += fmt::format(
+          "<details class=\"evidence\" id=\"ev-{}\"><summary><b>{}</b> {} (§{}): <span class=\"{}\">"
+          "{}</span></summary>\n<dl>",
+          html_escape(claim_anchor(c)), html_escape(c.id), html_escape(c.text_en), html_escape(c.section),
+          verdict_class(v.verdict), html_escape(verdict_label(v)));
       for (const ClaimField& f : claim_fields(c, v))
-        body += fmt::format("<dt>{}</dt><dd{}>{}</dd>", f.label,
-                            f.chinese ? " lang=\"zh-CN\" class=\"zh\"" : "", html_escape(f.text));
+        body += fmt::format("<dt>{}</dt><dd{}>{}</dd>", f.label, f.chinese ? " lang=\"zh-CN\" class=\"zh\"" : "",
+                            html_escape(f.text));
       body += "</dl></details>\n";
     }
     body += "</section>\n";
@@ -159,12 +172,13 @@ void write_run_html(const std::string& run_dir, const RunData& run, const std::v
               html_escape(e.what()) + "</p></section>\n";
     }
     std::string note;
-    auto plots = render_plots(read_plot_specs(data_path("plots.csv")), {{run_id, &run}},
-                              data_path("datasheets.csv"), &note);
+    auto plots =
+        render_plots(read_plot_specs(data_path("plots.csv")), {{run_id, &run}}, data_path("datasheets.csv"), &note);
     body += plots_section(plots, note);
     if (!run.manifest.empty()) {
-      body += "<section id=\"manifest\"><h2>Benchmarks run</h2><table><tr><th>benchmark</th><th>area</th><th>status</th>"
-              "<th>exit</th><th>seconds</th><th>reason</th></tr>\n";
+      body +=
+          "<section id=\"manifest\"><h2>Benchmarks run</h2><table><tr><th>benchmark</th><th>area</th><th>status</th>"
+          "<th>exit</th><th>seconds</th><th>reason</th></tr>\n";
       for (const ManifestRow& m : run.manifest)
         body += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1f}</td><td>{}</td></tr>\n",
                             html_escape(m.benchmark), html_escape(m.area), html_escape(m.status), m.exit_code,

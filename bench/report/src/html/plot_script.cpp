@@ -122,8 +122,10 @@ struct PlotBuilder {
     s += "set encoding utf8\nset grid lc rgb '#dddddd'\nset border lc rgb '#444444'\n";
     s += "set key outside bottom center horizontal maxcols 1 noreverse Left samplen 2\n";
     s += "set xlabel " + gq(spec.x_label) + "\nset ylabel " + gq(spec.y_label.empty() ? unit : spec.y_label) + "\n";
-    if (spec.y_log) s += "set logscale y 10\n";
-    else s += "set yrange [0:*]\n";
+    if (spec.y_log)
+      s += "set logscale y 10\n";
+    else
+      s += "set yrange [0:*]\n";
     for (auto& [label, pts] : data)
       for (auto& [x, p] : pts) {
         xmin = std::min(xmin, x);
@@ -170,8 +172,8 @@ struct PlotBuilder {
                            ++label_no + 100, gq(text), num(x), num(0.98));
           cap += fmt::format("; dashed vertical line: {} = {} (inventory {})", text, fmt_num(x), parts[0]);
         } else {
-          s += fmt::format("set arrow from graph 0, first {0} to graph 1, first {0} nohead dt 2 lw 1.5 lc rgb '#555555'\n",
-                           num(v));
+          s += fmt::format(
+              "set arrow from graph 0, first {0} to graph 1, first {0} nohead dt 2 lw 1.5 lc rgb '#555555'\n", num(v));
           s += fmt::format("set label {} {} at graph 0.01, first {} offset 0,0.6 tc rgb '#555555'\n", ++label_no + 100,
                            gq(text), num(v));
           cap += fmt::format("; dashed horizontal line: {} = {} (inventory {})", text, fmt_num(v), parts[0]);
@@ -203,7 +205,8 @@ struct PlotBuilder {
       }
     blocks += "EOD\n";
     plots += fmt::format(", $f{} using 1:2 with lines dt 2 lw 1.5 lc rgb '{}' title {}", si, color,
-                         gq(fmt::format("{}: Amdahl fit p={:.3f}{}", label, p, any_pred ? ", open circles PREDICTED by the fit, not measured" : "")));
+                         gq(fmt::format("{}: Amdahl fit p={:.3f}{}", label, p,
+                                        any_pred ? ", open circles PREDICTED by the fit, not measured" : "")));
     if (any_pred) plots += fmt::format(", $p{} using 1:2 with points pt 6 ps 1.6 lc rgb '{}' notitle", si, color);
     fits += fmt::format("{}{} p = {:.4f}", fits.empty() ? "" : ", ", label, p);
     ++entries;
@@ -225,8 +228,8 @@ struct PlotBuilder {
         med.push_back({x, sm.median});
       }
       blocks += "EOD\n";
-      plots += fmt::format("{}$d{} using 1:2:3:4 with {} lw 2 pt 7 ps 0.8 lc rgb '{}' title {}", plots.empty() ? "" : ", ",
-                           si, categorical ? "yerrorbars" : "yerrorlines", color, gq(label));
+      plots += fmt::format("{}$d{} using 1:2:3:4 with {} lw 2 pt 7 ps 0.8 lc rgb '{}' title {}",
+                           plots.empty() ? "" : ", ", si, categorical ? "yerrorbars" : "yerrorlines", color, gq(label));
       ++entries;
       if (amdahl && !categorical) amdahl_of(label, med, color);
       ++si;
@@ -282,11 +285,14 @@ std::string plot_script(const PlotSpec& spec, const std::vector<PlotRun>& runs, 
   b.series();
   b.datasheet_refs(datasheets_path);
   if (!b.fits.empty())
-    b.cap += "; Amdahl fits S(n) = 1/((1-p) + p/n) of the medians, dashed, with open circles at thread counts not "
-             "measured: PREDICTIONS, not measurements: " + b.fits;
+    b.cap +=
+        "; Amdahl fits S(n) = 1/((1-p) + p/n) of the medians, dashed, with open circles at thread counts not "
+        "measured: PREDICTIONS, not measurements: " +
+        b.fits;
   // Room for the legend below the plot: one line per entry.
-  const std::string term = fmt::format("set terminal svg size 760,{} dynamic noenhanced font 'sans,11' background '#ffffff'\n",
-                                       std::min(1400, 400 + 17 * b.entries));
+  const std::string term =
+      fmt::format("set terminal svg size 760,{} dynamic noenhanced font 'sans,11' background '#ffffff'\n",
+                  std::min(1400, 400 + 17 * b.entries));
   if (caption) *caption = b.cap;
   return term + b.s + b.blocks + "plot " + b.plots + "\n";
 }

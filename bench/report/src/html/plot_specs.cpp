@@ -33,7 +33,8 @@ std::vector<PlotSpec> read_plot_specs(const std::string& path) {
     in.read_header(io::ignore_no_column, "id", "title", "benchmark", "metric", "where", "x", "x_scale", "x_label",
                    "series", "y_label", "x_log", "y_log", "style", "marks", "status", "note");
     std::string id, title, bench, metric, where, x, xs, xl, series, yl, xlog, ylog, style, marks, status, note;
-    while (in.read_row(id, title, bench, metric, where, x, xs, xl, series, yl, xlog, ylog, style, marks, status, note)) {
+    while (
+        in.read_row(id, title, bench, metric, where, x, xs, xl, series, yl, xlog, ylog, style, marks, status, note)) {
       const long line = static_cast<long>(in.get_file_line());
       auto bad = [&](const std::string& why) { throw InputError(path, line, why); };
       PlotSpec s;
@@ -62,12 +63,14 @@ std::vector<PlotSpec> read_plot_specs(const std::string& path) {
         *flag = txt == "yes";
       }
       if (style != "lines" && style != "points") bad(fmt::format("style '{}' (expected lines or points)", style));
-      if (status != "live" && status != "to_confirm") bad(fmt::format("status '{}' (expected live or to_confirm)", status));
+      if (status != "live" && status != "to_confirm")
+        bad(fmt::format("status '{}' (expected live or to_confirm)", status));
       for (const std::string& m : split(marks, ';')) {
         const bool ok = m == "amdahl" || m.rfind("vline=inventory:", 0) == 0 || m.rfind("hline=inventory:", 0) == 0 ||
                         m.rfind("ref=datasheet:", 0) == 0;
         if (!ok)
-          bad(fmt::format("mark '{}' (expected amdahl, vline=inventory:KEY:LABEL, hline=inventory:KEY:LABEL or "
+          bad(
+              fmt::format("mark '{}' (expected amdahl, vline=inventory:KEY:LABEL, hline=inventory:KEY:LABEL or "
                           "ref=datasheet:INVENTORY_KEY:PROPERTY:LABEL)",
                           m));
         if (m.rfind("ref=", 0) == 0 && split(m.substr(14), ':').size() != 3)

@@ -71,8 +71,8 @@ struct StepOptions {
 };
 
 struct StepResult {
-  torch::Tensor loss;    // detached scalar, on the model's device (item() synchronizes)
-  bool applied = true;   // false: amp_fp16 found non-finite gradients and skipped the update
+  torch::Tensor loss;   // detached scalar, on the model's device (item() synchronizes)
+  bool applied = true;  // false: amp_fp16 found non-finite gradients and skipped the update
 };
 
 // Cross-entropy of logits [..., classes] against integer targets [...].
@@ -88,7 +88,6 @@ const std::string& onednn_conv_backward_defect();
 // optimizer step. The model must be in train() mode (build_model leaves it so). On the CPU, where
 // onednn_conv_backward_defect() is not "", the step runs with oneDNN off in LibTorch (its own ATen
 // convolutions), and oneDNN is turned back on after it.
-StepResult train_step(ZooModel& model, torch::optim::Optimizer& opt, const Batch& batch,
-                      const StepOptions& o = {});
+StepResult train_step(ZooModel& model, torch::optim::Optimizer& opt, const Batch& batch, const StepOptions& o = {});
 
 }  // namespace rigcheck::zoo

@@ -76,10 +76,10 @@ const char* to_string(Optimizer o);
 
 struct MemoryOptions {
   Optimizer optimizer = Optimizer::sgd_momentum;
-  int weight_bytes = 4;       // bytes per parameter element (4 = fp32)
-  int activation_bytes = 4;   // bytes per saved activation element (2 under bf16/fp16 autocast)
+  int weight_bytes = 4;          // bytes per parameter element (4 = fp32)
+  int activation_bytes = 4;      // bytes per saved activation element (2 under bf16/fp16 autocast)
   bool mixed_precision = false;  // autocast: fp32 master weights plus a 16-bit copy of each weight
-  int seq_len = 0;            // transformers; 0 = cfg.seq_len
+  int seq_len = 0;               // transformers; 0 = cfg.seq_len
 };
 
 // Analytic memory of one training step, bytes. Weights, gradients (same dtype as the weights),

@@ -26,9 +26,10 @@ TEST(Registries, PlotsAndConfoundersReadAndCheck) {
   auto d = defs();
   EXPECT_GE(d.size(), 20u);
 
-  std::string bad = temp_file("plots_bad.csv",
-                              "id,title,benchmark,metric,where,x,x_scale,x_label,series,y_label,x_log,y_log,style,marks,"
-                              "status,note\np,P,b,m,,x,1,,,,no,no,lines,,live,\nq,Q,b,m,,x,1,,,,no,no,bars,,live,\n");
+  std::string bad =
+      temp_file("plots_bad.csv",
+                "id,title,benchmark,metric,where,x,x_scale,x_label,series,y_label,x_log,y_log,style,marks,"
+                "status,note\np,P,b,m,,x,1,,,,no,no,lines,,live,\nq,Q,b,m,,x,1,,,,no,no,bars,,live,\n");
   expect_refused_at([&] { read_plot_specs(bad); }, 3, "style 'bars'");
   std::string badmark = temp_file("plots_badmark.csv",
                                   "id,title,benchmark,metric,where,x,x_scale,x_label,series,y_label,x_log,y_log,style,"

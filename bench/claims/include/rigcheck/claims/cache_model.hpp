@@ -15,13 +15,13 @@ struct CurvePoint {
 
 struct Knee {
   bool found = false;
-  double below = 0;     // largest working set still served from the cache (bytes)
-  double above = 0;     // next measured working set, served from memory (bytes)
-  double at = 0;        // where the smoothed curve crosses the plateaus' middle, log-interpolated
-                        // between below and above: the figure that moves little when one side
-                        // of the step shifts by a few percent (a run's headline)
+  double below = 0;                        // largest working set still served from the cache (bytes)
+  double above = 0;                        // next measured working set, served from memory (bytes)
+  double at = 0;                           // where the smoothed curve crosses the plateaus' middle, log-interpolated
+                                           // between below and above: the figure that moves little when one side
+                                           // of the step shifts by a few percent (a run's headline)
   double cache_rate = 0, memory_rate = 0;  // the two plateaus
-  std::string why;      // how it was found, or why not
+  std::string why;                         // how it was found, or why not
 };
 
 // The memory plateau is the median rate of the three largest working sets; the cache plateau the
@@ -43,7 +43,7 @@ double curve_rate(const std::vector<CurvePoint>& curve, double bytes, int which,
 // X_big / X_small - 1 using the given side of the curve (0, -1, +1 as in curve_rate).
 struct EmulatedGain {
   double gain = 0;
-  bool in_range = true;  // both scaled working sets lie within the measured curve
+  bool in_range = true;           // both scaled working sets lie within the measured curve
   double w_small = 0, w_big = 0;  // the scaled working sets read off the curve (bytes)
 };
 EmulatedGain emulate_cache_gain(const std::vector<CurvePoint>& curve, double w, double c_eff, double c_small,

@@ -83,7 +83,7 @@ struct LoadedRun {
   // Cases whose rows here were skipped, failed or all mistrusted: case key -> "skipped: the note"; and
   // the same by source \x1f benchmark \x1f case (a skipped row may lack params its ok rows have).
   std::map<std::string, std::string> not_working, not_working_by_name;
-  size_t ok_rows = 0, mistrusted_rows = 0;     // timed repetitions (kept when data.results is dropped)
+  size_t ok_rows = 0, mistrusted_rows = 0;  // timed repetitions (kept when data.results is dropped)
   // Cases of one processor architecture's ISA, when runs of several are compared (pair_across_archs):
   // case key -> why it has no counterpart on the other architecture. Listed as one-sided even where
   // they did not work (an emulated run's mistrusted rows).
@@ -120,7 +120,8 @@ std::string incompatibility(const LoadedRun& a, const LoadedRun& b);
 
 // Inventory fields that may explain a difference (data/confounders.csv).
 struct ConfounderDef {
-  std::string key, label, kind;  // kind: exact, relative, above, ignore (row_fact: accepted, ignored; data/params.csv says what is observed)
+  std::string key, label, kind;  // kind: exact, relative, above, ignore (row_fact: accepted, ignored; data/params.csv
+                                 // says what is observed)
   double tolerance = 0;
 };
 std::vector<ConfounderDef> read_confounders(const std::string& path);
@@ -148,12 +149,12 @@ std::string changed_between(const LoadedRun& before, const LoadedRun& after, con
 
 // ------------------------------------------------------------------ options
 struct CompareOptions {
-  StatOptions stat;           // alpha (0.01), threshold (10%), noise_k (1), bootstrap replicates, seed
-  double fail_pct = kNaN;     // --fail-on-regression: exit 1 when a flagged regression exceeds it
-  std::string noise_path;     // --noise: a noise profile of this machine (noise.csv)
+  StatOptions stat;                         // alpha (0.01), threshold (10%), noise_k (1), bootstrap replicates, seed
+  double fail_pct = kNaN;                   // --fail-on-regression: exit 1 when a flagged regression exceeds it
+  std::string noise_path;                   // --noise: a noise profile of this machine (noise.csv)
   std::vector<std::string> side_a, side_b;  // --a / --b: the runs of each side
-  std::string prices_path;    // --prices
-  std::string out_dir;        // --out: writes NAME.md, NAME.csv, NAME.html there
+  std::string prices_path;                  // --prices
+  std::string out_dir;                      // --out: writes NAME.md, NAME.csv, NAME.html there
   bool exclude_broken = false;
   bool fail_on_verdict_flip = false;  // --fail-on-verdict-flip: exit 1 when a claim's verdict differs
   std::string claims_path, confounders_path, plots_path, datasheets_path;
@@ -176,8 +177,8 @@ struct CompareOptions {
 // ------------------------------------------------------------------ noise profiles
 struct NoiseProfile {
   std::string path, host, cpu_model;
-  std::vector<std::string> runs;               // the run folders it came from
-  std::map<std::string, Noise> noise;          // case_key + "\x1f" + metric -> run-to-run noise
+  std::vector<std::string> runs;       // the run folders it came from
+  std::map<std::string, Noise> noise;  // case_key + "\x1f" + metric -> run-to-run noise
   // The machine's typical run-to-run noise: the median over the profile's case metrics of the
   // variance (as sd), the prior every case's noise is moderated toward (statistics.hpp: moderate()).
   Noise typical;
@@ -211,19 +212,20 @@ struct CaseFinding {
   std::string metric, unit;
   int better = 1;
   std::string base_label, run_label;
-  Measured base, run;  // value: geometric mean of the run medians; low/high: the smallest and largest run median; reps: runs
+  Measured base,
+      run;  // value: geometric mean of the run medians; low/high: the smallest and largest run median; reps: runs
   Judgement j;
   // regression, improvement, no_change, unstable, cannot_judge, only_in_base, only_in_run, stopped_working,
   // started_working
   std::string flag;
   std::vector<OtherMetric> others;
-  std::string attributes;            // observed params that differ between the sides: "impl: a -> b"
+  std::string attributes;  // observed params that differ between the sides: "impl: a -> b"
   bool implementation_changed = false;
-  std::string method_change;         // the description params (data/params.csv) that differ: the method changed
-  std::string note;                  // why not judged, partial runs, a missing noise profile entry...
-  std::string changed_fields;        // inventory fields that changed (history, ab)
-  bool holds_family_wise = false;    // its p passes Holm's step-down over the command's cases (evaluate_gate)
-  bool fails_gate = false;           // counted by --fail-on-regression
+  std::string method_change;       // the description params (data/params.csv) that differ: the method changed
+  std::string note;                // why not judged, partial runs, a missing noise profile entry...
+  std::string changed_fields;      // inventory fields that changed (history, ab)
+  bool holds_family_wise = false;  // its p passes Holm's step-down over the command's cases (evaluate_gate)
+  bool fails_gate = false;         // counted by --fail-on-regression
   // A status change whose other side was only mistrusted (its measurements disturbed, by another
   // process or a slow spell), not skipped or failed: the case still works. Listed, never counted by
   // the gate (an A/A of quick runs has such cases: memory_latency_loaded's, whose streams compete).
@@ -307,7 +309,8 @@ struct VerdictAcrossRuns {
   // "same"; "changed" (e.g. confirmed -> inconclusive); "FLIP" (confirmed <-> refuted)
   std::string change;
 };
-std::vector<VerdictAcrossRuns> verdicts_across_runs(const std::vector<Claim>& claims, const std::vector<const RunData*>& runs);
+std::vector<VerdictAcrossRuns> verdicts_across_runs(const std::vector<Claim>& claims,
+                                                    const std::vector<const RunData*>& runs);
 // What a claim judged across runs is judged on: the runs, the confounders that may differ between
 // them, how their rows form cases, and a noise profile where one was given.
 struct CrossRunInput {
@@ -393,13 +396,13 @@ int run_noise(const std::vector<std::string>& dirs, const std::string& out_path,
 
 // `rigcheck ab`: interleaved rounds of two settings on this machine.
 struct AbOptions {
-  std::string a, b;             // each: KEY=VALUE words and/or a prefix folder
+  std::string a, b;  // each: KEY=VALUE words and/or a prefix folder
   int rounds = 10;
   std::vector<std::string> only, select;  // areas; registry entries
-  std::string filter;           // passed to the benchmarks as --filter
+  std::string filter;                     // passed to the benchmarks as --filter
   std::string profile = "quick";
   std::string out_root = "results";
-  std::string rigcheck_path;    // this executable (for the rounds)
+  std::string rigcheck_path;  // this executable (for the rounds)
   CompareOptions compare;
 };
 int run_ab(const AbOptions& opt);

@@ -27,9 +27,9 @@ class Rng {
  public:
   explicit Rng(uint64_t seed);
   uint64_t next();
-  double uniform();          // [0, 1)
-  size_t below(size_t n);    // [0, n), n > 0
-  double normal();           // standard normal (Box-Muller)
+  double uniform();        // [0, 1)
+  size_t below(size_t n);  // [0, n), n > 0
+  double normal();         // standard normal (Box-Muller)
 
  private:
   uint64_t s_[4];
@@ -77,13 +77,13 @@ double prior_df(const std::vector<Noise>& ns);
 
 // ------------------------------------------------------------------ comparing two sides
 struct StatOptions {
-  double alpha = 0.01;          // two-sided level of every interval and test
-  double threshold_pct = 10;    // a change smaller than this is never flagged
-  double gate_alpha = 0.05;     // family-wise level of the --fail-on-regression gate (Holm over all cases)
-  double noise_k = 1;           // ... nor one smaller than noise_k x the case's run-to-run noise
-  double prior_runs = 4;        // weight of the machine's typical noise in a case's (moderate()), in runs
-  int bootstrap = 2000;         // bootstrap replicates
-  uint64_t seed = 20131;        // base seed (the year of Kalibera & Jones's paper, and a prime's neighbour)
+  double alpha = 0.01;        // two-sided level of every interval and test
+  double threshold_pct = 10;  // a change smaller than this is never flagged
+  double gate_alpha = 0.05;   // family-wise level of the --fail-on-regression gate (Holm over all cases)
+  double noise_k = 1;         // ... nor one smaller than noise_k x the case's run-to-run noise
+  double prior_runs = 4;      // weight of the machine's typical noise in a case's (moderate()), in runs
+  int bootstrap = 2000;       // bootstrap replicates
+  uint64_t seed = 20131;      // base seed (the year of Kalibera & Jones's paper, and a prime's neighbour)
 };
 
 enum class Method { none, bootstrap, t_profile, t_pooled, paired };
@@ -121,12 +121,12 @@ struct Judgement {
   Interval iv;
   Flag flag = Flag::cannot_judge;
   double ratio = 0, ratio_low = 0, ratio_high = 0;  // B / A, in the metric's own direction
-  double change_pct = 0;       // signed, positive = B is better
-  double noise_pct = 0;        // run-to-run noise as a percentage (100 sd)
-  double min_change_pct = 0;   // max(threshold, noise_k x noise): the smallest change that may be flagged
-  double resolution_pct = 0;   // the smallest change these runs can tell from none: z(1 - alpha/2) x se
-  int runs_needed = 0;         // runs per side that would resolve the threshold (unstable cases)
-  std::string why;             // for cannot_judge and unstable, in words
+  double change_pct = 0;                            // signed, positive = B is better
+  double noise_pct = 0;                             // run-to-run noise as a percentage (100 sd)
+  double min_change_pct = 0;  // max(threshold, noise_k x noise): the smallest change that may be flagged
+  double resolution_pct = 0;  // the smallest change these runs can tell from none: z(1 - alpha/2) x se
+  int runs_needed = 0;        // runs per side that would resolve the threshold (unstable cases)
+  std::string why;            // for cannot_judge and unstable, in words
 };
 // A profile's noise for the case may be null. One run per side without a profile: cannot_judge.
 // `prior`: the machine's typical noise (the profile's when a profile is given, else the median
@@ -143,7 +143,6 @@ Judgement decide(const Interval& iv, int better, bool paired, const StatOptions&
 // Runs per side (or rounds, paired) for z(1 - alpha/2) x sd x sqrt(2/N) (paired: sd_d / sqrt(N))
 // to reach the threshold; 0 when no noise is known, capped at 1000.
 int runs_needed(double sd, bool paired, const StatOptions& opt);
-
 
 // ------------------------------------------------------------------ robust paired rounds, p-values, the gate
 // (bench/compare/src/paired.cpp)
@@ -184,9 +183,9 @@ std::vector<bool> holm(const std::vector<double>& p, double level);
 double t_test_p(const std::vector<double>& a, const std::vector<double>& b);
 
 struct ChangePoint {
-  size_t index = 0;           // the first value after the change
+  size_t index = 0;              // the first value after the change
   double before = 0, after = 0;  // means of the segments on each side (log scale)
-  double low = 0, high = 0;   // interval of after - before at level 1 - alpha (pooled t)
+  double low = 0, high = 0;      // interval of after - before at level 1 - alpha (pooled t)
   double p = 1;
   size_t n_before = 0, n_after = 0;
 };

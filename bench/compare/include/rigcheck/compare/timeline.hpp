@@ -25,7 +25,7 @@ struct TimelineInput {
 };
 
 struct TimelinePage {
-  std::string html;          // the sections, to put in a page's body
+  std::string html;  // the sections, to put in a page's body
   size_t timelines = 0, change_points = 0, marks = 0, claims = 0;
 };
 TimelinePage timelines_html(const TimelineInput& in, const CaseRules& rules, const std::vector<ConfounderDef>& defs,

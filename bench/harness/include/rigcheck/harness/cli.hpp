@@ -26,22 +26,22 @@ struct CommonOptions {
   std::vector<int64_t> threads;
   std::string sizes_spec;
   std::vector<int64_t> sizes;
-  int reps = 0;              // 0: the profile's default
-  double min_time = 0;       // seconds per repetition; 0: the profile's default
+  int reps = 0;         // 0: the profile's default
+  double min_time = 0;  // seconds per repetition; 0: the profile's default
   std::string profile_name = "quick";
   Profile profile = Profile::quick;
   bool quick = false;
   std::string out_dir = ".";
-  std::string stem;          // output file stem; default: the binary's name
+  std::string stem;  // output file stem; default: the binary's name
   std::string run_id;
   std::string filter;
   bool list = false;
-  int hardware_threads = 1;  // filled by the harness
-  int physical_cores = 1;    // filled by the harness
-  int usable_cores = 1;      // filled by the harness: cores this process may use (affinity, cgroup quota)
-  int usable_threads = 1;    // filled by the harness: hardware threads it may use (the SMT point's count)
-  std::vector<int> allowed_cpus;  // filled by the harness: the CPUs it may use, sorted
-  std::string cpu_budget;    // filled by the harness: how usable_cores was found
+  int hardware_threads = 1;           // filled by the harness
+  int physical_cores = 1;             // filled by the harness
+  int usable_cores = 1;               // filled by the harness: cores this process may use (affinity, cgroup quota)
+  int usable_threads = 1;             // filled by the harness: hardware threads it may use (the SMT point's count)
+  std::vector<int> allowed_cpus;      // filled by the harness: the CPUs it may use, sorted
+  std::string cpu_budget;             // filled by the harness: how usable_cores was found
   std::string placement = "compact";  // --placement: compact | spread (machine_topology.hpp)
 };
 

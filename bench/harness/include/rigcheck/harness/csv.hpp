@@ -52,8 +52,7 @@ bool parse_double(const std::string& s, double& out);
 
 // Reads a two-column CSV with the given header names (key,value) into pairs, strictly; `text`: the
 // file's bytes when they are in memory (open_csv in fccp.hpp), `path` then only naming it in errors.
-std::vector<std::pair<std::string, std::string>> read_key_value_csv(const std::string& path,
-                                                                    const char* key_col,
+std::vector<std::pair<std::string, std::string>> read_key_value_csv(const std::string& path, const char* key_col,
                                                                     const char* value_col,
                                                                     const std::string* text = nullptr);
 

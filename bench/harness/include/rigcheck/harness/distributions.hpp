@@ -5,9 +5,9 @@
 
 namespace rigcheck {
 
-double normal_quantile(double p);                 // p in (0, 1); throws std::invalid_argument outside
-double student_t_cdf(double t, double df);        // df > 0
-double student_t_quantile(double p, double df);   // p in (0, 1); df <= 0 or huge: the normal's
+double normal_quantile(double p);                // p in (0, 1); throws std::invalid_argument outside
+double student_t_cdf(double t, double df);       // df > 0
+double student_t_quantile(double p, double df);  // p in (0, 1); df <= 0 or huge: the normal's
 // Two-sided p of Student's t with df degrees of freedom.
 double student_t_two_sided_p(double t, double df);
 

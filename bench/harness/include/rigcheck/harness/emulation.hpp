@@ -35,7 +35,6 @@ std::string emulation_reason(const std::string& kernel, const std::string& binar
 // This process's emulation_reason, read once.
 const std::string& emulation();
 
-
 // Set by `rigcheck run --exec-prefix CMD` in every benchmark's environment: the command (an emulator,
 // "qemu-aarch64 -L SYSROOT") the benchmark starts its own processes through. Without binfmt_misc the
 // kernel cannot execute an aarch64 program on an x86-64 machine, not even /proc/self/exe (under

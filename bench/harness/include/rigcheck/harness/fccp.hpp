@@ -27,7 +27,8 @@ namespace rigcheck {
   if (dynamic_cast<const io::error::can_not_open_file*>(&e)) throw InputError(path, 0, "cannot open file");
   long line = 1;
   if (auto* wl = dynamic_cast<const io::error::with_file_line*>(&e); wl && wl->file_line > 0) line = wl->file_line;
-  if (dynamic_cast<const io::error::header_missing*>(&e) || dynamic_cast<const io::error::missing_column_in_header*>(&e) ||
+  if (dynamic_cast<const io::error::header_missing*>(&e) ||
+      dynamic_cast<const io::error::missing_column_in_header*>(&e) ||
       dynamic_cast<const io::error::extra_column_in_header*>(&e) ||
       dynamic_cast<const io::error::duplicated_column_in_header*>(&e))
     line = 1;
@@ -50,7 +51,9 @@ void with_csv_errors(const std::string& path, F body, const std::string& hint = 
 }
 
 // The reason fccp gives for a missing column, for the columns checked after an optional tail.
-inline std::string fmt_missing_column(const char* name) { return std::string("Missing column \"") + name + "\" in header"; }
+inline std::string fmt_missing_column(const char* name) {
+  return std::string("Missing column \"") + name + "\" in header";
+}
 
 // fccp's reader as the suite reads every CSV: fields trimmed, quotes as RFC 4180 has them.
 template <unsigned N>
@@ -71,9 +74,8 @@ CsvReader<N>& open_csv(std::optional<CsvReader<N>>& slot, const std::string& pat
 // `required` < N: the columns after the first `required` may be missing (a file of an older
 // version without them): their cells are then empty. `text`: the file's bytes in memory (open_csv).
 template <unsigned N, typename F>
-void for_each_csv_row(const std::string& path, io::ignore_column policy, const std::array<const char*, N>& names,
-                      F row, const std::string& hint = "", unsigned required = N,
-                      const std::string* text = nullptr) {
+void for_each_csv_row(const std::string& path, io::ignore_column policy, const std::array<const char*, N>& names, F row,
+                      const std::string& hint = "", unsigned required = N, const std::string* text = nullptr) {
   with_csv_errors(
       path,
       [&] {

@@ -16,7 +16,6 @@
 
 namespace rigcheck {
 
-
 // Work model of ONE iteration; every derived rate comes from it (docs/methodology.md).
 struct Work {
   double flops = 0;  // floating-point operations (an FMA counts 2)
@@ -27,10 +26,10 @@ struct Work {
 
 // Outcome of comparing a kernel's output with a reference on random inputs.
 struct CheckResult {
-  int64_t checked = 0;    // elements (or values) compared
-  int64_t wrong = 0;      // beyond tolerance: any wrong element fails the case
-  double worst = 0;       // largest |error| / tolerance seen (<= 1 passes)
-  std::string method;     // how: reference, tolerance, what was sampled
+  int64_t checked = 0;  // elements (or values) compared
+  int64_t wrong = 0;    // beyond tolerance: any wrong element fails the case
+  double worst = 0;     // largest |error| / tolerance seen (<= 1 passes)
+  std::string method;   // how: reference, tolerance, what was sampled
 };
 
 class Kernel {
@@ -69,15 +68,16 @@ class Kernel {
 // -1, each with its metric, value, unit and note.
 struct Skip : std::runtime_error {
   using std::runtime_error::runtime_error;
-  Skip(const std::string& why, std::vector<Kernel::Observed> rows) : std::runtime_error(why), observed(std::move(rows)) {}
+  Skip(const std::string& why, std::vector<Kernel::Observed> rows)
+      : std::runtime_error(why), observed(std::move(rows)) {}
   std::vector<Kernel::Observed> observed;
 };
 
 struct Case {
-  std::string name;      // unique within the benchmark, e.g. "m2048n2048k2048/t2"
-  Params params;         // parameters as key=value
-  Work work;             // per iteration
-  int threads = 1;       // worker threads the case uses (OpenMP pool size is set to it)
+  std::string name;  // unique within the benchmark, e.g. "m2048n2048k2048/t2"
+  Params params;     // parameters as key=value
+  Work work;         // per iteration
+  int threads = 1;   // worker threads the case uses (OpenMP pool size is set to it)
   // A case of one NUMA node (the memory area's per-node figures): its threads on the cores of host
   // node `numa_node` (os_index) and its memory bound to `memory_node` (-1: that node), in place of
   // the sweep's placement (--placement). -1: the sweep's.

@@ -13,27 +13,27 @@
 namespace rigcheck {
 
 struct TopoCore {
-  int package = 0;         // logical index of its package, -1 where the machine reports none
-  int die = -1;            // logical index of its die, -1 when the machine reports none
-  int numa = -1;           // index into Topology::nodes of its (first) local NUMA node
-  int l3 = -1;             // index into Topology::caches of the last-level cache it shares
-  int kind = -1;           // index into Topology::kinds, -1 on a machine of one kind
-  std::vector<int> pus;    // operating-system CPU numbers of its hardware threads, logical order
+  int package = 0;               // logical index of its package, -1 where the machine reports none
+  int die = -1;                  // logical index of its die, -1 when the machine reports none
+  int numa = -1;                 // index into Topology::nodes of its (first) local NUMA node
+  int l3 = -1;                   // index into Topology::caches of the last-level cache it shares
+  int kind = -1;                 // index into Topology::kinds, -1 on a machine of one kind
+  std::vector<int> pus;          // operating-system CPU numbers of its hardware threads, logical order
   std::vector<int> allowed_pus;  // those this process may run on
 };
 
 struct TopoNode {
   int os_index = 0;
   std::uint64_t local_bytes = 0;
-  std::string subtype;     // "" for host memory; "GPUMemory" (GPU memory as a NUMA node), or hwloc's other subtypes
-  std::vector<int> cpus;   // operating-system CPU numbers local to it; empty for a CPU-less node
-  int package = -1;        // logical index of the package it hangs below, -1 when above them all
+  std::string subtype;    // "" for host memory; "GPUMemory" (GPU memory as a NUMA node), or hwloc's other subtypes
+  std::vector<int> cpus;  // operating-system CPU numbers local to it; empty for a CPU-less node
+  int package = -1;       // logical index of the package it hangs below, -1 when above them all
   bool allowed = true;
   bool gpu_memory() const { return subtype == "GPUMemory"; }
 };
 
 struct TopoCache {
-  int level = 0;           // 1, 2, 3, 4
+  int level = 0;  // 1, 2, 3, 4
   bool instruction = false;
   std::uint64_t bytes = 0;
   std::vector<int> cpus;   // operating-system CPU numbers sharing it
@@ -41,14 +41,14 @@ struct TopoCache {
 };
 
 struct CpuKind {
-  std::string name;        // hwloc's CoreType / FrequencyMaxMHz info, e.g. "IntelCore", "IntelAtom"
-  int efficiency = -1;     // hwloc's efficiency rank (higher: more performant), -1 unknown
+  std::string name;     // hwloc's CoreType / FrequencyMaxMHz info, e.g. "IntelCore", "IntelAtom"
+  int efficiency = -1;  // hwloc's efficiency rank (higher: more performant), -1 unknown
   int cores = 0;
 };
 
 struct Topology {
-  std::string source;      // "hwloc 2.9.0", "hwloc 2.9.0 from the captured root DIR", "sysfs (built without hwloc)"
-  std::string error;       // non-empty when nothing could be read
+  std::string source;          // "hwloc 2.9.0", "hwloc 2.9.0 from the captured root DIR", "sysfs (built without hwloc)"
+  std::string error;           // non-empty when nothing could be read
   int packages = 0, dies = 0;  // as hwloc reports them: 0 where the machine reports no package
   std::vector<TopoCore> cores;  // hwloc's logical order: a package's cores together, a die's, an L3's
   std::vector<TopoNode> nodes;
@@ -83,14 +83,14 @@ struct Topology {
 enum class Placement { compact, spread };
 const char* to_string(Placement p);
 struct ThreadPlacement {
-  std::vector<int> cpus;     // operating-system CPU numbers, thread i on cpus[i]
-  std::vector<int> nodes;    // os_index of the host NUMA nodes of those CPUs
-  std::vector<int> l3;       // ordinals of their last-level cache instances (0: the first in logical order)
-  std::vector<int> packages; // logical indexes of their packages
+  std::vector<int> cpus;          // operating-system CPU numbers, thread i on cpus[i]
+  std::vector<int> nodes;         // os_index of the host NUMA nodes of those CPUs
+  std::vector<int> l3;            // ordinals of their last-level cache instances (0: the first in logical order)
+  std::vector<int> packages;      // logical indexes of their packages
   std::vector<int> memory_nodes;  // os_index of the NUMA nodes its memory is bound to: `nodes`, or a case's own
-  int cores = 0;             // physical cores used
-  bool smt = false;          // two or more threads on one core
-  std::string error;         // non-empty: cannot place (more threads than allowed hardware threads)
+  int cores = 0;                  // physical cores used
+  bool smt = false;               // two or more threads on one core
+  std::string error;              // non-empty: cannot place (more threads than allowed hardware threads)
 };
 // `allowed`: the CPUs this process may use (sorted; empty: the topology's allowed CPUs). A pure
 // function of the topology: tested on captures of real machines.

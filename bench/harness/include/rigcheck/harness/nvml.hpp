@@ -21,8 +21,8 @@ struct FieldValue {
   unsigned scope_id = 0;
   long long timestamp_us = 0;
   long long latency_us = 0;
-  int value_type = 0;   // nvmlValueType_t
-  int nvml_return = 0;  // nvmlReturn_t of this field
+  int value_type = 0;           // nvmlValueType_t
+  int nvml_return = 0;          // nvmlReturn_t of this field
   unsigned char value[8] = {};  // nvmlValue_t, a union read by value_type
 };
 static_assert(sizeof(FieldValue) == 40, "nvmlFieldValue_t is 40 bytes");

@@ -7,13 +7,13 @@
 namespace rigcheck {
 
 struct ChildResult {
-  int exit_code = -1;      // exit status, or 128+signal when killed by a signal
-  int term_signal = 0;     // the signal that ended it (0: it exited)
+  int exit_code = -1;   // exit status, or 128+signal when killed by a signal
+  int term_signal = 0;  // the signal that ended it (0: it exited)
   bool timed_out = false;
-  bool interrupted = false;  // stopped because stop_children() was called
+  bool interrupted = false;     // stopped because stop_children() was called
   bool needed_sigkill = false;  // it outlived the SIGTERM by the 5 s grace and got SIGKILL
   double seconds = 0;
-  std::string output_tail;   // last lines of stdout+stderr
+  std::string output_tail;  // last lines of stdout+stderr
 };
 
 struct ChildLimits {
@@ -27,10 +27,9 @@ struct ChildLimits {
 // then SIGKILL after 5 s). on_tick is called about every second with the elapsed seconds.
 // The child gets PR_SET_PDEATHSIG SIGKILL: it dies with the process that started it, even when
 // that one is SIGKILLed (its own children are ChildWatcher's).
-ChildResult run_child(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-                      double timeout_s, const std::string& log_path, bool echo,
-                      void (*on_tick)(double elapsed, void* ctx) = nullptr, void* ctx = nullptr,
-                      const ChildLimits& limits = {});
+ChildResult run_child(const std::vector<std::string>& argv, const std::vector<std::string>& env, double timeout_s,
+                      const std::string& log_path, bool echo, void (*on_tick)(double elapsed, void* ctx) = nullptr,
+                      void* ctx = nullptr, const ChildLimits& limits = {});
 
 // Async-signal-safe: asks the running child (if any) to stop; run_child then returns with
 // interrupted = true.
@@ -56,7 +55,7 @@ std::string find_on_path(const std::string& name);
 class ChildWatcher {
  public:
   explicit ChildWatcher(const std::string& tag);
-  ~ChildWatcher();  // closes the pipe and waits for the sweep
+  ~ChildWatcher();              // closes the pipe and waits for the sweep
   void child_started(int pid);  // the group to kill should the runner die now
   void child_ended();
   ChildWatcher(const ChildWatcher&) = delete;

@@ -14,14 +14,14 @@ struct RegistryEntry {
     int tiny_s = 0, quick_s = 0, full_s = 0;  // 0: not part of that profile
   };
   // In data/benchmarks.csv's column order; the binary is the one declaring it.
-  std::string name;            // unique in the registry
-  std::string area;            // cpu, memory, io, comm, gpu
-  std::string args;            // added to the command line (@launcher: started under the MPI launcher)
-  std::string env;             // VAR=value pairs, space-separated
-  std::string needs;           // what the machine must have, ';'-separated (runfolder/needs.hpp)
-  Timeouts timeouts;           // per profile, seconds
-  std::string description;     // what it measures and for which claims
-  bool takes_budget = false;   // the binary keeps --time-budget
+  std::string name;           // unique in the registry
+  std::string area;           // cpu, memory, io, comm, gpu
+  std::string args;           // added to the command line (@launcher: started under the MPI launcher)
+  std::string env;            // VAR=value pairs, space-separated
+  std::string needs;          // what the machine must have, ';'-separated (runfolder/needs.hpp)
+  Timeouts timeouts;          // per profile, seconds
+  std::string description;    // what it measures and for which claims
+  bool takes_budget = false;  // the binary keeps --time-budget
 };
 // Declares one entry of this binary; use at namespace scope: static const bool e = declare_entry({...});
 bool declare_entry(RegistryEntry e);

@@ -1,6 +1,6 @@
 // Writes a result CSV the way every benchmark binary does: rows go to <stem>.csv.partial,
-// one write(2) per row (a killed run keeps what it measured; a full disk gives an error naming the file), renamed to <stem>.csv when the run
-// completes. Shared by the Google Benchmark harness and the binaries with their own main (io/).
+// one write(2) per row (a killed run keeps what it measured; a full disk gives an error naming the file), renamed to
+// <stem>.csv when the run completes. Shared by the Google Benchmark harness and the binaries with their own main (io/).
 #pragma once
 #include <string>
 #include <vector>

@@ -75,7 +75,6 @@ std::vector<ResultRow> read_results(const std::string& path, const std::string* 
 
 // Parses "k=v;k=v" (values may not contain ';').
 std::vector<std::pair<std::string, std::string>> parse_params(const std::string& s);
-std::string param_value(const std::string& params, const std::string& key,
-                        const std::string& fallback = "");
+std::string param_value(const std::string& params, const std::string& key, const std::string& fallback = "");
 
 }  // namespace rigcheck

@@ -29,9 +29,9 @@ ThreadCpuSnapshot take_thread_cpu_snapshot();
 // What the process did between two snapshots.
 struct ThreadUse {
   double wall_s = 0;
-  double cpus = 0;   // process CPU seconds / wall seconds: how many CPUs' worth it used
-  int working = 0;   // threads that ran at least kWorkingThreadShare of the wall time
-  int live = 0;      // threads alive at both snapshots
+  double cpus = 0;                         // process CPU seconds / wall seconds: how many CPUs' worth it used
+  int working = 0;                         // threads that ran at least kWorkingThreadShare of the wall time
+  int live = 0;                            // threads alive at both snapshots
   std::vector<std::string> working_names;  // the working threads' names (/proc: comm), the process's own first
   bool valid() const { return wall_s > 0; }
 };

@@ -43,9 +43,9 @@ struct CpuBudget {
   std::vector<int> allowed_cpus;  // sched_getaffinity
   int allowed_cores = 0;          // distinct physical cores among allowed_cpus
   CgroupQuota quota;
-  int usable_cores = 1;           // min(allowed_cores, floor(quota)), at least 1
-  int usable_threads = 1;         // min(allowed CPUs, floor(quota)), at least 1
-  std::string explain() const;    // "affinity 0-1 (2 cores), cgroup quota none"
+  int usable_cores = 1;         // min(allowed_cores, floor(quota)), at least 1
+  int usable_threads = 1;       // min(allowed CPUs, floor(quota)), at least 1
+  std::string explain() const;  // "affinity 0-1 (2 cores), cgroup quota none"
 };
 // `allowed`: the CPUs this process was given, when the caller knows them better than
 // sched_getaffinity (an OpenMP runtime with OMP_PROC_BIND binds the initial thread to one place

@@ -26,8 +26,7 @@ Inventory collect_captured_inventory(const std::string& root);
 Inventory collect_cache_inventory();
 
 // Looks a key up; returns fallback when absent.
-std::string inventory_get(const Inventory& inv, const std::string& key,
-                          const std::string& fallback = "");
+std::string inventory_get(const Inventory& inv, const std::string& key, const std::string& fallback = "");
 
 // Cache sizes by CPU family and model, and the largest L3 instance each vendor makes
 // (data/cpu_caches.csv): the last source of a nominal L3 when sysfs, hwloc and cpuinfo are

@@ -55,7 +55,7 @@ long largest_batch(const LinearFit& fit, double usable_bytes);
 struct CapacityOptions {
   double margin_fraction = 0.10;               // of the total memory, kept free (OS, page cache, others)
   double margin_min_bytes = 2.0 * 1073741824;  // at least this much
-  std::string model_csv;                        // a user's own models by shape (read_user_models)
+  std::string model_csv;                       // a user's own models by shape (read_user_models)
 };
 
 // One ceiling of the step: achieved against measured, and the share (achieved / ceiling).
@@ -86,8 +86,8 @@ struct MemoryPoint {
   int batch = 0;
   double peak_bytes = kNaN;  // median over the child processes
   int reps = 0;
-  double step_s = kNaN;      // median step_time, NaN when not measured
-  bool check = false;        // a near-limit check point (case name .../check): not in the fit
+  double step_s = kNaN;  // median step_time, NaN when not measured
+  bool check = false;    // a near-limit check point (case name .../check): not in the fit
 };
 
 // Depth probes (memory_host, the full profile or RIGCHECK_CAPACITY_PROBE): a transformer cut to a
@@ -115,14 +115,14 @@ struct ModelCapacity {
   std::string basis;  // "measured fit", "analytic estimate (not measured)", "model-based estimate"
   int seq = 0;        // transformers: the sequence length of the points
   int threads = 0;
-  double params = 0;  // parameters the step updates
+  double params = 0;                // parameters the step updates
   std::vector<MemoryPoint> points;  // measured, by batch
   bool has_fit = false;
-  bool slope_analytic = false;  // the slope is the zoo's analytic activations (not the measured one)
-  double measured_slope = kNaN;  // bytes per sample between the two largest regular batches
-  bool refined_by_check = false; // the limit is drawn from the line through the largest batch and the check
-  DepthProbe probe;              // batch > 0: the line runs through the probes' extrapolated peak
-  double analytic_slope = kNaN;  // the zoo's activations per sample (bytes)
+  bool slope_analytic = false;    // the slope is the zoo's analytic activations (not the measured one)
+  double measured_slope = kNaN;   // bytes per sample between the two largest regular batches
+  bool refined_by_check = false;  // the limit is drawn from the line through the largest batch and the check
+  DepthProbe probe;               // batch > 0: the line runs through the probes' extrapolated peak
+  double analytic_slope = kNaN;   // the zoo's activations per sample (bytes)
   LinearFit fit;
   double usable_bytes = kNaN;
   long limit_batch = -1;  // predicted largest batch (0: batch 1 does not fit; -1: unknown)
@@ -142,8 +142,8 @@ struct ModelCapacity {
 
 struct CapacityAnswer {
   double total_bytes = kNaN, available_bytes = kNaN, usable_bytes = kNaN;
-  std::string memory_text;  // where the usable memory comes from
-  std::string gpu_text;     // the GPU answer, or what is missing
+  std::string memory_text;            // where the usable memory comes from
+  std::string gpu_text;               // the GPU answer, or what is missing
   std::vector<ModelCapacity> models;  // the zoo's, then the user's
 };
 

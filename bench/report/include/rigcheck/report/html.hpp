@@ -16,16 +16,16 @@ struct PlotSpec {
   std::vector<std::string> benchmarks;
   std::string metric;
   std::vector<std::pair<std::string, std::string>> where;  // params filter
-  std::string x;                    // parameter on the x axis
-  double x_scale = 1;               // x shown = param / x_scale (and marks likewise)
+  std::string x;                                           // parameter on the x axis
+  double x_scale = 1;                                      // x shown = param / x_scale (and marks likewise)
   std::string x_label;
   std::vector<std::string> series;  // parameters naming a series ("benchmark" allowed)
   std::string y_label;              // default: the rows' unit
   bool x_log = false, y_log = false;
-  std::string style;                // lines (numeric x) or points (categories on x)
-  std::vector<std::string> marks;   // amdahl, vline=inventory:KEY:LABEL, hline=..., ref=datasheet:...
-  std::string status;               // live, or to_confirm (names guessed before the benchmark landed)
-  long line = 0;                    // in plots.csv
+  std::string style;               // lines (numeric x) or points (categories on x)
+  std::vector<std::string> marks;  // amdahl, vline=inventory:KEY:LABEL, hline=..., ref=datasheet:...
+  std::string status;              // live, or to_confirm (names guessed before the benchmark landed)
+  long line = 0;                   // in plots.csv
 };
 // Reads plots.csv strictly; throws InputError naming file, line and reason.
 std::vector<PlotSpec> read_plot_specs(const std::string& path);

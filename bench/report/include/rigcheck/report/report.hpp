@@ -11,11 +11,11 @@
 namespace rigcheck {
 
 struct ReportOptions {
-  std::string claims_path;  // default: the registry in data/
-  bool quiet = false;       // do not print the table
-  double step_budget_s = 0; // NET-1: seconds per step the all-reduce may take (0: the evaluator's stated default)
+  std::string claims_path;      // default: the registry in data/
+  bool quiet = false;           // do not print the table
+  double step_budget_s = 0;     // NET-1: seconds per step the all-reduce may take (0: the evaluator's stated default)
   bool exclude_broken = false;  // judge without the broken result files, saying which and why (ReadRunOptions)
-  std::string recovered;    // what recovering a dead runner's folder did, in words (shown as a warning)
+  std::string recovered;        // what recovering a dead runner's folder did, in words (shown as a warning)
 };
 // Writes report.md and verdicts.csv into the run folder (each written whole, then renamed).
 // Returns the verdicts. Throws InputError (bad input: nothing is written).

@@ -12,12 +12,12 @@ namespace rigcheck {
 
 struct RunOptions {
   std::string profile = "quick";
-  std::vector<std::string> only;  // areas; empty = all
+  std::vector<std::string> only;    // areas; empty = all
   std::vector<std::string> select;  // registry entries (names); empty = all (of the areas)
-  std::string case_filter;        // passed to every benchmark as --filter (ANDed with an entry's own)
+  std::string case_filter;          // passed to every benchmark as --filter (ANDed with an entry's own)
   std::string results_root = "results";
-  std::string bin_dir;            // default: the folder of the rigcheck executable
-  std::string registry_path;      // default: data/benchmarks.csv
+  std::string bin_dir;        // default: the folder of the rigcheck executable
+  std::string registry_path;  // default: data/benchmarks.csv
   std::string claims_path;
   double timeout_scale = 1.0;
   // Command that starts the benchmarks whose registry args hold the token @launcher (the comm
@@ -28,9 +28,10 @@ struct RunOptions {
   // an emulator, e.g. "qemu-aarch64 -L SYSROOT" for an aarch64 build run on x86-64 without
   // binfmt_misc (docs/arm.md). Empty: none.
   std::string exec_prefix;
-  double step_budget_s = 0;  // NET-1: seconds per training step the all-reduce may take (0: the report's default)
+  double step_budget_s = 0;     // NET-1: seconds per training step the all-reduce may take (0: the report's default)
   double memory_limit_gib = 0;  // RLIMIT_AS of each benchmark (0: none); never for the gpu area
-  double budget_s = -1;  // --budget: the run's seconds, shared among the benchmarks; -1: the profile's (quick 240, full 1620), 0: none
+  double budget_s = -1;  // --budget: the run's seconds, shared among the benchmarks; -1: the profile's (quick 240, full
+                         // 1620), 0: none
 };
 
 // The ranks the local default launcher starts: one per core this process may use (CpuBudget's

@@ -20,7 +20,7 @@ namespace rigcheck {
 struct RunFiles {
   std::string dir;
   bool in_memory = false;
-  std::map<std::string, std::string> files;  // in memory: name in the folder (logs/x.log below it) -> bytes
+  std::map<std::string, std::string> files;   // in memory: name in the folder (logs/x.log below it) -> bytes
   std::map<std::string, std::string> sha256;  // in memory: a file's SHA-256, where already computed from its bytes
 
   std::string path(const std::string& name) const { return dir + "/" + name; }
@@ -30,11 +30,11 @@ struct RunFiles {
 
 // A result file as the manifest records it, computed from the file.
 struct FileDigest {
-  bool exists = false;            // false: missing or unreadable (then nothing else is set)
-  long long size = 0;             // bytes
-  long rows = 0;                  // data rows: whole lines after the header line
-  bool ends_with_newline = false; // a finished CSV does; a cut one does not
-  std::string sha256;             // of the whole file, 64 lowercase hex digits
+  bool exists = false;             // false: missing or unreadable (then nothing else is set)
+  long long size = 0;              // bytes
+  long rows = 0;                   // data rows: whole lines after the header line
+  bool ends_with_newline = false;  // a finished CSV does; a cut one does not
+  std::string sha256;              // of the whole file, 64 lowercase hex digits
 };
 FileDigest digest_file(const std::string& path);
 // The same of bytes in memory; `sha256`, when given, is theirs, computed already (RunFiles::sha256).
@@ -50,7 +50,7 @@ const char* to_string(FileState s);
 struct FileIntegrity {
   std::string file;  // its name in the run folder, e.g. cpu_gemm.csv
   FileState state = FileState::not_verifiable;
-  std::string why;   // what differs, or why it cannot be verified, in words; empty when verified
+  std::string why;  // what differs, or why it cannot be verified, in words; empty when verified
 };
 
 struct IntegrityReport {

@@ -23,8 +23,8 @@ struct MachineFacts {
   std::string share;                                        // the limits' lines of the canonical text, or ""
   // Every fact named, in the canonical order (share's last): what same_machine compares.
   std::vector<std::pair<std::string, std::string>> facts;
-  std::string canonical;                                    // the text hashed, one fact a line
-  std::string fingerprint;                                  // 64 lowercase hex digits
+  std::string canonical;    // the text hashed, one fact a line
+  std::string fingerprint;  // 64 lowercase hex digits
 };
 MachineFacts machine_facts(const std::map<std::string, std::string>& inventory);
 

@@ -21,7 +21,7 @@ struct SourceRename {
 
 struct Renames {
   std::map<std::string, std::string> benchmark, metric;  // old -> new
-  std::map<std::string, SourceRename> source;             // old result file stem -> new
+  std::map<std::string, SourceRename> source;            // old result file stem -> new
   bool empty() const { return benchmark.empty() && metric.empty() && source.empty(); }
 };
 // Reads renames.csv strictly (kind benchmark, metric or source; an old name given twice, renamed

@@ -33,7 +33,8 @@ std::string manifest_status(const RunData& run, const std::string& benchmark);
 // text, or `missing` where the run has none. How a gap reads is the caller's to say.
 inline constexpr const char* kNotInInventory = "unknown: not in inventory";
 inline constexpr const char* kNotRecorded = "(not recorded)";
-std::string fact_or(const std::map<std::string, std::string>& facts, const std::string& key, const std::string& missing);
+std::string fact_or(const std::map<std::string, std::string>& facts, const std::string& key,
+                    const std::string& missing);
 // The same as a number: NaN where the run has none or it is not a number.
 double fact_number(const std::map<std::string, std::string>& facts, const std::string& key);
 

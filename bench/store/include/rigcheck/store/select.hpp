@@ -15,8 +15,8 @@
 namespace rigcheck {
 
 // One selection: terms KEY=VALUE joined by ',' (a bare number is id=N). Keys: id (a run's id;
-// several id terms add up, as several folder terms do), machine (a fingerprint, 8+ of its first hex digits, or a hostname),
-// folder (the run folder's name), since (started at or after this UTC date/time, 2026-12-01 or
+// several id terms add up, as several folder terms do), machine (a fingerprint, 8+ of its first hex digits, or a
+// hostname), folder (the run folder's name), since (started at or after this UTC date/time, 2026-12-01 or
 // 2026-12-01T12:00:00Z), until (started before it), last (the newest N of what the rest keeps);
 // any other key is an inventory fact that must equal VALUE (gpu_driver=580.65.06, profile=quick).
 struct RunSelector {
@@ -60,9 +60,9 @@ class StoredRuns {
   // at a time, and parse at once.
   RunData read(const std::string& dir) const;
   // The digest of key `key` of the run a name of add() stands for (fetch_run_digests, then
-  // check_run_digest): false when it has none of that key. Safe from several threads, as read. The digests are fetched kDigestChunk
-  // runs at a time, in the order added (one round trip for many runs: PostgreSQL's latency), and
-  // each is checked against its SHA-256 outside the lock.
+  // check_run_digest): false when it has none of that key. Safe from several threads, as read. The digests are fetched
+  // kDigestChunk runs at a time, in the order added (one round trip for many runs: PostgreSQL's latency), and each is
+  // checked against its SHA-256 outside the lock.
   bool digest(const std::string& dir, const std::string& key, std::string& body) const;
   static constexpr size_t kDigestChunk = 32;
   // The text of a run's verdicts.csv (its records in order), "" for a run stored without one (the history
@@ -75,9 +75,9 @@ class StoredRuns {
   std::vector<long long> order_;          // the run ids in the order added, each once
   mutable std::set<long long> asked_;     // runs whose digest was fetched (or found missing)
   mutable std::map<long long, std::pair<std::string, std::string>> fetched_;  // id -> (SHA-256, body), not yet taken
-  mutable std::map<long long, std::string> verdicts_;  // run id -> verdicts.csv, once fetched
+  mutable std::map<long long, std::string> verdicts_;                         // run id -> verdicts.csv, once fetched
   mutable bool verdicts_fetched_ = false;
-  std::string root_;                      // temporary folder of the runs' set noise profiles, or ""
+  std::string root_;  // temporary folder of the runs' set noise profiles, or ""
   mutable std::mutex ask_;
 };
 

@@ -20,8 +20,8 @@ struct StoreAddOutcome {
   enum class What { added, already_stored, refused };
   std::string dir;
   What what = What::refused;
-  long long run_id = 0;   // added or already stored: its id in the store
-  std::string message;    // one line: what was stored, or why not
+  long long run_id = 0;  // added or already stored: its id in the store
+  std::string message;   // one line: what was stored, or why not
 };
 // Each folder in a transaction of its own; a refused folder writes nothing and the rest go on.
 // Test hook: RIGCHECK_STORE_TEST_PAUSE_AFTER_ROWS=N makes the import say so on stderr and sleep
@@ -39,7 +39,8 @@ std::vector<StoreAddOutcome> store_add(StoreBackend& db, const std::vector<std::
                                        const RunDigester& digest = {});
 // The digests of key `key` of several runs in one query: run id -> (its recorded SHA-256, body),
 // not yet checked (check_run_digest); a run without one is absent.
-std::map<long long, std::pair<std::string, std::string>> fetch_run_digests(StoreBackend& db, const std::vector<long long>& ids,
+std::map<long long, std::pair<std::string, std::string>> fetch_run_digests(StoreBackend& db,
+                                                                           const std::vector<long long>& ids,
                                                                            const std::string& key);
 // Throws std::runtime_error naming the run when `body` does not have the SHA-256 `sha256`.
 void check_run_digest(StoreBackend& db, long long run_id, const std::string& sha256, const std::string& body);

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The C++ and CUDA sources are laid out as clang-format lays them out with the project's .clang-format:
+# fails naming each file it would change (fix: clang-format -i FILE). Pinned to clang-format 14
+# (Debian 12's): other major versions lay out some constructs otherwise, so with another one, or
+# none, this skips (exit 77) saying which it found.
+#   tests/layout/format.sh SOURCE_DIR
+set -euo pipefail
+src=${1:?usage: format.sh SOURCE_DIR}
+cd "$src"
+cf=$(command -v clang-format-14 || command -v clang-format || true)
+[[ -n $cf ]] || { echo "SKIP: no clang-format (scripts/setup.sh --tests installs clang-format 14 on Debian 12)"; exit 77; }
+version=$("$cf" --version)
+[[ $version =~ version\ 14\. ]] || { echo "SKIP: the layout is clang-format 14's; this is $version"; exit 77; }
+if git rev-parse --show-toplevel >/dev/null 2>&1; then
+  mapfile -t files < <(git ls-files -- '*.cpp' '*.hpp' '*.h' '*.cu' '*.cuh' ':!tests/fixtures/')
+else
+  mapfile -t files < <(find . \( -name 'build*' -o -name '.?*' -o -path ./tests/fixtures \) -prune -o -type f \
+    \( -name '*.cpp' -o -name '*.hpp' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) -print | sort)
+fi
+bad=0
+for f in "${files[@]}"; do
+  [[ -f $f ]] || continue
+  if ! "$cf" --dry-run -Werror "$f" >/dev/null 2>&1; then echo "not laid out by clang-format: $f"; bad=$((bad + 1)); fi
+done
+echo "format: ${#files[@]} files, $bad not laid out by $version"
+((bad == 0))
