@@ -122,6 +122,13 @@ const bool entry_mpi = declare_entry({"comm_allreduce_mpi", "comm", "@launcher",
 const bool entry_mpi_tcp = declare_entry({"comm_allreduce_mpi_tcp", "comm",
     "@launcher --transport tcp --sizes 8,4K --modes out", "", "", {60, 120, 1800},
     "MPI_Allreduce over TCP: small-message latency and the bytes each rank sends for 100M floats (NET-1, NET-2)"});
+// Its row of docs/benchmarks.md's table (--describe; scripts/registry.sh writes the table).
+const bool doc_row = declare_doc({"",
+    "MPI_Allreduce of float32 sums over the ranks the launcher starts, in- and out-of-place up to 100M floats, "
+    "nccl-tests' columns (algbw, busbw), Open MPI's all-reduce algorithms; a second entry "
+    "(`comm_allreduce_mpi_tcp`) over TCP: small-message latency and the bytes each rank sends "
+    "(docs/multi-node.md)",
+    "NET-1, NET-2"});
 const bool writes = declare_writes({names::kMpiAllreduce, names::kMpiRanks});
 }  // namespace
 

@@ -70,6 +70,18 @@ const bool entry_cpu_isa_sve = declare_entry({"cpu_isa_sve", "cpu",
     "aarch64, in place of CPU-5 and not the guide's claim: the same oneDNN primitives with SVE against, in a "
     "second process taking turns, the ISA capped at Advanced SIMD (NEON); Debian's oneDNN 2.6 has SVE kernels for "
     "512-bit vectors only (docs/arm.md)", true});
+// Its rows of docs/benchmarks.md's table (--describe; scripts/registry.sh writes the table).
+const bool doc_row = declare_doc({"",
+    "oneDNN matmul, inner product, 3x3 convolution at all cores, f32 and bf16, ISA capped at AVX2 and uncapped, "
+    "each in its own process, the two processes taking turns repetition by repetition (`--alternate-env "
+    "ONEDNN_MAX_CPU_ISA=AVX2`; one registry entry, one `cpu_isa.csv`), the implementation dispatched recorded; "
+    "the gain per pair of repetitions",
+    "CPU-5"});
+const bool doc_row_variant = declare_doc({"`cpu_isa_sve`; aarch64 with 512-bit SVE only",
+    "the same primitives with SVE against oneDNN capped at Advanced SIMD (`ONEDNN_MAX_CPU_ISA=ADVANCED_SIMD`), "
+    "the two processes taking turns; Debian's oneDNN 2.6.3 has SVE kernels for 512-bit vectors only, so "
+    "elsewhere skipped with the need named (docs/arm.md)",
+    "in place of CPU-5, not the guide's claim (CPU-5's evidence)"});
 
 const bool isa = register_benchmark(
     {names::kIsaPrimitives, "oneDNN matmul, inner product and 3x3 convolution at all cores, f32 and bf16, "

@@ -404,6 +404,13 @@ const bool entry_memory_host = declare_entry({"memory_host", "memory", "--reps 1
     "(skipped where it cannot fit), the reference MLP, then a near-limit check per model (one child, at most 75 s) "
     "chosen from its own points; RIGCHECK_CAPACITY_CHECK=model:batch[:seq],... adds points near the predicted "
     "limit"});
+// Its row of docs/benchmarks.md's table (--describe; scripts/registry.sh writes the table).
+const bool doc_row = declare_doc({"",
+    "peak RSS (VmHWM) and step time of 2 CPU training steps of zoo models at two or more batches each (light "
+    "CNN, ResNet-50, BERT-base, GPT-2; BERT-large and GPT-2 XL in the full profile), one child process "
+    "(`memory_train_step`) per point, free memory checked first; beside the guide's formula and the analytic "
+    "estimate",
+    "MEM-1, `rigcheck capacity`"});
 
 const bool host = register_benchmark(
     {names::kHostMemoryTraining,
