@@ -80,6 +80,9 @@ const bool entry = declare_entry({"example_triad",
                                   true});
 // The benchmark names it writes beyond the one it registers: its derived row's (below).
 const bool writes = declare_writes({kTriadBest});
+// Its row of docs/benchmarks.md's table (the example's goes in no table): a variant's label (empty for the
+// binary's own row), what it measures, the claims it feeds; Markdown kept. --describe prints it too.
+const bool doc = declare_doc({"", "STREAM triad on doubles, the example of docs/adding-a-benchmark.md", "none"});
 
 const bool triad = register_benchmark(
     {kTriad, "the example of docs/adding-a-benchmark.md: STREAM triad on doubles", [](const CommonOptions& o) {

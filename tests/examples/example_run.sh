@@ -16,6 +16,10 @@ out="$tmp"
 # the example's registry is what the binary declares (--describe; scripts/registry.sh writes it)
 "$src/scripts/registry.sh" --registry "$src/examples/benchmarks.csv" --check "$(dirname "$(dirname "$triad")")" \
   example_triad || fail "examples/benchmarks.csv is not what example_triad --describe says"
+# and it declares its row of a table of benchmarks (declare_doc), as a suite binary does for docs/benchmarks.md
+"$triad" --describe >"$out/describe.txt" || fail "--describe exited $?"
+grep -q '^# doc: | `example_triad` | .* | none |$' "$out/describe.txt" ||
+  fail 'example_triad --describe prints no "# doc: | `example_triad` | ... |" line (declare_doc)'
 "$triad" --profile tiny --list >"$out/list.txt" || fail "--list exited $?"
 grep -q '^example_triad/n4096/t1' "$out/list.txt" || fail "--list lacks example_triad/n4096/t1: $(head -5 "$out/list.txt")"
 rc=0

@@ -72,6 +72,10 @@ std::vector<std::string>& declared_writes() {
   static std::vector<std::string> names;
   return names;
 }
+std::vector<DocRow>& declared_docs() {
+  static std::vector<DocRow> rows;
+  return rows;
+}
 }  // namespace
 
 bool declare_entry(RegistryEntry e) {
@@ -81,6 +85,11 @@ bool declare_entry(RegistryEntry e) {
 
 bool declare_writes(std::initializer_list<const char*> benchmarks) {
   for (const char* b : benchmarks) declared_writes().emplace_back(b);
+  return true;
+}
+
+bool declare_doc(DocRow row) {
+  declared_docs().push_back(std::move(row));
   return true;
 }
 
@@ -99,6 +108,10 @@ std::string describe(const std::string& binary) {
                        quoted(e.description), e.takes_budget ? "yes" : "");
   }
   for (const std::string& b : declared_writes()) out += "# writes: " + b + "\n";
+  for (const DocRow& d : declared_docs()) {
+    const std::string variant = d.variant.empty() ? "" : " (" + d.variant + ")";
+    out += fmt::format("# doc: | `{}`{} | {} | {} |\n", binary, variant, d.what, d.claims);
+  }
   return out;
 }
 
@@ -133,9 +146,8 @@ Session::Session(const char* argv0, std::string about, SharedOptions shared)
   app.add_option("--run-id", opt_.run_id, "run id written in every row (default: adhoc-<host>-<UTC time>)");
   app.add_option("--filter", opt_.filter, "only cases whose benchmark/case name matches this ECMAScript regex");
   app.add_flag("--list", opt_.list, "list the cases with their parameters, run nothing");
-  app.add_flag("--describe",
-               "print this binary's rows of data/benchmarks.csv (the reference times left empty) and the "
-               "benchmark names it writes, run nothing");
+  app.add_flag("--describe", "print this binary's rows of data/benchmarks.csv (the reference times left empty), the "
+               "benchmark names it writes and its rows of docs/benchmarks.md's table, run nothing");
 }
 
 Session::~Session() = default;

@@ -28,12 +28,23 @@ bool declare_entry(RegistryEntry e);
 // Declares benchmark names (the CSV's `benchmark` column) this binary writes beyond those it registers
 // with the harness (register_benchmark declares its own): a main() of its own, a derived row's name.
 bool declare_writes(std::initializer_list<const char*> benchmarks);
+// One row of docs/benchmarks.md's table, declared beside the entries: the first cell is the binary's
+// name in backticks, followed by ` (variant)` when the variant is not empty (a second row for a variant
+// entry); what and claims are the other two cells, Markdown kept. No cell holds a '|'.
+struct DocRow {
+  std::string variant;  // empty for the binary's own row
+  std::string what;     // what it measures
+  std::string claims;   // the claims of the guide it feeds
+};
+// Declares one row of the table; rows keep their declaration order: static const bool d = declare_doc({...});
+bool declare_doc(DocRow row);
 // data/benchmarks.csv's header.
 inline constexpr char kRegistryHeader[] =
     "name,area,binary,args,env,needs,timeout_tiny_s,timeout_quick_s,timeout_full_s,description,quick_ref_s,"
     "takes_budget,full_ref_s";
 // What --describe prints for `binary`: the header, one row per declared entry with the reference
-// times empty, then a line "# writes: NAME" per benchmark name it writes.
+// times empty, then a line "# writes: NAME" per benchmark name it writes, then a line "# doc: | ... |" per
+// declared row of docs/benchmarks.md's table.
 std::string describe(const std::string& binary);
 
 }  // namespace rigcheck
