@@ -33,6 +33,7 @@
 #include <fmt/format.h>
 
 #include "comm_cli.hpp"
+#include "allreduce_nccl_plan.hpp"
 #include "comm_common.hpp"
 #include "rank_group.hpp"
 #include "rigcheck/harness/names.hpp"
@@ -88,54 +89,6 @@ struct Rank {
 };
 
 constexpr const char* kBench = names::kNcclAllreduce;
-
-struct Options {
-  std::string launch = "single", modes = "out,in";
-  int warmup = 5;
-};
-
-struct Plan {
-  int64_t bytes;
-  bool inplace;
-};
-
-std::string case_name(const Options& o, const Plan& p) {
-  return fmt::format("{}/{}B/{}", o.launch, p.bytes, p.inplace ? "in" : "out");
-}
-
-void add_options(CLI::App& app, Options& o) {
-  app.add_option("--launch", o.launch,
-                 "process: one process per GPU, started by mpirun/srun, bootstrapped through MPI; single: one process "
-                 "drives every local GPU")
-      ->capture_default_str();
-  app.add_option("--modes", o.modes, "out, in or out,in")->capture_default_str();
-  app.add_option("--warmup", o.warmup, "untimed calls before timing")->capture_default_str();
-}
-
-void validate(const Options& o) {
-  if (o.launch != "single" && o.launch != "process") throw std::invalid_argument("--launch must be single or process");
-  if (o.modes != "out" && o.modes != "in" && o.modes != "out,in" && o.modes != "in,out")
-    throw std::invalid_argument("--modes must be out, in or out,in");
-}
-
-std::vector<Plan> make_plan(const Session& s, const Options& o) {
-  const CommonOptions& opt = s.options();
-  std::vector<int64_t> sizes = !opt.sizes.empty()              ? opt.sizes
-                               : opt.profile == Profile::tiny  ? parse_size_list("8-1M*8,1M")
-                               : opt.profile == Profile::quick ? parse_size_list("8-512M*8,512M")
-                                                               : parse_size_list("8-1G*2");
-  std::vector<Plan> plan;
-  for (int64_t sz : sizes) {
-    if (sz <= 0 || sz % 4)
-      throw std::invalid_argument(fmt::format("size {} is not a positive multiple of 4 (float32)", sz));
-    if (o.modes.find("out") != std::string::npos) plan.push_back({sz, false});
-    if (o.modes.find("in") != std::string::npos) plan.push_back({sz, true});
-  }
-  plan.erase(
-      std::remove_if(plan.begin(), plan.end(), [&](const Plan& p) { return !s.selected(kBench, case_name(o, p)); }),
-      plan.end());
-  return plan;
-}
 
 // Everything a case needs: the process group, the GPUs this process drives, the job's shape.
 struct Ctx {
@@ -382,18 +335,36 @@ bool init_group(const Options& o, Group& g, int* argc, char*** argv, const std::
 }
 
 // Its rows of data/benchmarks.csv and of docs/benchmarks.md's table, and the names it writes (--describe).
-const bool entry_nccl = declare_entry({"comm_allreduce_nccl", "comm", "--launch single", "", "gpu_count>=1",
-    {60, 300, 1800}, "NCCL all-reduce, one process driving every local GPU, transport read back from NCCL (GPU-6)"});
-const bool entry_nccl_nop2p = declare_entry({"comm_allreduce_nccl_nop2p", "comm", "--launch single",
-    "NCCL_P2P_DISABLE=1", "gpu_count>=2", {60, 300, 1800},
-    "NCCL all-reduce with NCCL_P2P_DISABLE=1: the A side of GPU-6"});
-const bool entry_nccl_mpi = declare_entry({"comm_allreduce_nccl_mpi", "comm", "@launcher --launch process", "",
-    "gpu_count>=1", {60, 300, 1800},
-    "NCCL all-reduce, one process per GPU started by the launcher, bootstrapped through MPI (GPU-7 across nodes)"});
-const bool doc_row = declare_doc({"", "ncclAllReduce of float32 sums on every GPU, the transport NCCL picked "
-    "read back from its own log: one process driving every local GPU (`comm_allreduce_nccl`), the same with "
-    "`NCCL_P2P_DISABLE=1` (`comm_allreduce_nccl_nop2p`), one process per GPU bootstrapped through MPI "
-    "(`comm_allreduce_nccl_mpi`)", "GPU-6, GPU-7"});
+const bool entry_nccl =
+    declare_entry({"comm_allreduce_nccl",
+                   "comm",
+                   "--launch single",
+                   "",
+                   "gpu_count>=1",
+                   {60, 300, 1800},
+                   "NCCL all-reduce, one process driving every local GPU, transport read back from NCCL (GPU-6)"});
+const bool entry_nccl_nop2p = declare_entry({"comm_allreduce_nccl_nop2p",
+                                             "comm",
+                                             "--launch single",
+                                             "NCCL_P2P_DISABLE=1",
+                                             "gpu_count>=2",
+                                             {60, 300, 1800},
+                                             "NCCL all-reduce with NCCL_P2P_DISABLE=1: the A side of GPU-6"});
+const bool entry_nccl_mpi = declare_entry(
+    {"comm_allreduce_nccl_mpi",
+     "comm",
+     "@launcher --launch process",
+     "",
+     "gpu_count>=1",
+     {60, 300, 1800},
+     "NCCL all-reduce, one process per GPU started by the launcher, bootstrapped through MPI (GPU-7 across nodes)"});
+const bool doc_row = declare_doc(
+    {"",
+     "ncclAllReduce of float32 sums on every GPU, the transport NCCL picked "
+     "read back from its own log: one process driving every local GPU (`comm_allreduce_nccl`), the same with "
+     "`NCCL_P2P_DISABLE=1` (`comm_allreduce_nccl_nop2p`), one process per GPU bootstrapped through MPI "
+     "(`comm_allreduce_nccl_mpi`)",
+     "GPU-6, GPU-7"});
 const bool writes = declare_writes({names::kNcclAllreduce, names::kNcclRanks});
 
 int run(int argc, char** argv) {

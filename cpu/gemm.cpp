@@ -49,14 +49,22 @@ std::vector<Case> square_cases(const CommonOptions& o, Make make) {
 const bool reps_defaults = register_repetition_defaults({3, 5, 10}, kShortQuickMinTimeS);
 
 // Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh).
-const bool entry_cpu_gemm = declare_entry({"cpu_gemm", "cpu", "", "", "", {120, 300, 3600},
-    "GEMM thread scaling: oneDNN matmul, inner product, dnnl_sgemm, OpenBLAS sgemm (CPU-1)", true});
+const bool entry_cpu_gemm =
+    declare_entry({"cpu_gemm",
+                   "cpu",
+                   "",
+                   "",
+                   "",
+                   {120, 300, 3600},
+                   "GEMM thread scaling: oneDNN matmul, inner product, dnnl_sgemm, OpenBLAS sgemm (CPU-1)",
+                   true});
 // Its row of docs/benchmarks.md's table (--describe; scripts/registry.sh writes the table).
-const bool doc_row = declare_doc({"",
-    "f32 GEMM thread scaling 1..cores: oneDNN matmul (2048^3), oneDNN inner product (fully connected "
-    "64x4096x4096), oneDNN `dnnl_sgemm`, OpenBLAS `cblas_sgemm`; the thread counts of a size interleaved "
-    "repetition by repetition in one process, parallel efficiency E(n) from the fastest interleaved repetitions",
-    "CPU-1"});
+const bool doc_row = declare_doc(
+    {"",
+     "f32 GEMM thread scaling 1..cores: oneDNN matmul (2048^3), oneDNN inner product (fully connected "
+     "64x4096x4096), oneDNN `dnnl_sgemm`, OpenBLAS `cblas_sgemm`; the thread counts of a size interleaved "
+     "repetition by repetition in one process, parallel efficiency E(n) from the fastest interleaved repetitions",
+     "CPU-1"});
 
 const bool matmul = register_benchmark(
     {names::kGemmMatmul, "oneDNN matmul f32, square M=N=K, threads 1..cores", [](const CommonOptions& o) {

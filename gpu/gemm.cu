@@ -383,14 +383,21 @@ std::vector<int64_t> gemm_sizes(const CommonOptions& o) {
 }
 
 // Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh).
-const bool entry_gpu_gemm = declare_entry({"gpu_gemm", "gpu", "", "", "", {60, 300, 1800},
-    "cuBLASLt GEMM per data type (f32 tf32 f16 bf16 fp8), and a sustained GEMM with power, temperature and clocks "
-    "sampled (GPU-3, GPU-4, PWR-1, PWR-2, THM-1)"});
+const bool entry_gpu_gemm = declare_entry(
+    {"gpu_gemm",
+     "gpu",
+     "",
+     "",
+     "",
+     {60, 300, 1800},
+     "cuBLASLt GEMM per data type (f32 tf32 f16 bf16 fp8), and a sustained GEMM with power, temperature and clocks "
+     "sampled (GPU-3, GPU-4, PWR-1, PWR-2, THM-1)"});
 // Its row of docs/benchmarks.md's table (--describe; scripts/registry.sh writes the table).
-const bool doc_row = declare_doc({"",
-    "cuBLASLt GEMM f32, tf32, f16, bf16, fp8 (e4m3) at 4096 and 8192 (quick), TFLOP/s and % of the datasheet; a "
-    "sustained GEMM with NVML power, temperature, clocks and throttle reasons sampled",
-    "GPU-3, GPU-4, GPU-5, PWR-1, PWR-2, THM-1"});
+const bool doc_row = declare_doc(
+    {"",
+     "cuBLASLt GEMM f32, tf32, f16, bf16, fp8 (e4m3) at 4096 and 8192 (quick), TFLOP/s and % of the datasheet; a "
+     "sustained GEMM with NVML power, temperature, clocks and throttle reasons sampled",
+     "GPU-3, GPU-4, GPU-5, PWR-1, PWR-2, THM-1"});
 
 const bool gemm = register_benchmark(
     {names::kGpuGemm, "cuBLASLt GEMM per data type (f32, tf32, f16, bf16, fp8 e4m3), f32 accumulate, TFLOP/s",

@@ -211,14 +211,21 @@ class Copy final : public Kernel {
 };
 
 // Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh).
-const bool entry_gpu_transfer = declare_entry({"gpu_transfer", "gpu", "", "", "", {60, 180, 900},
-    "copy bandwidth host-device pinned and pageable, device-device, GPU-GPU with and without peer access; PCIe "
-    "generation and width"});
+const bool entry_gpu_transfer = declare_entry(
+    {"gpu_transfer",
+     "gpu",
+     "",
+     "",
+     "",
+     {60, 180, 900},
+     "copy bandwidth host-device pinned and pageable, device-device, GPU-GPU with and without peer access; PCIe "
+     "generation and width"});
 // Its row of docs/benchmarks.md's table (--describe; scripts/registry.sh writes the table).
-const bool doc_row = declare_doc({"",
-    "copies host-to-device and device-to-host (pinned, pageable), device-to-device, GPU-to-GPU with and without "
-    "peer access; PCIe generation and width",
-    "transfers beside GPU-6"});
+const bool doc_row = declare_doc(
+    {"",
+     "copies host-to-device and device-to-host (pinned, pageable), device-to-device, GPU-to-GPU with and without "
+     "peer access; PCIe generation and width",
+     "transfers beside GPU-6"});
 
 const bool transfer = register_benchmark(
     {names::kGpuTransfer, "copy bandwidth H2D/D2H pinned and pageable, D2D, P2P with and without peer access",

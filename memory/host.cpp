@@ -85,12 +85,9 @@ int64_t mem_total_bytes() {
 constexpr double kGiB = 1073741824.0;
 constexpr double kNearFraction = 0.6;    // of the predicted largest batch
 constexpr double kLowestFraction = 0.2;  // the least a check may be lowered to for time
-// Seconds the check's ONE child process may take (a check point runs one child: HostStep::run_timed).
-// A check's child is predicted from the largest regular point in proportion to the training flops
-// and ran 65-119 s against this 75 (light_cnn, resnet50; the two full runs of 2026-12-06). The full
-// profile's memory_host took 633-687 s there: the regular points one child each (229-238 s), the six
-// depth probes 232-243 s, the checks 163-215 s (of the full profile's 30 minutes). A depth probe's
-// child gets the same.
+// Seconds the check's ONE child process may take (HostStep::run_timed), a depth probe's child the same.
+// A check's child, predicted from the largest regular point in proportion to the training flops, ran
+// 65-119 s against this 75 in the full runs of 2026-12-06, whose memory_host took 633-687 s of 30 minutes.
 constexpr double kChildBudgetS = 75;
 constexpr double kKeepFreeBytes = 4 * kGiB;  // left free beside the check's predicted peak
 
@@ -396,15 +393,7 @@ class HostStep final : public Kernel {
 Case mlp_case(const Point& pt, int threads) {
   Case c;
   c.name = fmt::format("mlp/w{}/d{}/b{}", pt.width, pt.depth, pt.batch);
-  c.params = {{"model", "mlp"},
-              {"width", std::to_string(pt.width)},
-              {"depth", std::to_string(pt.depth)},
-              {"batch", std::to_string(pt.batch)},
-              {"seq", "0"},
-              {"dtype", "f32"},
-              {"optimizer", "sgd_momentum"},
-              {"steps", "2"},
-              {"threads", std::to_string(threads)}};
+  c.params = host::mlp_params(pt, threads);
   c.threads = threads;  // the child's, on the CPUs the placement gave this process
   c.manual_time = true;
   const double need = 2 * 1073741824.0;  // 0.2 GB of parameters, momentum and activations, and LibTorch
@@ -417,22 +406,29 @@ Case mlp_case(const Point& pt, int threads) {
 }
 
 // Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh).
-const bool entry_memory_host = declare_entry({"memory_host", "memory", "--reps 1", "", "", {300, 600, 7200},
-    "peak RSS (VmHWM) and step time of CPU training steps of zoo models, one process per point, beside the guide's "
-    "formula and the analytic estimate (MEM-1; rigcheck capacity fits its line to them). quick: one batch per "
-    "model, one child process each (light_cnn b16, resnet50 b8, bert_base and gpt2 b16 at seq 64: capacity's line "
-    "through it at the zoo's analytic slope), the reference MLP (w1536 d4 b1536: the dense step rate); full: "
-    "light_cnn b8 b32, resnet50 b4 b16, bert_base b4 b16, bert_large and gpt2 b2 b8 at seq 128, gpt2_xl b1 "
-    "(skipped where it cannot fit), the reference MLP, then a near-limit check per model (one child, at most 75 s) "
-    "chosen from its own points; RIGCHECK_CAPACITY_CHECK=model:batch[:seq],... adds points near the predicted "
-    "limit"});
+const bool entry_memory_host = declare_entry(
+    {"memory_host",
+     "memory",
+     "--reps 1",
+     "",
+     "",
+     {300, 600, 7200},
+     "peak RSS (VmHWM) and step time of CPU training steps of zoo models, one process per point, beside the guide's "
+     "formula and the analytic estimate (MEM-1; rigcheck capacity fits its line to them). quick: one batch per "
+     "model, one child process each (light_cnn b16, resnet50 b8, bert_base and gpt2 b16 at seq 64: capacity's line "
+     "through it at the zoo's analytic slope), the reference MLP (w1536 d4 b1536: the dense step rate); full: "
+     "light_cnn b8 b32, resnet50 b4 b16, bert_base b4 b16, bert_large and gpt2 b2 b8 at seq 128, gpt2_xl b1 "
+     "(skipped where it cannot fit), the reference MLP, then a near-limit check per model (one child, at most 75 s) "
+     "chosen from its own points; RIGCHECK_CAPACITY_CHECK=model:batch[:seq],... adds points near the predicted "
+     "limit"});
 // Its row of docs/benchmarks.md's table (--describe; scripts/registry.sh writes the table).
-const bool doc_row = declare_doc({"",
-    "peak RSS (VmHWM) and step time of 2 CPU training steps of zoo models at two or more batches each (light "
-    "CNN, ResNet-50, BERT-base, GPT-2; BERT-large and GPT-2 XL in the full profile), one child process "
-    "(`memory_train_step`) per point, free memory checked first; beside the guide's formula and the analytic "
-    "estimate",
-    "MEM-1, `rigcheck capacity`"});
+const bool doc_row = declare_doc(
+    {"",
+     "peak RSS (VmHWM) and step time of 2 CPU training steps of zoo models at two or more batches each (light "
+     "CNN, ResNet-50, BERT-base, GPT-2; BERT-large and GPT-2 XL in the full profile), one child process "
+     "(`memory_train_step`) per point, free memory checked first; beside the guide's formula and the analytic "
+     "estimate",
+     "MEM-1, `rigcheck capacity`"});
 
 const bool host = register_benchmark(
     {names::kHostMemoryTraining,

@@ -140,4 +140,16 @@ Params probe_params(const Point& pt, int threads) {
           {"child_processes", "1"}};
 }
 
+Params mlp_params(const Point& pt, int threads) {
+  return {{"model", "mlp"},
+          {"width", std::to_string(pt.width)},
+          {"depth", std::to_string(pt.depth)},
+          {"batch", std::to_string(pt.batch)},
+          {"seq", "0"},
+          {"dtype", "f32"},
+          {"optimizer", "sgd_momentum"},
+          {"steps", "2"},
+          {"threads", std::to_string(threads)}};
+}
+
 }  // namespace rigcheck::mem::host

@@ -36,5 +36,7 @@ std::vector<Point> env_points(const char* var);
 zoo::MemoryEstimate estimate_of(const std::string& model, int batch, int seq, int layers = 0);
 Params point_params(const std::string& model, int batch, int seq, int threads);
 Params probe_params(const Point& pt, int threads);
+// The params of the reference MLP's point (model "mlp": width, depth, batch).
+Params mlp_params(const Point& pt, int threads);
 
 }  // namespace rigcheck::mem::host

@@ -146,7 +146,8 @@ Session::Session(const char* argv0, std::string about, SharedOptions shared)
   app.add_option("--run-id", opt_.run_id, "run id written in every row (default: adhoc-<host>-<UTC time>)");
   app.add_option("--filter", opt_.filter, "only cases whose benchmark/case name matches this ECMAScript regex");
   app.add_flag("--list", opt_.list, "list the cases with their parameters, run nothing");
-  app.add_flag("--describe", "print this binary's rows of data/benchmarks.csv (the reference times left empty), the "
+  app.add_flag("--describe",
+               "print this binary's rows of data/benchmarks.csv (the reference times left empty), the "
                "benchmark names it writes and its rows of docs/benchmarks.md's table, run nothing");
 }
 
