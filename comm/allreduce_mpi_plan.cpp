@@ -119,30 +119,20 @@ std::vector<Plan> make_plan(const Session& s, const Options& o) {
 // beside the plan their arguments select, and the benchmark names it writes.
 namespace {
 const bool entry_mpi = declare_entry(
-    {"comm_allreduce_mpi",
-     "comm",
-     "@launcher",
-     "",
-     "",
-     {60, 120, 3600},
-     "MPI_Allreduce float32 sum, in- and out-of-place, nccl-tests columns, Open MPI's all-reduce algorithms; 100M "
-     "floats (NET-1)"});
+    {"comm_allreduce_mpi", "comm", "@launcher", "", "", 60, 120, 3600,
+     R"(MPI_Allreduce float32 sum, in- and out-of-place, nccl-tests columns, Open MPI's all-reduce algorithms;
+100M floats (NET-1))"});
 const bool entry_mpi_tcp = declare_entry(
-    {"comm_allreduce_mpi_tcp",
-     "comm",
-     "@launcher --transport tcp --sizes 8,4K --modes out",
-     "",
-     "",
-     {60, 120, 1800},
+    {"comm_allreduce_mpi_tcp", "comm", "@launcher --transport tcp --sizes 8,4K --modes out", "", "", 60, 120, 1800,
      "MPI_Allreduce over TCP: small-message latency and the bytes each rank sends for 100M floats (NET-1, NET-2)"});
 // Its row of docs/benchmarks.md's table (--describe; scripts/registry.sh writes the table).
-const bool doc_row = declare_doc(
-    {"",
-     "MPI_Allreduce of float32 sums over the ranks the launcher starts, in- and out-of-place up to 100M floats, "
-     "nccl-tests' columns (algbw, busbw), Open MPI's all-reduce algorithms; a second entry "
-     "(`comm_allreduce_mpi_tcp`) over TCP: small-message latency and the bytes each rank sends "
-     "(docs/multi-node.md)",
-     "NET-1, NET-2"});
+const bool doc_row =
+    declare_doc({"",
+                 R"(MPI_Allreduce of float32 sums over the ranks the launcher starts, in- and out-of-place up to 100M
+floats, nccl-tests' columns (algbw, busbw), Open MPI's all-reduce algorithms; a second entry
+(`comm_allreduce_mpi_tcp`) over TCP: small-message latency and the bytes each rank sends
+(docs/multi-node.md))",
+                 "NET-1, NET-2"});
 const bool writes = declare_writes({names::kMpiAllreduce, names::kMpiRanks});
 }  // namespace
 

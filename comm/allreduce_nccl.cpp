@@ -336,34 +336,19 @@ bool init_group(const Options& o, Group& g, int* argc, char*** argv, const std::
 
 // Its rows of data/benchmarks.csv and of docs/benchmarks.md's table, and the names it writes (--describe).
 const bool entry_nccl =
-    declare_entry({"comm_allreduce_nccl",
-                   "comm",
-                   "--launch single",
-                   "",
-                   "gpu_count>=1",
-                   {60, 300, 1800},
+    declare_entry({"comm_allreduce_nccl", "comm", "--launch single", "", "gpu_count>=1", 60, 300, 1800,
                    "NCCL all-reduce, one process driving every local GPU, transport read back from NCCL (GPU-6)"});
-const bool entry_nccl_nop2p = declare_entry({"comm_allreduce_nccl_nop2p",
-                                             "comm",
-                                             "--launch single",
-                                             "NCCL_P2P_DISABLE=1",
-                                             "gpu_count>=2",
-                                             {60, 300, 1800},
-                                             "NCCL all-reduce with NCCL_P2P_DISABLE=1: the A side of GPU-6"});
+const bool entry_nccl_nop2p =
+    declare_entry({"comm_allreduce_nccl_nop2p", "comm", "--launch single", "NCCL_P2P_DISABLE=1", "gpu_count>=2", 60,
+                   300, 1800, "NCCL all-reduce with NCCL_P2P_DISABLE=1: the A side of GPU-6"});
 const bool entry_nccl_mpi = declare_entry(
-    {"comm_allreduce_nccl_mpi",
-     "comm",
-     "@launcher --launch process",
-     "",
-     "gpu_count>=1",
-     {60, 300, 1800},
+    {"comm_allreduce_nccl_mpi", "comm", "@launcher --launch process", "", "gpu_count>=1", 60, 300, 1800,
      "NCCL all-reduce, one process per GPU started by the launcher, bootstrapped through MPI (GPU-7 across nodes)"});
 const bool doc_row = declare_doc(
     {"",
-     "ncclAllReduce of float32 sums on every GPU, the transport NCCL picked "
-     "read back from its own log: one process driving every local GPU (`comm_allreduce_nccl`), the same with "
-     "`NCCL_P2P_DISABLE=1` (`comm_allreduce_nccl_nop2p`), one process per GPU bootstrapped through MPI "
-     "(`comm_allreduce_nccl_mpi`)",
+     R"(ncclAllReduce of float32 sums on every GPU, the transport NCCL picked read back from its own log: one
+process driving every local GPU (`comm_allreduce_nccl`), the same with `NCCL_P2P_DISABLE=1`
+(`comm_allreduce_nccl_nop2p`), one process per GPU bootstrapped through MPI (`comm_allreduce_nccl_mpi`))",
      "GPU-6, GPU-7"});
 const bool writes = declare_writes({names::kNcclAllreduce, names::kNcclRanks});
 

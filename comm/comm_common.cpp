@@ -173,22 +173,14 @@ std::string NcclTransport::summary() const {
 
 const char* ompi_allreduce_algorithm_name(int id) {
   switch (id) {
-    case 0:
-      return "default";
-    case 1:
-      return "basic_linear";
-    case 2:
-      return "nonoverlapping";
-    case 3:
-      return "recursive_doubling";
-    case 4:
-      return "ring";
-    case 5:
-      return "segmented_ring";
-    case 6:
-      return "rabenseifner";
-    default:
-      return "unknown";
+    case 0: return "default";
+    case 1: return "basic_linear";
+    case 2: return "nonoverlapping";
+    case 3: return "recursive_doubling";
+    case 4: return "ring";
+    case 5: return "segmented_ring";
+    case 6: return "rabenseifner";
+    default: return "unknown";
   }
 }
 

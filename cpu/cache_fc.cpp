@@ -52,23 +52,18 @@ std::vector<int64_t> sweep_sizes(const CommonOptions& o, std::string& basis) {
 }
 
 // Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh).
-const bool entry_cpu_cache_fc = declare_entry(
-    {"cpu_cache_fc",
-     "cpu",
-     "",
-     "",
-     "",
-     {90, 300, 1800},
-     "L3 working-set sweep: fully connected layer, weights 1 MiB to 8x the L3, batch 1/16/64, one pinned thread "
-     "(CPU-3, CPU-4)",
-     true});
+const bool entry_cpu_cache_fc =
+    declare_entry({"cpu_cache_fc", "cpu", "", "", "", 90, 300, 1800,
+                   R"(L3 working-set sweep: fully connected layer, weights 1 MiB to 8x the L3, batch 1/16/64, one pinned
+thread (CPU-3, CPU-4))",
+                   true});
 // Its row of docs/benchmarks.md's table (--describe; scripts/registry.sh writes the table).
 const bool doc_row = declare_doc(
     {"",
-     "L3 working-set sweep: a fully connected layer (oneDNN inner product) on one pinned thread with weights from "
-     "1 MiB to 8x the L3, batch 1 and 64 (and 16 in the full profile), many short repetitions per size; the knee "
-     "of the curve (running median, midpoint crossing) is the measured effective L3, shown beside the latency "
-     "curve's L3 end",
+     R"(L3 working-set sweep: a fully connected layer (oneDNN inner product) on one pinned thread with weights
+from 1 MiB to 8x the L3, batch 1 and 64 (and 16 in the full profile), many short repetitions per size;
+the knee of the curve (running median, midpoint crossing) is the measured effective L3, shown beside the
+latency curve's L3 end)",
      "CPU-3 (emulated where resctrl is absent), CPU-4"});
 
 const bool sweep = register_benchmark(

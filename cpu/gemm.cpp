@@ -13,12 +13,9 @@ namespace {
 std::vector<int64_t> gemm_sizes(const CommonOptions& o) {
   if (!o.sizes.empty()) return o.sizes;
   switch (o.profile) {
-    case Profile::tiny:
-      return {256};
-    case Profile::quick:
-      return {2048};
-    case Profile::full:
-      return {1024, 2048, 4096};
+    case Profile::tiny: return {256};
+    case Profile::quick: return {2048};
+    case Profile::full: return {1024, 2048, 4096};
   }
   return {2048};
 }
@@ -50,21 +47,16 @@ const bool reps_defaults = register_repetition_defaults({3, 5, 10}, kShortQuickM
 
 // Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh).
 const bool entry_cpu_gemm =
-    declare_entry({"cpu_gemm",
-                   "cpu",
-                   "",
-                   "",
-                   "",
-                   {120, 300, 3600},
-                   "GEMM thread scaling: oneDNN matmul, inner product, dnnl_sgemm, OpenBLAS sgemm (CPU-1)",
-                   true});
+    declare_entry({"cpu_gemm", "cpu", "", "", "", 120, 300, 3600,
+                   "GEMM thread scaling: oneDNN matmul, inner product, dnnl_sgemm, OpenBLAS sgemm (CPU-1)", true});
 // Its row of docs/benchmarks.md's table (--describe; scripts/registry.sh writes the table).
-const bool doc_row = declare_doc(
-    {"",
-     "f32 GEMM thread scaling 1..cores: oneDNN matmul (2048^3), oneDNN inner product (fully connected "
-     "64x4096x4096), oneDNN `dnnl_sgemm`, OpenBLAS `cblas_sgemm`; the thread counts of a size interleaved "
-     "repetition by repetition in one process, parallel efficiency E(n) from the fastest interleaved repetitions",
-     "CPU-1"});
+const bool doc_row =
+    declare_doc({"",
+                 R"(f32 GEMM thread scaling 1..cores: oneDNN matmul (2048^3), oneDNN inner product (fully connected
+64x4096x4096), oneDNN `dnnl_sgemm`, OpenBLAS `cblas_sgemm`; the thread counts of a size interleaved
+repetition by repetition in one process, parallel efficiency E(n) from the fastest interleaved
+repetitions)",
+                 "CPU-1"});
 
 const bool matmul = register_benchmark(
     {names::kGemmMatmul, "oneDNN matmul f32, square M=N=K, threads 1..cores", [](const CommonOptions& o) {

@@ -65,40 +65,30 @@ const bool reps_defaults = register_repetition_defaults({3, 5, 10}, kShortQuickM
 
 // Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh).
 const bool entry_cpu_isa = declare_entry(
-    {"cpu_isa",
-     "cpu",
-     "--alternate-env ONEDNN_MAX_CPU_ISA=AVX2",
-     "",
-     "isa_avx512f=yes",
-     {240, 600, 3600},
-     "oneDNN primitives with every ISA the CPU has and, in a second process taking turns with it repetition by "
-     "repetition, with the ISA capped at AVX2 (CPU-5); under a time budget the floor's 3 pairs",
+    {"cpu_isa", "cpu", "--alternate-env ONEDNN_MAX_CPU_ISA=AVX2", "", "isa_avx512f=yes", 240, 600, 3600,
+     R"(oneDNN primitives with every ISA the CPU has and, in a second process taking turns with it repetition by
+repetition, with the ISA capped at AVX2 (CPU-5); under a time budget the floor's 3 pairs)",
      true});
 const bool entry_cpu_isa_sve = declare_entry(
-    {"cpu_isa_sve",
-     "cpu",
-     "--alternate-env ONEDNN_MAX_CPU_ISA=ADVANCED_SIMD",
-     "",
-     "isa_sve=yes;sve_vector_bits>=512",
-     {240, 600, 3600},
-     "aarch64, in place of CPU-5 and not the guide's claim: the same oneDNN primitives with SVE against, in a "
-     "second process taking turns, the ISA capped at Advanced SIMD (NEON); Debian's oneDNN 2.6 has SVE kernels for "
-     "512-bit vectors only (docs/arm.md)",
+    {"cpu_isa_sve", "cpu", "--alternate-env ONEDNN_MAX_CPU_ISA=ADVANCED_SIMD", "", "isa_sve=yes;sve_vector_bits>=512",
+     240, 600, 3600,
+     R"(aarch64, in place of CPU-5 and not the guide's claim: the same oneDNN primitives with SVE against, in a
+second process taking turns, the ISA capped at Advanced SIMD (NEON); Debian's oneDNN 2.6 has SVE kernels
+for 512-bit vectors only (docs/arm.md))",
      true});
 // Its rows of docs/benchmarks.md's table (--describe; scripts/registry.sh writes the table).
-const bool doc_row = declare_doc(
-    {"",
-     "oneDNN matmul, inner product, 3x3 convolution at all cores, f32 and bf16, ISA capped at AVX2 and uncapped, "
-     "each in its own process, the two processes taking turns repetition by repetition (`--alternate-env "
-     "ONEDNN_MAX_CPU_ISA=AVX2`; one registry entry, one `cpu_isa.csv`), the implementation dispatched recorded; "
-     "the gain per pair of repetitions",
-     "CPU-5"});
-const bool doc_row_variant = declare_doc(
-    {"`cpu_isa_sve`; aarch64 with 512-bit SVE only",
-     "the same primitives with SVE against oneDNN capped at Advanced SIMD (`ONEDNN_MAX_CPU_ISA=ADVANCED_SIMD`), "
-     "the two processes taking turns; Debian's oneDNN 2.6.3 has SVE kernels for 512-bit vectors only, so "
-     "elsewhere skipped with the need named (docs/arm.md)",
-     "in place of CPU-5, not the guide's claim (CPU-5's evidence)"});
+const bool doc_row =
+    declare_doc({"",
+                 R"(oneDNN matmul, inner product, 3x3 convolution at all cores, f32 and bf16, ISA capped at AVX2 and
+uncapped, each in its own process, the two processes taking turns repetition by repetition
+(`--alternate-env ONEDNN_MAX_CPU_ISA=AVX2`; one registry entry, one `cpu_isa.csv`), the implementation
+dispatched recorded; the gain per pair of repetitions)",
+                 "CPU-5"});
+const bool doc_row_variant = declare_doc({"`cpu_isa_sve`; aarch64 with 512-bit SVE only",
+                                          R"(the same primitives with SVE against oneDNN capped at Advanced SIMD
+(`ONEDNN_MAX_CPU_ISA=ADVANCED_SIMD`), the two processes taking turns; Debian's oneDNN 2.6.3 has SVE
+kernels for 512-bit vectors only, so elsewhere skipped with the need named (docs/arm.md))",
+                                          "in place of CPU-5, not the guide's claim (CPU-5's evidence)"});
 
 const bool isa = register_benchmark({names::kIsaPrimitives,
                                      "oneDNN matmul, inner product and 3x3 convolution at all cores, f32 and bf16, "

@@ -78,37 +78,23 @@ inline std::string isa_name(dnnl_cpu_isa_t isa) {
   return fmt::format("aarch64_0x{:x}", v);
 #else
   switch (isa) {
-    case dnnl_cpu_isa_sse41:
-      return "sse41";
-    case dnnl_cpu_isa_avx:
-      return "avx";
-    case dnnl_cpu_isa_avx2:
-      return "avx2";
-    case dnnl_cpu_isa_avx2_vnni:
-      return "avx2_vnni";
-    case dnnl_cpu_isa_avx512_core:
-      return "avx512_core";
-    case dnnl_cpu_isa_avx512_core_vnni:
-      return "avx512_core_vnni";
-    case dnnl_cpu_isa_avx512_core_bf16:
-      return "avx512_core_bf16";
-    case dnnl_cpu_isa_avx512_core_amx:
-      return "avx512_core_amx";
+    case dnnl_cpu_isa_sse41: return "sse41";
+    case dnnl_cpu_isa_avx: return "avx";
+    case dnnl_cpu_isa_avx2: return "avx2";
+    case dnnl_cpu_isa_avx2_vnni: return "avx2_vnni";
+    case dnnl_cpu_isa_avx512_core: return "avx512_core";
+    case dnnl_cpu_isa_avx512_core_vnni: return "avx512_core_vnni";
+    case dnnl_cpu_isa_avx512_core_bf16: return "avx512_core_bf16";
+    case dnnl_cpu_isa_avx512_core_amx: return "avx512_core_amx";
 #if DNNL_VERSION_MAJOR >= 3
-    case dnnl_cpu_isa_avx2_vnni_2:
-      return "avx2_vnni_2";
-    case dnnl_cpu_isa_avx512_core_fp16:
-      return "avx512_core_fp16";
-    case dnnl_cpu_isa_avx512_core_amx_fp16:
-      return "avx512_core_amx_fp16";
+    case dnnl_cpu_isa_avx2_vnni_2: return "avx2_vnni_2";
+    case dnnl_cpu_isa_avx512_core_fp16: return "avx512_core_fp16";
+    case dnnl_cpu_isa_avx512_core_amx_fp16: return "avx512_core_amx_fp16";
 #else
-    case dnnl_cpu_isa_avx512_mic:
-      return "avx512_mic";
-    case dnnl_cpu_isa_avx512_mic_4ops:
-      return "avx512_mic_4ops";
+    case dnnl_cpu_isa_avx512_mic: return "avx512_mic";
+    case dnnl_cpu_isa_avx512_mic_4ops: return "avx512_mic_4ops";
 #endif
-    default:
-      return fmt::format("isa_0x{:x}", static_cast<unsigned>(isa));
+    default: return fmt::format("isa_0x{:x}", static_cast<unsigned>(isa));
   }
 #endif
 }

@@ -72,19 +72,13 @@ class FmaPeak final : public Kernel {
 const bool reps_defaults = register_repetition_defaults({3, 5, 10}, kShortQuickMinTimeS);
 
 // Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh).
-const bool entry_cpu_peak = declare_entry({"cpu_peak",
-                                           "cpu",
-                                           "",
-                                           "",
-                                           "",
-                                           {60, 120, 600},
-                                           "f32 FMA peak per ISA and thread count (the suite's own kernel)",
-                                           true});
+const bool entry_cpu_peak = declare_entry({"cpu_peak", "cpu", "", "", "", 60, 120, 600,
+                                           "f32 FMA peak per ISA and thread count (the suite's own kernel)", true});
 // Its row of docs/benchmarks.md's table (--describe; scripts/registry.sh writes the table).
 const bool doc_row = declare_doc(
     {"",
-     "f32 FMA peak per ISA (AVX2, AVX-512; NEON and SVE on aarch64, docs/arm.md) and thread count, the suite's "
-     "own kernel",
+     R"(f32 FMA peak per ISA (AVX2, AVX-512; NEON and SVE on aarch64, docs/arm.md) and thread count, the suite's
+own kernel)",
      "the \"% of peak\" column"});
 
 const bool peak = register_benchmark(

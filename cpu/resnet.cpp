@@ -365,50 +365,36 @@ std::string isa_cap_from_env() {
 }
 
 // Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh).
-const bool entry_cpu_resnet = declare_entry(
-    {"cpu_resnet",
-     "cpu",
-     "--filter ^resnet50_train_step/",
-     "",
-     "",
-     {300, 900, 3600},
-     "ResNet-50 training step (LibTorch, batch 16, 224x224, SGD momentum) at 1..cores threads, images/s (CPU-1, "
-     "CPU-2)",
-     true});
-const bool entry_cpu_resnet_isa_avx2 =
-    declare_entry({"cpu_resnet_isa_avx2",
-                   "cpu",
-                   "--filter ^resnet50_isa/",
-                   "ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2",
-                   "isa_avx512f=yes",
-                   {300, 0, 3600},
-                   "ResNet-50 inference and training step with ATen and oneDNN capped at AVX2 (CPU-5, second evidence)",
+const bool entry_cpu_resnet =
+    declare_entry({"cpu_resnet", "cpu", "--filter ^resnet50_train_step/", "", "", 300, 900, 3600,
+                   R"(ResNet-50 training step (LibTorch, batch 16, 224x224, SGD momentum) at 1..cores threads, images/s
+(CPU-1, CPU-2))",
                    true});
-const bool entry_cpu_resnet_isa_native = declare_entry(
-    {"cpu_resnet_isa_native",
-     "cpu",
-     "--filter ^resnet50_isa/",
-     "ATEN_CPU_CAPABILITY=avx512",
-     "isa_avx512f=yes",
-     {300, 0, 3600},
-     "ResNet-50 inference and training step with every ISA the CPU has, ATen's AVX-512 kernels opted in (CPU-5, "
-     "second evidence)",
-     true});
+const bool entry_cpu_resnet_isa_avx2 = declare_entry(
+    {"cpu_resnet_isa_avx2", "cpu", "--filter ^resnet50_isa/", "ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2",
+     "isa_avx512f=yes", 300, 0, 3600,
+     "ResNet-50 inference and training step with ATen and oneDNN capped at AVX2 (CPU-5, second evidence)", true});
+const bool entry_cpu_resnet_isa_native =
+    declare_entry({"cpu_resnet_isa_native", "cpu", "--filter ^resnet50_isa/", "ATEN_CPU_CAPABILITY=avx512",
+                   "isa_avx512f=yes", 300, 0, 3600,
+                   R"(ResNet-50 inference and training step with every ISA the CPU has, ATen's AVX-512 kernels opted in
+(CPU-5, second evidence))",
+                   true});
 // Its rows of docs/benchmarks.md's table (--describe; scripts/registry.sh writes the table).
 const bool doc_row = declare_doc(
     {"",
-     "ResNet-50 training step through the LibTorch model zoo (batch 16, 224x224, SGD momentum) at 1..cores "
-     "threads, interleaved (t1, t2, t1, t2...) in one process, images/s and page faults per step (freed memory "
-     "kept by the allocator: docs/performance.md), each step checked against a float64 copy of the model and a "
-     "falling loss; E(n) from the fastest interleaved steps and an Amdahl fit whose predicted interval, widened "
-     "by the run-to-run noise of E(n) (the machine's noise profile, else the prior `data/run_to_run_prior.csv`), "
-     "is judged",
-     "CPU-1 (leads; GEMM second), CPU-2 (predicted on 8-16 cores; `not_measurable` on fewer: 32 is beyond 4x the "
-     "largest measured thread count)"});
+     R"(ResNet-50 training step through the LibTorch model zoo (batch 16, 224x224, SGD momentum) at 1..cores
+threads, interleaved (t1, t2, t1, t2...) in one process, images/s and page faults per step (freed memory
+kept by the allocator: docs/performance.md), each step checked against a float64 copy of the model and a
+falling loss; E(n) from the fastest interleaved steps and an Amdahl fit whose predicted interval,
+widened by the run-to-run noise of E(n) (the machine's noise profile, else the prior
+`data/run_to_run_prior.csv`), is judged)",
+     R"(CPU-1 (leads; GEMM second), CPU-2 (predicted on 8-16 cores; `not_measurable` on fewer: 32 is beyond 4x
+the largest measured thread count))"});
 const bool doc_row_variant = declare_doc(
     {"`_isa_avx2`, `_isa_native`; full profile only, too slow for quick",
-     "ResNet-50 inference and one training step at all cores with ATen and oneDNN capped at AVX2 and uncapped, "
-     "each in its own process; the ATen capability and oneDNN implementations that actually ran recorded",
+     R"(ResNet-50 inference and one training step at all cores with ATen and oneDNN capped at AVX2 and uncapped,
+each in its own process; the ATen capability and oneDNN implementations that actually ran recorded)",
      "CPU-5 (second evidence)"});
 
 const bool scaling = register_benchmark(

@@ -70,14 +70,8 @@ class Triad final : public Kernel {
 // Its row of the benchmark registry (examples/benchmarks.csv here, data/benchmarks.csv for the suite's
 // binaries): name, area, args, env, needs, the timeout of each profile (tiny, quick, full), description,
 // and whether it keeps --time-budget. `example_triad --describe` prints it; scripts/registry.sh writes the file.
-const bool entry = declare_entry({"example_triad",
-                                  "cpu",
-                                  "",
-                                  "",
-                                  "",
-                                  {60, 120, 600},
-                                  "the example of docs/adding-a-benchmark.md: STREAM triad on doubles",
-                                  true});
+const bool entry = declare_entry({"example_triad", "cpu", "", "", "", 60, 120, 600,
+                                  "the example of docs/adding-a-benchmark.md: STREAM triad on doubles", true});
 // The benchmark names it writes beyond the one it registers: its derived row's (below).
 const bool writes = declare_writes({kTriadBest});
 // Its row of docs/benchmarks.md's table (the example's goes in no table): a variant's label (empty for the

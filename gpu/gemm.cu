@@ -68,14 +68,10 @@ cudaDataType_t cuda_type(const std::string& name) {
 std::pair<int, int> min_cc(Dtype d) {
   switch (d) {
     case Dtype::tf32:
-    case Dtype::bf16:
-      return {8, 0};
-    case Dtype::fp8_e4m3:
-      return {8, 9};
-    case Dtype::f16:
-      return {7, 0};
-    default:
-      return {5, 0};
+    case Dtype::bf16: return {8, 0};
+    case Dtype::fp8_e4m3: return {8, 9};
+    case Dtype::f16: return {7, 0};
+    default: return {5, 0};
   }
 }
 
@@ -373,30 +369,22 @@ class LtGemm final : public Kernel {
 std::vector<int64_t> gemm_sizes(const CommonOptions& o) {
   if (!o.sizes.empty()) return o.sizes;
   switch (o.profile) {
-    case Profile::tiny:
-      return {256};
-    case Profile::quick:
-      return {4096, 8192};
-    default:
-      return {2048, 4096, 8192, 16384};
+    case Profile::tiny: return {256};
+    case Profile::quick: return {4096, 8192};
+    default: return {2048, 4096, 8192, 16384};
   }
 }
 
 // Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh).
 const bool entry_gpu_gemm = declare_entry(
-    {"gpu_gemm",
-     "gpu",
-     "",
-     "",
-     "",
-     {60, 300, 1800},
-     "cuBLASLt GEMM per data type (f32 tf32 f16 bf16 fp8), and a sustained GEMM with power, temperature and clocks "
-     "sampled (GPU-3, GPU-4, PWR-1, PWR-2, THM-1)"});
+    {"gpu_gemm", "gpu", "", "", "", 60, 300, 1800,
+     R"(cuBLASLt GEMM per data type (f32 tf32 f16 bf16 fp8), and a sustained GEMM with power, temperature and
+clocks sampled (GPU-3, GPU-4, PWR-1, PWR-2, THM-1))"});
 // Its row of docs/benchmarks.md's table (--describe; scripts/registry.sh writes the table).
 const bool doc_row = declare_doc(
     {"",
-     "cuBLASLt GEMM f32, tf32, f16, bf16, fp8 (e4m3) at 4096 and 8192 (quick), TFLOP/s and % of the datasheet; a "
-     "sustained GEMM with NVML power, temperature, clocks and throttle reasons sampled",
+     R"(cuBLASLt GEMM f32, tf32, f16, bf16, fp8 (e4m3) at 4096 and 8192 (quick), TFLOP/s and % of the datasheet;
+a sustained GEMM with NVML power, temperature, clocks and throttle reasons sampled)",
      "GPU-3, GPU-4, GPU-5, PWR-1, PWR-2, THM-1"});
 
 const bool gemm = register_benchmark(

@@ -230,18 +230,13 @@ class TrainStep final : public Kernel {
 
 // Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh).
 const bool entry_gpu_model_memory =
-    declare_entry({"gpu_model_memory",
-                   "gpu",
-                   "",
-                   "",
-                   "",
-                   {120, 600, 3600},
+    declare_entry({"gpu_model_memory", "gpu", "", "", "", 120, 600, 3600,
                    "training-step device memory of the zoo's models at batch 16, fp32 and mixed precision (GPU-1)"});
 // Its row of docs/benchmarks.md's table (--describe; scripts/registry.sh writes the table).
 const bool doc_row = declare_doc(
     {"",
-     "the model zoo's training step on CUDA at batch 16, fp32 and mixed precision: allocator peak allocated and "
-     "reserved, NVML device memory in use",
+     R"(the model zoo's training step on CUDA at batch 16, fp32 and mixed precision: allocator peak allocated
+and reserved, NVML device memory in use)",
      "GPU-1"});
 
 const bool memory = register_benchmark(

@@ -123,12 +123,8 @@ class Copy final : public Kernel {
       case Kind::d2h:
         RIGCHECK_CUDA(cudaMemcpyAsync(dst_host_->p, a_->p, bytes_, cudaMemcpyDeviceToHost, stream_));
         break;
-      case Kind::d2d:
-        RIGCHECK_CUDA(cudaMemcpyAsync(b_->p, a_->p, bytes_, cudaMemcpyDeviceToDevice, stream_));
-        break;
-      case Kind::p2p:
-        RIGCHECK_CUDA(cudaMemcpyPeerAsync(b_->p, b_->dev, a_->p, 0, bytes_, stream_));
-        break;
+      case Kind::d2d: RIGCHECK_CUDA(cudaMemcpyAsync(b_->p, a_->p, bytes_, cudaMemcpyDeviceToDevice, stream_)); break;
+      case Kind::p2p: RIGCHECK_CUDA(cudaMemcpyPeerAsync(b_->p, b_->dev, a_->p, 0, bytes_, stream_)); break;
     }
   }
 
@@ -212,20 +208,15 @@ class Copy final : public Kernel {
 
 // Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh).
 const bool entry_gpu_transfer = declare_entry(
-    {"gpu_transfer",
-     "gpu",
-     "",
-     "",
-     "",
-     {60, 180, 900},
-     "copy bandwidth host-device pinned and pageable, device-device, GPU-GPU with and without peer access; PCIe "
-     "generation and width"});
+    {"gpu_transfer", "gpu", "", "", "", 60, 180, 900,
+     R"(copy bandwidth host-device pinned and pageable, device-device, GPU-GPU with and without peer access;
+PCIe generation and width)"});
 // Its row of docs/benchmarks.md's table (--describe; scripts/registry.sh writes the table).
-const bool doc_row = declare_doc(
-    {"",
-     "copies host-to-device and device-to-host (pinned, pageable), device-to-device, GPU-to-GPU with and without "
-     "peer access; PCIe generation and width",
-     "transfers beside GPU-6"});
+const bool doc_row =
+    declare_doc({"",
+                 R"(copies host-to-device and device-to-host (pinned, pageable), device-to-device, GPU-to-GPU with and
+without peer access; PCIe generation and width)",
+                 "transfers beside GPU-6"});
 
 const bool transfer = register_benchmark(
     {names::kGpuTransfer, "copy bandwidth H2D/D2H pinned and pageable, D2D, P2P with and without peer access",

@@ -308,20 +308,15 @@ void measure(Session& s, const DlOptions& o, std::vector<WaitCase>& wcases, cons
 // Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh), and the
 // benchmark names it writes.
 const bool entry_io_dataloader = declare_entry(
-    {"io_dataloader",
-     "io",
-     "",
-     "",
-     "",
-     {60, 180, 1800},
-     "DataLoader-style prefetch pipeline over sample files: I/O wait per step against compute:I/O ratio and "
-     "workers, IOPS issued; fio on the same files as the peer (IO-1, IO-3)"});
+    {"io_dataloader", "io", "", "", "", 60, 180, 1800,
+     R"(DataLoader-style prefetch pipeline over sample files: I/O wait per step against compute:I/O ratio and
+workers, IOPS issued; fio on the same files as the peer (IO-1, IO-3))"});
 // Its row of docs/benchmarks.md's table (--describe; scripts/registry.sh writes the table).
 const bool doc_row = declare_doc(
     {"",
-     "the suite's own DataLoader-style pipeline: ~108 KiB sample files read with O_DIRECT, workers x prefetch "
-     "factor feeding a bounded queue, a training step of set compute time; I/O wait per step against the "
-     "compute:I/O ratio and the worker count; the IOPS it issues; fio on the same files beside it",
+     R"(the suite's own DataLoader-style pipeline: ~108 KiB sample files read with O_DIRECT, workers x prefetch
+factor feeding a bounded queue, a training step of set compute time; I/O wait per step against the
+compute:I/O ratio and the worker count; the IOPS it issues; fio on the same files beside it)",
      "IO-1, IO-3"});
 const bool writes = declare_writes({names::kDataloaderIoWait, names::kDataloaderVsFio});
 

@@ -302,29 +302,19 @@ void measure(Session& s, const FioOptions& f, const std::vector<FioCase>& cases,
 // Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh), and the
 // benchmark names it writes.
 const bool entry_io_fio_disk = declare_entry(
-    {"io_fio_disk",
-     "io",
-     "",
-     "",
-     "",
-     {60, 120, 900},
-     "fio (Debian's) on a scratch file in a new directory under /var/tmp: 1 MiB sequential read QD32, 4 KiB random "
-     "read QD1 and QD32 x jobs (IO-2)"});
+    {"io_fio_disk", "io", "", "", "", 60, 120, 900,
+     R"(fio (Debian's) on a scratch file in a new directory under /var/tmp: 1 MiB sequential read QD32, 4 KiB
+random read QD1 and QD32 x jobs (IO-2))"});
 const bool entry_io_fio_tmpfs =
-    declare_entry({"io_fio_tmpfs",
-                   "io",
-                   "--scratch /dev/shm",
-                   "",
-                   "",
-                   {60, 120, 900},
+    declare_entry({"io_fio_tmpfs", "io", "--scratch /dev/shm", "", "", 60, 120, 900,
                    "the same fio profiles on tmpfs (/dev/shm): the guide's RAM disk row (IO-2)"});
 // Its row of docs/benchmarks.md's table (--describe; scripts/registry.sh writes the table).
 const bool doc_row = declare_doc(
     {"",
-     "Debian's real fio on a scratch file it creates: 1 MiB sequential read QD32, 4 KiB random read QD1 and QD32 "
-     "x jobs (writes only with `--allow-write`); GB/s, IOPS, completion latency p50/p99/p99.9; ioengine io_uring, "
-     "else libaio, else psync; the device class from sysfs. Run twice: a new directory under `/var/tmp` (the "
-     "disk) and `/dev/shm` (tmpfs, the RAM disk row)",
+     R"(Debian's real fio on a scratch file it creates: 1 MiB sequential read QD32, 4 KiB random read QD1 and
+QD32 x jobs (writes only with `--allow-write`); GB/s, IOPS, completion latency p50/p99/p99.9; ioengine
+io_uring, else libaio, else psync; the device class from sysfs. Run twice: a new directory under
+`/var/tmp` (the disk) and `/dev/shm` (tmpfs, the RAM disk row))",
      "IO-2"});
 const bool writes = declare_writes({names::kFio});
 

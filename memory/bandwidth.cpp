@@ -91,18 +91,10 @@ class Stream final : public Kernel {
     for (size_t i = 0; i < n; ++i) {
       bool ok = true;
       switch (op_) {
-        case Op::copy:
-          ok = c[i] == a[i];
-          break;
-        case Op::scale:
-          ok = b[i] == kScalar * c[i];
-          break;
-        case Op::add:
-          ok = c[i] == a[i] + b[i];
-          break;
-        case Op::triad:
-          ok = a[i] == b[i] + kScalar * c[i];
-          break;
+        case Op::copy: ok = c[i] == a[i]; break;
+        case Op::scale: ok = b[i] == kScalar * c[i]; break;
+        case Op::add: ok = c[i] == a[i] + b[i]; break;
+        case Op::triad: ok = a[i] == b[i] + kScalar * c[i]; break;
       }
       wrong += !ok;
     }
@@ -196,22 +188,16 @@ std::vector<Case> numa_cases(const CommonOptions& o, const StreamIsa& isa, size_
 }
 
 // Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh).
-const bool entry_memory_bandwidth =
-    declare_entry({"memory_bandwidth",
-                   "memory",
-                   "--min-time 0.1",
-                   "",
-                   "",
-                   {60, 240, 1800},
-                   "STREAM copy/scale/add/triad, plain and non-temporal stores, threads 1..cores (MEM-2 figures)",
-                   true});
+const bool entry_memory_bandwidth = declare_entry(
+    {"memory_bandwidth", "memory", "--min-time 0.1", "", "", 60, 240, 1800,
+     "STREAM copy/scale/add/triad, plain and non-temporal stores, threads 1..cores (MEM-2 figures)", true});
 // Its row of docs/benchmarks.md's table (--describe; scripts/registry.sh writes the table).
 const bool doc_row = declare_doc(
     {"",
-     "STREAM copy, scale, add, triad (f64), plain and non-temporal stores (AVX2, AVX-512; NEON with STNP on "
-     "aarch64), threads 1..cores, arrays >= 4x the last-level cache (>= 256 MiB); STREAM byte counting and with "
-     "write-allocate (`gbps_write_allocate`); on a machine of 2+ NUMA nodes triad per node (threads and arrays on "
-     "it) and from the first node to each other node's memory",
+     R"(STREAM copy, scale, add, triad (f64), plain and non-temporal stores (AVX2, AVX-512; NEON with STNP on
+aarch64), threads 1..cores, arrays >= 4x the last-level cache (>= 256 MiB); STREAM byte counting and
+with write-allocate (`gbps_write_allocate`); on a machine of 2+ NUMA nodes triad per node (threads and
+arrays on it) and from the first node to each other node's memory)",
      "MEM-2 (figures for a second run)"});
 
 const bool bw = register_benchmark(

@@ -407,27 +407,22 @@ Case mlp_case(const Point& pt, int threads) {
 
 // Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh).
 const bool entry_memory_host = declare_entry(
-    {"memory_host",
-     "memory",
-     "--reps 1",
-     "",
-     "",
-     {300, 600, 7200},
-     "peak RSS (VmHWM) and step time of CPU training steps of zoo models, one process per point, beside the guide's "
-     "formula and the analytic estimate (MEM-1; rigcheck capacity fits its line to them). quick: one batch per "
-     "model, one child process each (light_cnn b16, resnet50 b8, bert_base and gpt2 b16 at seq 64: capacity's line "
-     "through it at the zoo's analytic slope), the reference MLP (w1536 d4 b1536: the dense step rate); full: "
-     "light_cnn b8 b32, resnet50 b4 b16, bert_base b4 b16, bert_large and gpt2 b2 b8 at seq 128, gpt2_xl b1 "
-     "(skipped where it cannot fit), the reference MLP, then a near-limit check per model (one child, at most 75 s) "
-     "chosen from its own points; RIGCHECK_CAPACITY_CHECK=model:batch[:seq],... adds points near the predicted "
-     "limit"});
+    {"memory_host", "memory", "--reps 1", "", "", 300, 600, 7200,
+     R"(peak RSS (VmHWM) and step time of CPU training steps of zoo models, one process per point, beside the
+guide's formula and the analytic estimate (MEM-1; rigcheck capacity fits its line to them). quick: one
+batch per model, one child process each (light_cnn b16, resnet50 b8, bert_base and gpt2 b16 at seq 64:
+capacity's line through it at the zoo's analytic slope), the reference MLP (w1536 d4 b1536: the dense
+step rate); full: light_cnn b8 b32, resnet50 b4 b16, bert_base b4 b16, bert_large and gpt2 b2 b8 at seq
+128, gpt2_xl b1 (skipped where it cannot fit), the reference MLP, then a near-limit check per model (one
+child, at most 75 s) chosen from its own points; RIGCHECK_CAPACITY_CHECK=model:batch[:seq],... adds
+points near the predicted limit)"});
 // Its row of docs/benchmarks.md's table (--describe; scripts/registry.sh writes the table).
 const bool doc_row = declare_doc(
     {"",
-     "peak RSS (VmHWM) and step time of 2 CPU training steps of zoo models at two or more batches each (light "
-     "CNN, ResNet-50, BERT-base, GPT-2; BERT-large and GPT-2 XL in the full profile), one child process "
-     "(`memory_train_step`) per point, free memory checked first; beside the guide's formula and the analytic "
-     "estimate",
+     R"(peak RSS (VmHWM) and step time of 2 CPU training steps of zoo models at two or more batches each (light
+CNN, ResNet-50, BERT-base, GPT-2; BERT-large and GPT-2 XL in the full profile), one child process
+(`memory_train_step`) per point, free memory checked first; beside the guide's formula and the analytic
+estimate)",
      "MEM-1, `rigcheck capacity`"});
 
 const bool host = register_benchmark(

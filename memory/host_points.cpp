@@ -48,8 +48,7 @@ const Point kReferenceMlp{"mlp", 1536, 0, false, 1536, 4};
 
 std::vector<Point> points(Profile p) {
   switch (p) {
-    case Profile::tiny:
-      return {{"light_cnn", 2, 0}};
+    case Profile::tiny: return {{"light_cnn", 2, 0}};
     // Quick: ONE batch of every zoo model that fits, one child process each (its check's:
     // HostStep::run_timed). rigcheck capacity draws its line through the largest measured batch at
     // the zoo's analytic activations per sample whether one batch or two were measured. light_cnn at
@@ -61,8 +60,7 @@ std::vector<Point> points(Profile p) {
     // check). Then the reference MLP (kReferenceMlp): the GFLOP/s LibTorch's training step reaches here.
     case Profile::quick:
       return {{"light_cnn", 16, 0}, {"resnet50", 8, 0}, {"bert_base", 16, 64}, {"gpt2", 16, 64}, kReferenceMlp};
-    case Profile::full:
-      break;
+    case Profile::full: break;
   }
   // Full: two batches per model, a factor 4 apart, at seq 128 for the transformers, then a near-limit
   // check per model (one child, kChildBudgetS). Budgeted for a 60-minute full profile on 2

@@ -253,23 +253,18 @@ std::vector<Case> numa_cases(const CommonOptions& o) {
 
 // Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh).
 const bool entry_memory_latency = declare_entry(
-    {"memory_latency",
-     "memory",
-     "--min-time 0.02",
-     "",
-     "",
-     {60, 240, 1800},
-     "random cyclic pointer chase 4 KiB..1 GiB, 4 KiB and 2 MiB pages, idle and loaded; cache levels found on the "
-     "curve (MEM-3 figures)",
+    {"memory_latency", "memory", "--min-time 0.02", "", "", 60, 240, 1800,
+     R"(random cyclic pointer chase 4 KiB..1 GiB, 4 KiB and 2 MiB pages, idle and loaded; cache levels found on
+the curve (MEM-3 figures))",
      true});
 // Its row of docs/benchmarks.md's table (--describe; scripts/registry.sh writes the table).
 const bool doc_row = declare_doc(
     {"",
-     "random cyclic pointer chase 4 KiB..1 GiB with 4 KiB and 2 MiB pages (AnonHugePages read back), ns per load; "
-     "cache levels found on the curve (`latency_levels`: `level_size_bytes`, `level_latency_ns` per L1, L2, L3, "
-     "DRAM, beside the nominal sizes); the same curve with the other cores streaming; `memory_latency_numa`: the "
-     "chase (2 MiB pages, 256 MiB) from each NUMA node's first core to each node's memory, local and remote "
-     "(MLC's matrix; one skipped case on a machine of one node)",
+     R"(random cyclic pointer chase 4 KiB..1 GiB with 4 KiB and 2 MiB pages (AnonHugePages read back), ns per
+load; cache levels found on the curve (`latency_levels`: `level_size_bytes`, `level_latency_ns` per L1,
+L2, L3, DRAM, beside the nominal sizes); the same curve with the other cores streaming;
+`memory_latency_numa`: the chase (2 MiB pages, 256 MiB) from each NUMA node's first core to each node's
+memory, local and remote (MLC's matrix; one skipped case on a machine of one node))",
      "MEM-3 (figures for a second run)"});
 // The cache levels found on the curve: rows derived from memory_latency's (register_derived_rows below).
 const bool writes_levels = declare_writes({names::kLatencyLevels});

@@ -143,22 +143,16 @@ int64_t thp_bytes(const CommonOptions& o) {
 }
 
 // Its rows of the benchmark registry, data/benchmarks.csv (--describe; scripts/registry.sh).
-const bool entry_memory_thp =
-    declare_entry({"memory_thp",
-                   "memory",
-                   "--reps 5",
-                   "",
-                   "thp_available=yes",
-                   {60, 240, 1200},
-                   "allocate+first-touch and GUPS of 1 GiB (quick: 256 MiB), MADV_HUGEPAGE vs MADV_NOHUGEPAGE (MEM-4)",
-                   true});
+const bool entry_memory_thp = declare_entry(
+    {"memory_thp", "memory", "--reps 5", "", "thp_available=yes", 60, 240, 1200,
+     "allocate+first-touch and GUPS of 1 GiB (quick: 256 MiB), MADV_HUGEPAGE vs MADV_NOHUGEPAGE (MEM-4)", true});
 // Its row of docs/benchmarks.md's table (--describe; scripts/registry.sh writes the table).
-const bool doc_row = declare_doc(
-    {"",
-     "allocate + first touch + free of 1 GiB, and GUPS random updates of a 1 GiB table (256 MiB in quick), "
-     "`MADV_HUGEPAGE` vs `MADV_NOHUGEPAGE` in one process; the first-touch cost per 4 KiB and per 2 MiB page; THP "
-     "mode and defrag recorded, never changed",
-     "MEM-4"});
+const bool doc_row =
+    declare_doc({"",
+                 R"(allocate + first touch + free of 1 GiB, and GUPS random updates of a 1 GiB table (256 MiB in quick),
+`MADV_HUGEPAGE` vs `MADV_NOHUGEPAGE` in one process; the first-touch cost per 4 KiB and per 2 MiB page;
+THP mode and defrag recorded, never changed)",
+                 "MEM-4"});
 
 const bool alloc = register_benchmark(
     {names::kThpAlloc,

@@ -33,18 +33,10 @@ std::shared_ptr<ZooModel> build_model(const ModelConfig& cfg, torch::Device devi
   torch::manual_seed(seed);
   std::shared_ptr<ZooModel> m;
   switch (cfg.arch) {
-    case Arch::light_cnn:
-      m = std::make_shared<LightCnn>(cfg);
-      break;
-    case Arch::resnet:
-      m = std::make_shared<ResNet>(cfg);
-      break;
-    case Arch::bert:
-      m = std::make_shared<Bert>(cfg);
-      break;
-    case Arch::gpt2:
-      m = std::make_shared<Gpt2>(cfg);
-      break;
+    case Arch::light_cnn: m = std::make_shared<LightCnn>(cfg); break;
+    case Arch::resnet: m = std::make_shared<ResNet>(cfg); break;
+    case Arch::bert: m = std::make_shared<Bert>(cfg); break;
+    case Arch::gpt2: m = std::make_shared<Gpt2>(cfg); break;
   }
   if (!m) throw std::invalid_argument("build_model: unknown architecture of " + cfg.name);
   m->to(device, dtype);
@@ -100,8 +92,7 @@ void to_channels_last(torch::nn::Module& m) {
 
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(ZooModel& m, Optimizer kind, double lr) {
   switch (kind) {
-    case Optimizer::sgd:
-      return std::make_unique<torch::optim::SGD>(m.parameters(), torch::optim::SGDOptions(lr));
+    case Optimizer::sgd: return std::make_unique<torch::optim::SGD>(m.parameters(), torch::optim::SGDOptions(lr));
     case Optimizer::sgd_momentum:
       return std::make_unique<torch::optim::SGD>(m.parameters(), torch::optim::SGDOptions(lr).momentum(0.9));
     case Optimizer::adamw:

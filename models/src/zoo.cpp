@@ -234,15 +234,9 @@ MemoryEstimate estimate_training_memory(const ModelConfig& cfg, int batch, const
   m.gradients = p * o.weight_bytes;
   const double state_bytes = 4;  // optimizer state kept in fp32
   switch (o.optimizer) {
-    case Optimizer::sgd:
-      m.optimizer_state = 0;
-      break;
-    case Optimizer::sgd_momentum:
-      m.optimizer_state = p * state_bytes;
-      break;
-    case Optimizer::adamw:
-      m.optimizer_state = 2 * p * state_bytes;
-      break;
+    case Optimizer::sgd: m.optimizer_state = 0; break;
+    case Optimizer::sgd_momentum: m.optimizer_state = p * state_bytes; break;
+    case Optimizer::adamw: m.optimizer_state = 2 * p * state_bytes; break;
   }
   m.activations = w.act * o.activation_bytes + w.act_bytes1 + 8 * w.act_bytes8;
   return m;

@@ -82,19 +82,12 @@ int64_t parse_size(const std::string& s) {
   std::string num = s;
   switch (s.back()) {
     case 'k':
-    case 'K':
-      mult = 1024.0;
-      break;
+    case 'K': mult = 1024.0; break;
     case 'm':
-    case 'M':
-      mult = 1024.0 * 1024;
-      break;
+    case 'M': mult = 1024.0 * 1024; break;
     case 'g':
-    case 'G':
-      mult = 1024.0 * 1024 * 1024;
-      break;
-    default:
-      break;
+    case 'G': mult = 1024.0 * 1024 * 1024; break;
+    default: break;
   }
   if (mult != 1) num = s.substr(0, s.size() - 1);
   size_t pos = 0;

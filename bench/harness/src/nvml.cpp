@@ -54,22 +54,14 @@ T read_as(const unsigned char (&raw)[8]) {
 double field_as_double(const FieldValue& v) {
   if (v.nvml_return != 0) return NAN;
   switch (v.value_type) {
-    case 0:
-      return read_as<double>(v.value);
-    case 1:
-      return read_as<unsigned int>(v.value);
-    case 2:
-      return static_cast<double>(read_as<unsigned long>(v.value));
-    case 3:
-      return static_cast<double>(read_as<unsigned long long>(v.value));
-    case 4:
-      return static_cast<double>(read_as<long long>(v.value));
-    case 5:
-      return read_as<int>(v.value);
-    case 6:
-      return read_as<unsigned short>(v.value);
-    default:
-      return NAN;
+    case 0: return read_as<double>(v.value);
+    case 1: return read_as<unsigned int>(v.value);
+    case 2: return static_cast<double>(read_as<unsigned long>(v.value));
+    case 3: return static_cast<double>(read_as<unsigned long long>(v.value));
+    case 4: return static_cast<double>(read_as<long long>(v.value));
+    case 5: return read_as<int>(v.value);
+    case 6: return read_as<unsigned short>(v.value);
+    default: return NAN;
   }
 }
 

@@ -169,25 +169,17 @@ std::string describe_child_end(const ChildResult& r, unsigned long long as_bytes
   if (std::string ub = line_with(r.output_tail, "runtime error: "); !ub.empty() && r.exit_code != 0)
     return "UndefinedBehaviorSanitizer: " + ub.substr(ub.find("runtime error: "));
   switch (r.term_signal) {
-    case 0:
-      return r.exit_code == 0 ? "" : fmt::format("exited with status {}", r.exit_code);
-    case SIGSEGV:
-      return "crashed with SIGSEGV (segmentation fault: a bad memory access)";
-    case SIGBUS:
-      return "crashed with SIGBUS (a bad memory access: a mapped file shrank, or a misaligned access)";
-    case SIGILL:
-      return "crashed with SIGILL (an instruction this CPU lacks: a binary built for another ISA?)";
-    case SIGFPE:
-      return "crashed with SIGFPE (an arithmetic fault such as an integer division by zero)";
-    case SIGABRT:
-      return "aborted (SIGABRT: a failed assertion or an uncaught exception; see its log)";
-    case SIGXFSZ:
-      return "killed by SIGXFSZ: a file it wrote passed the file-size limit (ulimit -f)";
+    case 0: return r.exit_code == 0 ? "" : fmt::format("exited with status {}", r.exit_code);
+    case SIGSEGV: return "crashed with SIGSEGV (segmentation fault: a bad memory access)";
+    case SIGBUS: return "crashed with SIGBUS (a bad memory access: a mapped file shrank, or a misaligned access)";
+    case SIGILL: return "crashed with SIGILL (an instruction this CPU lacks: a binary built for another ISA?)";
+    case SIGFPE: return "crashed with SIGFPE (an arithmetic fault such as an integer division by zero)";
+    case SIGABRT: return "aborted (SIGABRT: a failed assertion or an uncaught exception; see its log)";
+    case SIGXFSZ: return "killed by SIGXFSZ: a file it wrote passed the file-size limit (ulimit -f)";
     case SIGKILL:
       return "killed by SIGKILL from outside the runner (the kernel's out-of-memory killer does this: see dmesg)" +
              limit;
-    default:
-      return fmt::format("killed by signal {} ({})", r.term_signal, strsignal(r.term_signal));
+    default: return fmt::format("killed by signal {} ({})", r.term_signal, strsignal(r.term_signal));
   }
 }
 

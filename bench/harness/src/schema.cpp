@@ -11,14 +11,10 @@ namespace rigcheck {
 
 const char* to_string(Status s) {
   switch (s) {
-    case Status::ok:
-      return "ok";
-    case Status::skipped:
-      return "skipped";
-    case Status::mistrusted:
-      return "mistrusted";
-    case Status::failed:
-      return "failed";
+    case Status::ok: return "ok";
+    case Status::skipped: return "skipped";
+    case Status::mistrusted: return "mistrusted";
+    case Status::failed: return "failed";
   }
   return "failed";
 }

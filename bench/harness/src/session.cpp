@@ -1,5 +1,6 @@
 #include "rigcheck/harness/session.hpp"
 
+#include <algorithm>
 #include <signal.h>
 #include <sys/stat.h>
 
@@ -76,9 +77,15 @@ std::vector<DocRow>& declared_docs() {
   static std::vector<DocRow> rows;
   return rows;
 }
+// A text written over several source lines (a raw string literal, R"(...)") as the one line a cell is.
+std::string joined_lines(std::string s) {
+  std::replace(s.begin(), s.end(), '\n', ' ');
+  return s;
+}
 }  // namespace
 
 bool declare_entry(RegistryEntry e) {
+  for (std::string* s : {&e.name, &e.area, &e.args, &e.env, &e.needs, &e.description}) *s = joined_lines(std::move(*s));
   declared_entries().push_back(std::move(e));
   return true;
 }
@@ -89,6 +96,7 @@ bool declare_writes(std::initializer_list<const char*> benchmarks) {
 }
 
 bool declare_doc(DocRow row) {
+  for (std::string* s : {&row.variant, &row.what, &row.claims}) *s = joined_lines(std::move(*s));
   declared_docs().push_back(std::move(row));
   return true;
 }
@@ -102,10 +110,9 @@ std::string describe(const std::string& binary) {
   };
   std::string out = std::string(kRegistryHeader) + "\n";
   for (const RegistryEntry& e : declared_entries()) {
-    const RegistryEntry::Timeouts& t = e.timeouts;
     out += fmt::format("{},{},{},{},{},{},{},{},{},{},,{},\n", csv_field(e.name), csv_field(e.area), csv_field(binary),
-                       csv_field(e.args), csv_field(e.env), csv_field(e.needs), t.tiny_s, t.quick_s, t.full_s,
-                       quoted(e.description), e.takes_budget ? "yes" : "");
+                       csv_field(e.args), csv_field(e.env), csv_field(e.needs), e.timeout_tiny_s, e.timeout_quick_s,
+                       e.timeout_full_s, quoted(e.description), e.takes_budget ? "yes" : "");
   }
   for (const std::string& b : declared_writes()) out += "# writes: " + b + "\n";
   for (const DocRow& d : declared_docs()) {

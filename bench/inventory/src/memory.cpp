@@ -28,50 +28,28 @@ std::string meminfo_bytes(const std::string& meminfo, const std::string& key) {
 // SMBIOS memory type byte (type 17, offset 0x12) as a name.
 std::string smbios_memory_type(unsigned t) {
   switch (t) {
-    case 0x01:
-      return "Other";
-    case 0x02:
-      return "Unknown";
-    case 0x03:
-      return "DRAM";
-    case 0x07:
-      return "RAM";
-    case 0x0F:
-      return "SDRAM";
-    case 0x12:
-      return "DDR";
-    case 0x13:
-      return "DDR2";
-    case 0x14:
-      return "DDR2 FB-DIMM";
-    case 0x18:
-      return "DDR3";
-    case 0x19:
-      return "FBD2";
-    case 0x1A:
-      return "DDR4";
-    case 0x1B:
-      return "LPDDR";
-    case 0x1C:
-      return "LPDDR2";
-    case 0x1D:
-      return "LPDDR3";
-    case 0x1E:
-      return "LPDDR4";
-    case 0x1F:
-      return "Logical non-volatile device";
-    case 0x20:
-      return "HBM";
-    case 0x21:
-      return "HBM2";
-    case 0x22:
-      return "DDR5";
-    case 0x23:
-      return "LPDDR5";
-    case 0x24:
-      return "HBM3";
-    default:
-      return fmt::format("type {:#04x}", t);
+    case 0x01: return "Other";
+    case 0x02: return "Unknown";
+    case 0x03: return "DRAM";
+    case 0x07: return "RAM";
+    case 0x0F: return "SDRAM";
+    case 0x12: return "DDR";
+    case 0x13: return "DDR2";
+    case 0x14: return "DDR2 FB-DIMM";
+    case 0x18: return "DDR3";
+    case 0x19: return "FBD2";
+    case 0x1A: return "DDR4";
+    case 0x1B: return "LPDDR";
+    case 0x1C: return "LPDDR2";
+    case 0x1D: return "LPDDR3";
+    case 0x1E: return "LPDDR4";
+    case 0x1F: return "Logical non-volatile device";
+    case 0x20: return "HBM";
+    case 0x21: return "HBM2";
+    case 0x22: return "DDR5";
+    case 0x23: return "LPDDR5";
+    case 0x24: return "HBM3";
+    default: return fmt::format("type {:#04x}", t);
   }
 }
 

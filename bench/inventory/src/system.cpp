@@ -243,26 +243,13 @@ void add_libraries(Collector& c) {
           fmt::format("{}.{}.{} ({})", v->major, v->minor, v->patch, v->hash != nullptr ? v->hash : "no hash"));
     std::string rt;
     switch (v->cpu_runtime) {
-      case DNNL_RUNTIME_NONE:
-        rt = "none";
-        break;
-      case DNNL_RUNTIME_SEQ:
-        rt = "seq";
-        break;
-      case DNNL_RUNTIME_OMP:
-        rt = "omp";
-        break;
-      case DNNL_RUNTIME_TBB:
-        rt = "tbb";
-        break;
-      case DNNL_RUNTIME_THREADPOOL:
-        rt = "threadpool";
-        break;
-      case DNNL_RUNTIME_SYCL:
-        rt = "sycl";
-        break;
-      default:
-        rt = unknown(fmt::format("runtime code {}", v->cpu_runtime));
+      case DNNL_RUNTIME_NONE: rt = "none"; break;
+      case DNNL_RUNTIME_SEQ: rt = "seq"; break;
+      case DNNL_RUNTIME_OMP: rt = "omp"; break;
+      case DNNL_RUNTIME_TBB: rt = "tbb"; break;
+      case DNNL_RUNTIME_THREADPOOL: rt = "threadpool"; break;
+      case DNNL_RUNTIME_SYCL: rt = "sycl"; break;
+      default: rt = unknown(fmt::format("runtime code {}", v->cpu_runtime));
     }
     c.add("onednn_cpu_runtime", rt);
   } else {

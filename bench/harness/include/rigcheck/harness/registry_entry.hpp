@@ -10,16 +10,14 @@
 namespace rigcheck {
 
 struct RegistryEntry {
-  struct Timeouts {
-    int tiny_s = 0, quick_s = 0, full_s = 0;  // 0: not part of that profile
-  };
   // In data/benchmarks.csv's column order; the binary is the one declaring it.
-  std::string name;           // unique in the registry
-  std::string area;           // cpu, memory, io, comm, gpu
-  std::string args;           // added to the command line (@launcher: started under the MPI launcher)
-  std::string env;            // VAR=value pairs, space-separated
-  std::string needs;          // what the machine must have, ';'-separated (runfolder/needs.hpp)
-  Timeouts timeouts;          // per profile, seconds
+  std::string name;   // unique in the registry
+  std::string area;   // cpu, memory, io, comm, gpu
+  std::string args;   // added to the command line (@launcher: started under the MPI launcher)
+  std::string env;    // VAR=value pairs, space-separated
+  std::string needs;  // what the machine must have, ';'-separated (runfolder/needs.hpp)
+  // Seconds per profile (tiny, quick, full); 0: not part of that profile.
+  int timeout_tiny_s = 0, timeout_quick_s = 0, timeout_full_s = 0;
   std::string description;    // what it measures and for which claims
   bool takes_budget = false;  // the binary keeps --time-budget
 };
