@@ -15,12 +15,7 @@ doc="$src/docs/benchmarks.md"
 echo "ok: docs/benchmarks.md's table is what the built binaries describe"
 
 # plant NAME EXPECTED [BUILD]: the check of $tmp/NAME.md against BUILD must fail saying EXPECTED.
-plant() {
-  local out
-  if out=$("$script" --doc "$tmp/$1.md" --check "${3:-$build}"); then fail "the planted $1 passed"; fi
-  grep -qF "$2" <<<"$out" || fail "the planted $1 failed without saying '$2': $out"
-  echo "ok: planted $1 fails: $(grep -F "$2" <<<"$out" | head -n 1)"
-}
+plant() { planted_fails "$1" "$2" "$script" --doc "$tmp/$1.md" --check "${3:-$build}"; }
 first=$(grep -m1 -E '^\| `[a-z0-9_]+`' "$doc" | sed -E 's/^\| `([a-z0-9_]+)`.*/\1/')
 sed "0,/^| \`$first\`/s/ |\$/ (planted) |/" "$doc" >"$tmp/cell_edited.md"
 ! cmp -s "$doc" "$tmp/cell_edited.md" || fail "planting an edited cell changed nothing"

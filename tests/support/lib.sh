@@ -16,3 +16,12 @@ aarch64_elf() {
   machine=$(od -An -tu2 -j18 -N2 "$1" | tr -d ' ')
   [[ $machine == 183 ]] || fail "$1 is not an aarch64 binary (ELF e_machine $machine)"
 }
+# planted_fails NAME EXPECTED COMMAND...: COMMAND, a check run on the planted copy NAME, must fail and
+# say EXPECTED on stdout.
+planted_fails() {
+  local name=$1 expected=$2 out
+  shift 2
+  if out=$("$@"); then fail "the planted $name passed"; fi
+  grep -qF "$expected" <<<"$out" || fail "the planted $name failed without saying '$expected': $out"
+  echo "ok: planted $name fails: $(grep -F "$expected" <<<"$out" | head -n 1)"
+}
