@@ -10,26 +10,14 @@
 
 #include "rigcheck/harness/csv.hpp"
 #include "rigcheck/harness/stats.hpp"
+#include "rigcheck/report/export.hpp"
 #include "rigcheck/report/report_util.hpp"
 #include "html_internal.hpp"
 
 namespace rigcheck {
 
-std::string html_escape(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+// HTML5 knows XML's five entities; a page gets the same text an export does (U+FFFD for what is not UTF-8).
+std::string html_escape(const std::string& s) { return xml_escape(s); }
 
 std::string verdict_class(Outcome verdict) { return std::string("v-") + to_string(verdict); }
 
