@@ -28,8 +28,8 @@ using namespace rigcheck::testsupport;
 namespace {
 // Each benchmark name the suite's binaries write, with the binaries that write it: the "# writes:"
 // lines of `BINARY --describe` for each benchmark and peer the build declares (suite-binaries.txt)
-// and has built (a binary declared not built has BUILD/bin/NAME.not-built).
-std::map<std::string, std::vector<std::string>> written_by() {
+// and has built (a binary declared not built has BUILD/bin/NAME.not-built: it goes into `not_built`).
+std::map<std::string, std::vector<std::string>> written_by(std::vector<std::string>& not_built) {
   std::map<std::string, std::vector<std::string>> out;
   std::ifstream list(test::build_dir() + "/suite-binaries.txt");
   EXPECT_TRUE(list) << "no suite-binaries.txt in " << test::build_dir();
@@ -37,7 +37,11 @@ std::map<std::string, std::vector<std::string>> written_by() {
   while (std::getline(list, line)) {
     std::istringstream(line) >> kind >> binary;
     const std::string path = test::build_dir() + "/bin/" + binary;
-    if ((kind != "binary" && kind != "peer") || std::ifstream(path + ".not-built")) continue;
+    if (kind != "binary" && kind != "peer") continue;
+    if (std::ifstream(path + ".not-built")) {
+      not_built.push_back(binary);
+      continue;
+    }
     std::string command;
     for (const std::string& w : through_exec_prefix({path, "--describe"}).argv) command += "'" + w + "' ";
     FILE* p = popen(command.c_str(), "r");
@@ -68,23 +72,30 @@ std::set<std::string> first_column(const std::string& file) {
 
 TEST(Renames, EveryRegistryNamesBenchmarksThatExist) {
   std::set<std::string> names;
-  for (auto& [name, binaries] : written_by()) {
+  std::vector<std::string> not_built;
+  for (auto& [name, binaries] : written_by(not_built)) {
     EXPECT_EQ(binaries.size(), 1u) << "benchmark " << name << " is written by " << binaries.size() << " binaries or "
                                    << "registrations: " << binaries.front() << ", " << binaries.back();
     names.insert(name);
   }
   EXPECT_GT(names.size(), 10u) << "the built binaries describe hardly any benchmark";
+  // A build without some binaries (no CUDA: the sanitizer and aarch64 builds) cannot tell the names
+  // those would write: a name no built binary writes is then let pass, and the build that has them all
+  // (the main one, in CI) holds every name.
+  for (const std::string& b : not_built)
+    std::printf("%s is not built here: the names it writes are not checked\n", b.c_str());
+  auto written = [&](const std::string& b) { return names.count(b) > 0 || !not_built.empty(); };
   for (const PlotSpec& p : read_plot_specs(data_path("plots.csv")))
-    for (const std::string& b : p.benchmarks) EXPECT_TRUE(names.count(b)) << "plots.csv " << p.id << ": " << b;
+    for (const std::string& b : p.benchmarks) EXPECT_TRUE(written(b)) << "plots.csv " << p.id << ": " << b;
   for (const char* f : {"params.csv", "metrics.csv"})
     for (const std::string& b : first_column(f))
       if (b != "*") {
-        EXPECT_TRUE(names.count(b)) << f << ": " << b;
+        EXPECT_TRUE(written(b)) << f << ": " << b;
       }
   const Renames r = suite_renames();
   EXPECT_FALSE(r.empty());
   for (auto& [from, to] : r.benchmark) {
-    EXPECT_TRUE(names.count(to)) << "renamed to " << to << ", which no benchmark writes";
+    EXPECT_TRUE(written(to)) << "renamed to " << to << ", which no benchmark writes";
     EXPECT_FALSE(names.count(from)) << from << " is renamed but still written";
   }
 }
