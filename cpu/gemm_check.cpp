@@ -75,9 +75,7 @@ CheckResult check_gemm(const std::vector<float>& a, const std::vector<float>& b,
       double tol = gamma * bound + 1e-30;
       double err = std::fabs(static_cast<double>(c[idx]) - expect);
       if (!std::isfinite(c[idx])) err = INFINITY;
-      r.worst = std::max(r.worst, err / tol);
-      if (!(err <= tol)) ++r.wrong;
-      ++r.checked;
+      r.add(err / tol);
     }
   return r;
 }

@@ -266,10 +266,7 @@ class FcSweep final : public OnednnKernel {
         mag += std::fabs(x * w);
       }
       double err = std::fabs(c[b * oc_ + o] - ref), bound = gamma * mag;
-      ++r.checked;
-      double ratio = bound > 0 ? err / bound : (err > 0 ? INFINITY : 0);
-      r.worst = std::max(r.worst, ratio);
-      if (!(ratio <= 1)) ++r.wrong;
+      r.add(bound > 0 ? err / bound : (err > 0 ? INFINITY : 0));
     }
     return r;
   }
@@ -344,9 +341,7 @@ class Conv final : public OnednnKernel {
           }
       double err = std::fabs(out[idx] - acc), tol = gamma * mag + 1e-30;
       if (!std::isfinite(out[idx])) err = INFINITY;
-      r.worst = std::max(r.worst, err / tol);
-      if (!(err <= tol)) ++r.wrong;
-      ++r.checked;
+      r.add(err / tol);
     }
     return r;
   }

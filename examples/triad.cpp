@@ -52,10 +52,7 @@ class Triad final : public Kernel {
       const long double ref = static_cast<long double>(b_[i]) + static_cast<long double>(s_) * c_[i];
       const double tol =
           std::nextafter(std::fabs(static_cast<double>(ref)), INFINITY) - std::fabs(static_cast<double>(ref));
-      const double err = std::fabs(static_cast<double>(a_[i] - ref)) / tol;
-      ++r.checked;
-      if (!(err <= 1)) ++r.wrong;  // NaN counts as wrong
-      r.worst = std::max(r.worst, std::isnan(err) ? INFINITY : err);
+      r.add(std::fabs(static_cast<double>(a_[i] - ref)) / tol);  // |error| / tolerance; NaN counts as wrong
     }
     return r;
   }

@@ -259,9 +259,7 @@ class LtGemm final : public Kernel {
       const double bound = gemm_error_bound(d_, K_, sum_abs, exact);
       const double err = std::fabs(value - exact);
       const double rel = std::isfinite(value) ? err / bound : INFINITY;
-      ++r.checked;
-      if (!(rel <= 1)) ++r.wrong;
-      r.worst = std::max(r.worst, rel);
+      r.add(rel);
     }
     r.method = fmt::format(
         "every output finite (device), and {} outputs against double on the host with the bound "
@@ -277,14 +275,10 @@ class LtGemm final : public Kernel {
   }
 
   double run_timed() override {
-    if (sustained_s_ <= 0) {
-      // One call alone between the events (the second metric), then k back to back: the iteration.
-      timer_->start(stream_);
-      launch();
-      single_.push_back(timer_->stop(stream_));
-      return interval_seconds(
-          launches_, [&] { timer_->start(stream_); }, [&] { launch(); }, [&] { return timer_->stop(stream_); });
-    }
+    if (sustained_s_ <= 0)
+      return single_then_interval(
+          launches_, single_, [&] { timer_->start(stream_); }, [&] { launch(); },
+          [&] { return timer_->stop(stream_); });
     // Sustained: back-to-back launches in batches of 8 until the time is up.
     const auto t0 = std::chrono::steady_clock::now();
     double elapsed = 0;

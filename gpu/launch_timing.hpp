@@ -59,6 +59,16 @@ double interval_seconds(int k, Start&& start, Launch&& launch, Stop&& stop) {
   return per_call_seconds(k, start, launch, stop) * k;
 }
 
+// One GPU iteration with its second metric: one launch alone between start() and stop() (its seconds
+// appended to `single`, the single_call_* row), then k back to back: the interval's seconds.
+template <class Start, class Launch, class Stop>
+double single_then_interval(int k, std::vector<double>& single, Start&& start, Launch&& launch, Stop&& stop) {
+  start();
+  launch();
+  single.push_back(stop());
+  return interval_seconds(k, start, launch, stop);
+}
+
 // The rate of one call alone between the event pair (the second metric, single_call_gflops or
 // single_call_gbps): work / the median single-call time / 1e9; NaN without a time.
 inline double single_call_rate(const std::vector<double>& seconds, double work) {

@@ -90,10 +90,7 @@ class Matmul final : public Kernel {
       // (allow_bf16/fp16_reduced_precision_reduction): the bound of up to kSlices partial sums
       // rounded to the output type and added in it.
       const double bound = gemm_error_bound_output_partials(d, n_, sum_abs, exact, kSlices);
-      const double rel = std::fabs(pc[i][j] - exact) / bound;
-      ++r.checked;
-      if (!(rel <= 1)) ++r.wrong;
-      r.worst = std::max(r.worst, rel);
+      r.add(std::fabs(pc[i][j] - exact) / bound);
     }
     r.method = fmt::format(
         "64 outputs against double on the host; the 16-bit bound with up to {} split-K partial sums "

@@ -158,12 +158,8 @@ class Copy final : public Kernel {
   }
 
   double run_timed() override {
-    // One copy alone between the events (the second metric), then k back to back: the iteration.
-    timer_->start(stream_);
-    copy();
-    single_.push_back(timer_->stop(stream_));
-    return interval_seconds(
-        launches_, [&] { timer_->start(stream_); }, [&] { copy(); }, [&] { return timer_->stop(stream_); });
+    return single_then_interval(
+        launches_, single_, [&] { timer_->start(stream_); }, [&] { copy(); }, [&] { return timer_->stop(stream_); });
   }
 
   Params facts() const override {

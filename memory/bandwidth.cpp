@@ -164,11 +164,8 @@ std::vector<Case> numa_cases(const CommonOptions& o, const StreamIsa& isa, size_
   const std::vector<std::pair<int, int>> nodes = node_core_counts(this_machine(), o.allowed_cpus);
   if (nodes.size() < 2) {
     Case c = stream_case(fmt::format("triad/plain/{}/per_node", isa.name), Op::triad, false, &isa, 1, n, basis);
-    const size_t seen = nodes.size();
-    c.make = [seen]() -> std::unique_ptr<Kernel> {
-      throw Skip(
-          fmt::format("STREAM per NUMA node needs two host NUMA nodes with allowed CPUs (this process: {})", seen));
-    };
+    skip_case(c, fmt::format("STREAM per NUMA node needs two host NUMA nodes with allowed CPUs (this process: {})",
+                             nodes.size()));
     cs.push_back(std::move(c));
     return cs;
   }

@@ -222,11 +222,8 @@ std::vector<Case> numa_cases(const CommonOptions& o) {
     Case c;
     c.name = "matrix";
     c.params = {{"pages", to_string(Pages::huge)}, {"bytes", std::to_string(bytes)}};
-    const size_t seen = nodes.size();
-    c.make = [seen]() -> std::unique_ptr<Kernel> {
-      throw Skip(
-          fmt::format("the latency matrix needs two host NUMA nodes with allowed CPUs (this process: {})", seen));
-    };
+    skip_case(c, fmt::format("the latency matrix needs two host NUMA nodes with allowed CPUs (this process: {})",
+                             nodes.size()));
     cs.push_back(std::move(c));
     return cs;
   }

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "launch_timing.hpp"
 
@@ -85,4 +86,17 @@ TEST(GpuLaunchTiming, KPerCaseFromItsWorkAndTheIterationsSeconds) {
   EXPECT_NEAR(interval, 5e-6 + 8 * 1.6e-3, 1e-12);
   EXPECT_NEAR(single_call_rate({2e-3, 1e-3, 4e-3}, 2e6), 1.0, 1e-12);  // 2 MFLOP / the median 2 ms = 1 GFLOP/s
   EXPECT_TRUE(std::isnan(single_call_rate({}, 1)));
+}
+
+TEST(GpuLaunchTiming, SingleThenIntervalTimesOneCallAloneThenK) {
+  SimulatedStream s{20e-6, 200e-6};
+  std::vector<double> single;
+  const double interval = rigcheck::gpu::single_then_interval(
+      10, single, [&] { s.start(); }, [&] { s.launch(); }, [&] { return s.stop(); });
+  EXPECT_EQ(s.launched, 11);  // one alone, then ten back to back
+  ASSERT_EQ(single.size(), 1u);
+  EXPECT_NEAR(single[0], 220e-6, 1e-12);  // the launch inside the pair
+  // The interval (not the per-call time): the ten calls' device time; the host enqueued the first while
+  // the device was still busy with the single call, so no launch lies inside the pair.
+  EXPECT_NEAR(interval, 10 * 200e-6, 1e-12);
 }

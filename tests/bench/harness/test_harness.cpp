@@ -1,6 +1,7 @@
 // bench/harness/src/harness.cpp through the test benchmark (fake_bench): checks before speeds, skips,
 // refusing to overwrite a result file, refusing a bad command line.
 #include <algorithm>
+#include <cmath>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -8,6 +9,7 @@
 #include <map>
 
 #include "rigcheck/harness/emulation.hpp"
+#include "rigcheck/harness/harness.hpp"
 #include "rigcheck/harness/process.hpp"
 #include "rigcheck/harness/repetitions.hpp"
 #include "rigcheck/harness/schema.hpp"
@@ -397,3 +399,32 @@ TEST(Harness, RelativeIqr) {
   EXPECT_EQ(relative_iqr({5}), 0);
   EXPECT_DOUBLE_EQ(relative_iqr({1, 2, 3, 4, 5}), 2.0 / 3.0);  // q25 2, q75 4, median 3
 }
+
+TEST(Harness, CheckResultCountsEachValueAgainstItsTolerance) {
+  CheckResult r;
+  r.add(0.5);
+  r.add(1);  // at the tolerance: passes
+  EXPECT_EQ(r.checked, 2);
+  EXPECT_EQ(r.wrong, 0);
+  EXPECT_EQ(r.worst, 1);
+  r.add(1.5);
+  EXPECT_EQ(r.wrong, 1);
+  EXPECT_EQ(r.worst, 1.5);
+  r.add(std::nan(""));  // a NaN output is wrong, and the worst error infinite
+  EXPECT_EQ(r.checked, 4);
+  EXPECT_EQ(r.wrong, 2);
+  EXPECT_TRUE(std::isinf(r.worst));
+}
+
+TEST(Harness, ASkippedCaseSaysWhyWhenMade) {
+  Case c;
+  c.name = "matrix";
+  skip_case(c, "needs two host NUMA nodes");
+  try {
+    c.make();
+    FAIL() << "making a skipped case did not throw";
+  } catch (const Skip& s) {
+    EXPECT_STREQ(s.what(), "needs two host NUMA nodes");
+  }
+}
+

@@ -2,6 +2,8 @@
 // it; the harness owns main(), the CLI, set-up, the correctness check, timing (Google
 // Benchmark), statistics and the CSV (docs/architecture.md, conventions 1-3, 6-8).
 #pragma once
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -30,6 +32,13 @@ struct CheckResult {
   int64_t wrong = 0;    // beyond tolerance: any wrong element fails the case
   double worst = 0;     // largest |error| / tolerance seen (<= 1 passes)
   std::string method;   // how: reference, tolerance, what was sampled
+
+  // One value compared: its |error| / tolerance (<= 1 passes; NaN is wrong and counts as infinite).
+  void add(double ratio) {
+    ++checked;
+    if (!(ratio <= 1)) ++wrong;
+    worst = std::max(worst, std::isnan(ratio) ? INFINITY : ratio);
+  }
 };
 
 class Kernel {
@@ -94,6 +103,11 @@ struct Case {
   std::string interleave;
   std::function<std::unique_ptr<Kernel>()> make;
 };
+
+// Makes `c` a case this machine cannot run: making it throws Skip(why), so its row says skipped with the reason.
+inline void skip_case(Case& c, std::string why) {
+  c.make = [why = std::move(why)]() -> std::unique_ptr<Kernel> { throw Skip(why); };
+}
 
 struct BenchmarkDef {
   std::string name;         // the CSV's `benchmark` column, e.g. gemm_matmul_f32
