@@ -1,4 +1,5 @@
 #include "memutil.hpp"
+#include "rigcheck/enum_name.hpp"
 
 #include <iterator>
 #include <omp.h>
@@ -22,11 +23,8 @@
 namespace rigcheck::mem {
 
 const char* to_string(Pages p) {
-  static constexpr const char* kNames[] = {"default", "thp", "4k"};  // in the order of the enumerators
-  return static_cast<size_t>(p) < std::size(kNames) ? kNames[static_cast<size_t>(p)] : "?";
+  return enum_name(p, {{Pages::none, "default"}, {Pages::huge, "thp"}, {Pages::nohuge, "4k"}});
 }
-static_assert(static_cast<int>(Pages::none) == 0 && static_cast<int>(Pages::huge) == 1 &&
-              static_cast<int>(Pages::nohuge) == 2);
 
 Buffer::Buffer(size_t bytes, Pages advice) : advice_(advice) {
   if (bytes == 0) throw std::runtime_error("Buffer: zero bytes");

@@ -1,5 +1,6 @@
 // Building zoo models, batches, optimizers, and the one shared training step.
 #include "rigcheck/models/train.hpp"
+#include "rigcheck/enum_name.hpp"
 
 #include <iterator>
 #include <ATen/autocast_mode.h>
@@ -23,11 +24,9 @@
 namespace rigcheck::zoo {
 
 const char* to_string(Precision p) {
-  static constexpr const char* kNames[] = {"fp32", "amp_bf16", "amp_fp16"};  // in the order of the enumerators
-  return static_cast<size_t>(p) < std::size(kNames) ? kNames[static_cast<size_t>(p)] : "?";
+  return enum_name(p,
+                   {{Precision::fp32, "fp32"}, {Precision::amp_bf16, "amp_bf16"}, {Precision::amp_fp16, "amp_fp16"}});
 }
-static_assert(static_cast<int>(Precision::fp32) == 0 && static_cast<int>(Precision::amp_bf16) == 1 &&
-              static_cast<int>(Precision::amp_fp16) == 2);
 
 std::shared_ptr<ZooModel> build_model(const ModelConfig& cfg, torch::Device device, torch::Dtype dtype, uint64_t seed) {
   torch::manual_seed(seed);

@@ -1,6 +1,7 @@
 // Model configs, analytic parameter counts, flops and memory estimates (no LibTorch).
 // The walkers below follow the same layer order as the modules in cnn.cpp / transformer.cpp.
 #include "rigcheck/models/zoo.hpp"
+#include "rigcheck/enum_name.hpp"
 
 #include <iterator>
 #include <stdexcept>
@@ -8,18 +9,14 @@
 namespace rigcheck::zoo {
 
 const char* to_string(Arch a) {
-  static constexpr const char* kNames[] = {"light_cnn", "resnet", "bert", "gpt2"};  // in the order of the enumerators
-  return static_cast<size_t>(a) < std::size(kNames) ? kNames[static_cast<size_t>(a)] : "?";
+  return enum_name(
+      a, {{Arch::light_cnn, "light_cnn"}, {Arch::resnet, "resnet"}, {Arch::bert, "bert"}, {Arch::gpt2, "gpt2"}});
 }
-static_assert(static_cast<int>(Arch::light_cnn) == 0 && static_cast<int>(Arch::resnet) == 1 &&
-              static_cast<int>(Arch::bert) == 2 && static_cast<int>(Arch::gpt2) == 3);
 
 const char* to_string(Optimizer o) {
-  static constexpr const char* kNames[] = {"sgd", "sgd_momentum", "adamw"};  // in the order of the enumerators
-  return static_cast<size_t>(o) < std::size(kNames) ? kNames[static_cast<size_t>(o)] : "?";
+  return enum_name(o,
+                   {{Optimizer::sgd, "sgd"}, {Optimizer::sgd_momentum, "sgd_momentum"}, {Optimizer::adamw, "adamw"}});
 }
-static_assert(static_cast<int>(Optimizer::sgd) == 0 && static_cast<int>(Optimizer::sgd_momentum) == 1 &&
-              static_cast<int>(Optimizer::adamw) == 2);
 
 namespace {
 ModelConfig named(const char* name, Arch arch) {

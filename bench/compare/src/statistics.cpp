@@ -1,5 +1,6 @@
 // The statistics of comparing runs. See statistics.hpp and docs/methodology.md.
 #include "rigcheck/compare/statistics.hpp"
+#include "rigcheck/enum_name.hpp"
 
 #include <iterator>
 #include <algorithm>
@@ -123,13 +124,12 @@ Noise moderate(const Noise& own, const Noise* prior, double prior_runs) {
 
 // ------------------------------------------------------------------ intervals
 const char* to_string(Method m) {
-  static constexpr const char* kNames[] = {"none", "bootstrap", "t_profile", "t_pooled",
-                                           "paired"};  // in the order of the enumerators
-  return static_cast<size_t>(m) < std::size(kNames) ? kNames[static_cast<size_t>(m)] : "?";
+  return enum_name(m, {{Method::none, "none"},
+                       {Method::bootstrap, "bootstrap"},
+                       {Method::t_profile, "t_profile"},
+                       {Method::t_pooled, "t_pooled"},
+                       {Method::paired, "paired"}});
 }
-static_assert(static_cast<int>(Method::none) == 0 && static_cast<int>(Method::bootstrap) == 1 &&
-              static_cast<int>(Method::t_profile) == 2 && static_cast<int>(Method::t_pooled) == 3 &&
-              static_cast<int>(Method::paired) == 4);
 
 namespace {
 // One bootstrap draw of a run: its repetitions drawn with replacement, log(median).
@@ -212,13 +212,12 @@ Interval t_interval(double est, const Noise& noise, size_t n, size_t m, double a
 
 // ------------------------------------------------------------------ decisions
 const char* to_string(Flag f) {
-  static constexpr const char* kNames[] = {"regression", "improvement", "no_change", "unstable",
-                                           "cannot_judge"};  // in the order of the enumerators
-  return static_cast<size_t>(f) < std::size(kNames) ? kNames[static_cast<size_t>(f)] : "?";
+  return enum_name(f, {{Flag::regression, "regression"},
+                       {Flag::improvement, "improvement"},
+                       {Flag::no_change, "no_change"},
+                       {Flag::unstable, "unstable"},
+                       {Flag::cannot_judge, "cannot_judge"}});
 }
-static_assert(static_cast<int>(Flag::regression) == 0 && static_cast<int>(Flag::improvement) == 1 &&
-              static_cast<int>(Flag::no_change) == 2 && static_cast<int>(Flag::unstable) == 3 &&
-              static_cast<int>(Flag::cannot_judge) == 4);
 
 int runs_needed(double sd, bool paired, const StatOptions& opt) {
   if (!(sd > 0)) return 0;

@@ -1,4 +1,5 @@
 #include "rigcheck/harness/cli.hpp"
+#include "rigcheck/enum_name.hpp"
 
 #include <iterator>
 #include <algorithm>
@@ -114,11 +115,8 @@ Profile profile_from_string(const std::string& s) {
 }
 
 const char* to_string(Profile p) {
-  static constexpr const char* kNames[] = {"tiny", "quick", "full"};  // in the order of the enumerators
-  return static_cast<size_t>(p) < std::size(kNames) ? kNames[static_cast<size_t>(p)] : "?";
+  return enum_name(p, {{Profile::tiny, "tiny"}, {Profile::quick, "quick"}, {Profile::full, "full"}});
 }
-static_assert(static_cast<int>(Profile::tiny) == 0 && static_cast<int>(Profile::quick) == 1 &&
-              static_cast<int>(Profile::full) == 2);
 
 void finish_common_options(CommonOptions& o, int physical_cores, int hardware_threads, int usable_cores) {
   if (o.quick) o.profile_name = "quick";

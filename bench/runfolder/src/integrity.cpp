@@ -1,4 +1,5 @@
 #include "rigcheck/runfolder/integrity.hpp"
+#include "rigcheck/enum_name.hpp"
 
 #include <iterator>
 #include <dirent.h>
@@ -18,11 +19,10 @@
 namespace rigcheck {
 
 const char* to_string(FileState s) {
-  static constexpr const char* kNames[] = {"verified", "not verifiable", "broken"};  // in the order of the enumerators
-  return static_cast<size_t>(s) < std::size(kNames) ? kNames[static_cast<size_t>(s)] : "?";
+  return enum_name(s, {{FileState::verified, "verified"},
+                       {FileState::not_verifiable, "not verifiable"},
+                       {FileState::broken, "broken"}});
 }
-static_assert(static_cast<int>(FileState::verified) == 0 && static_cast<int>(FileState::not_verifiable) == 1 &&
-              static_cast<int>(FileState::broken) == 2);
 
 bool RunFiles::has(const std::string& name) const {
   if (in_memory) return files.count(name) > 0;

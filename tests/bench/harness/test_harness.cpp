@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 
+#include "rigcheck/enum_name.hpp"
 #include "rigcheck/harness/emulation.hpp"
 #include "rigcheck/harness/harness.hpp"
 #include "rigcheck/harness/process.hpp"
@@ -428,3 +429,10 @@ TEST(Harness, ASkippedCaseSaysWhyWhenMade) {
   }
 }
 
+TEST(Harness, EnumNamesComeFromTheirPairs) {
+  EXPECT_STREQ(to_string(Profile::tiny), "tiny");
+  EXPECT_STREQ(to_string(Profile::full), "full");
+  enum class Colour { red, green, blue };
+  EXPECT_STREQ(enum_name(Colour::green, {{Colour::red, "red"}, {Colour::green, "green"}}), "green");
+  EXPECT_STREQ(enum_name(Colour::blue, {{Colour::red, "red"}, {Colour::green, "green"}}), "?");  // not listed
+}
