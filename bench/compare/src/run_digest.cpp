@@ -100,6 +100,18 @@ class Writer {
     num(static_cast<long long>(v.size()));
     for (const std::string& s : v) str(s);
   }
+  // A record's fields in order (record_fields below), each written as its type is.
+  template <class... T>
+  void operator()(const T&... v) {
+    (one(v), ...);
+  }
+
+ private:
+  void one(const std::string& s) { str(s); }
+  void one(const std::map<std::string, std::string>& m) { map(m); }
+  void one(double v) { dbl(v); }
+  void one(int v) { num(v); }
+  void one(long v) { num(v); }
 };
 
 class Reader {
@@ -150,15 +162,40 @@ class Reader {
     for (std::string& s : v) s = str();
     return v;
   }
+  // A record's fields in order (record_fields below), each read back as its type is.
+  template <class... T>
+  void operator()(T&... v) {
+    (one(v), ...);
+  }
   bool done() const { return at_ == in_.size(); }
   [[noreturn]] void fail(const std::string& why) const {
     throw std::runtime_error(fmt::format("run digest: {} at byte {}", why, at_));
   }
 
  private:
+  void one(std::string& s) { s = str(); }
+  void one(std::map<std::string, std::string>& m) { m = map(); }
+  void one(double& v) { v = dbl(); }
+  void one(int& v) { v = static_cast<int>(num()); }
+  void one(long& v) { v = static_cast<long>(num()); }
   std::string_view in_;
   size_t at_ = 0;
 };
+
+// Each record's fields in the digest's order, one list for the writer and the reader alike (R is the
+// record, const when written).
+template <class IO, class R>
+void manifest_fields(IO& io, R& m) {
+  io(m.benchmark, m.area, m.command, m.exit_code, m.status, m.duration_s, m.output, m.reason, m.rows, m.sha256);
+}
+template <class IO, class R>
+void concurrent_fields(IO& io, R& c) {
+  io(c.pid, c.run_dir, c.first_seen, c.last_seen);
+}
+template <class IO, class R>  // the case's key is case_key of its own fields: not written
+void case_fields(IO& io, R& c) {
+  io(c.source, c.benchmark, c.case_name, c.requested, c.area, c.observed);
+}
 
 }  // namespace
 
@@ -204,25 +241,9 @@ std::string encode_run_digest(const LoadedRun& r) {
     if (!d.facts.count(k)) gone.push_back(k);
   w.list(gone);
   w.num(static_cast<long long>(d.manifest.size()));
-  for (const ManifestRow& m : d.manifest) {
-    w.str(m.benchmark);
-    w.str(m.area);
-    w.str(m.command);
-    w.num(m.exit_code);
-    w.str(m.status);
-    w.dbl(m.duration_s);
-    w.str(m.output);
-    w.str(m.reason);
-    w.num(m.rows);
-    w.str(m.sha256);
-  }
+  for (const ManifestRow& m : d.manifest) manifest_fields(w, m);
   w.num(static_cast<long long>(d.concurrent.size()));
-  for (const ConcurrentRun& c : d.concurrent) {
-    w.num(c.pid);
-    w.str(c.run_dir);
-    w.str(c.first_seen);
-    w.str(c.last_seen);
-  }
+  for (const ConcurrentRun& c : d.concurrent) concurrent_fields(w, c);
   w.str(d.recovered);
   w.list(d.result_files);
   w.num(static_cast<long long>(d.integrity.files.size()));
@@ -238,12 +259,7 @@ std::string encode_run_digest(const LoadedRun& r) {
   for (const auto& [key, c] : r.cases) {  // the key is case_key of the case's own fields: not written
     if (key != case_key(c.source, c.benchmark, c.case_name, c.requested))
       throw std::logic_error("encode_run_digest: a case filed under another key than its own: " + key);
-    w.str(c.source);
-    w.str(c.benchmark);
-    w.str(c.case_name);
-    w.str(c.requested);
-    w.str(c.area);
-    w.map(c.observed);
+    case_fields(w, c);
     w.num(static_cast<long long>(c.metrics.size()));
     for (const auto& [name, m] : c.metrics) {
       w.str(name);
@@ -279,25 +295,9 @@ LoadedRun decode_run_digest(const std::string& body, const std::string& dir) {
   for (auto& [k, v] : in.map()) d.facts[k] = std::move(v);
   for (const std::string& k : in.list()) d.facts.erase(k);
   d.manifest.resize(in.count());
-  for (ManifestRow& m : d.manifest) {
-    m.benchmark = in.str();
-    m.area = in.str();
-    m.command = in.str();
-    m.exit_code = static_cast<int>(in.num());
-    m.status = in.str();
-    m.duration_s = in.dbl();
-    m.output = in.str();
-    m.reason = in.str();
-    m.rows = static_cast<long>(in.num());
-    m.sha256 = in.str();
-  }
+  for (ManifestRow& m : d.manifest) manifest_fields(in, m);
   d.concurrent.resize(in.count());
-  for (ConcurrentRun& c : d.concurrent) {
-    c.pid = static_cast<int>(in.num());
-    c.run_dir = in.str();
-    c.first_seen = in.str();
-    c.last_seen = in.str();
-  }
+  for (ConcurrentRun& c : d.concurrent) concurrent_fields(in, c);
   d.recovered = in.str();
   d.result_files = in.list();
   d.integrity.files.resize(in.count());
@@ -314,12 +314,7 @@ LoadedRun decode_run_digest(const std::string& body, const std::string& dir) {
   r.time_utc = in.str();
   for (size_t n = in.count(); n--;) {
     CaseRun c;
-    c.source = in.str();
-    c.benchmark = in.str();
-    c.case_name = in.str();
-    c.requested = in.str();
-    c.area = in.str();
-    c.observed = in.map();
+    case_fields(in, c);
     for (size_t k = in.count(); k--;) {
       std::string name = in.str();
       MetricSample& m = c.metrics.emplace_hint(c.metrics.end(), std::move(name), MetricSample{})->second;
