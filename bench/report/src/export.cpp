@@ -61,19 +61,20 @@ ExportInput read_export_input(const std::string& run_dir, const std::string& cla
   return in;
 }
 
-std::string openmetrics_label_value(const std::string& s) {
+std::string replace_chars(const std::string& s, std::initializer_list<std::pair<char, const char*>> with) {
   std::string out;
   for (char c : s) {
-    if (c == '\\')
-      out += "\\\\";
-    else if (c == '"')
-      out += "\\\"";
-    else if (c == '\n')
-      out += "\\n";
+    const auto* hit = std::find_if(with.begin(), with.end(), [c](const auto& w) { return w.first == c; });
+    if (hit != with.end())
+      out += hit->second;
     else
       out += c;
   }
   return out;
+}
+
+std::string openmetrics_label_value(const std::string& s) {
+  return replace_chars(s, {{'\\', "\\\\"}, {'"', "\\\""}, {'\n', "\\n"}});
 }
 
 std::string openmetrics_name(const std::string& s) {

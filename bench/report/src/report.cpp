@@ -1,5 +1,6 @@
 #include "rigcheck/harness/names.hpp"
 #include "rigcheck/harness/repetitions.hpp"
+#include "rigcheck/report/export.hpp"
 #include "rigcheck/report/report.hpp"
 #include "rigcheck/runfolder/renames.hpp"
 #include "rigcheck/harness/paths.hpp"
@@ -25,18 +26,7 @@
 
 namespace rigcheck {
 
-std::string md_escape(std::string s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|')
-      out += "\\|";
-    else if (c == '\n')
-      out += ' ';
-    else
-      out += c;
-  }
-  return out;
-}
+std::string md_escape(std::string s) { return replace_chars(s, {{'|', "\\|"}, {'\n', " "}}); }
 
 // ------------------------------------------------------------------ writing the report
 namespace {

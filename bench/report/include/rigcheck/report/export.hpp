@@ -4,8 +4,10 @@
 // and its verdicts judged as `rigcheck report` judges them; nothing is written into the run folder.
 // The functions take the run as data (ExportInput), so a store holding runs can call them too.
 #pragma once
+#include <initializer_list>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rigcheck/claims/claim.hpp"
@@ -47,6 +49,8 @@ std::string openmetrics_name(const std::string& s);
 // XML character data and attribute values: & < > " ' as entities, the characters XML 1.0 does not
 // allow (controls other than tab, newline, carriage return) and bytes that are not UTF-8 as U+FFFD.
 std::string xml_escape(const std::string& s);
+// `s` with each character that `with` lists replaced by its text (a Markdown cell's '|', a label's '"').
+std::string replace_chars(const std::string& s, std::initializer_list<std::pair<char, const char*>> with);
 
 // The case's headline metric, as the report's measurement table chooses it: gflops, else gbps, else
 // the first metric in a rate unit (".../s"), else the first in IOPS, else the first in a time unit
