@@ -143,25 +143,38 @@ Verdict empty_verdict(const Claim& c) {
   return v;
 }
 
+Verdict not_measurable(Verdict v, std::string why) {
+  v.verdict = Outcome::not_measurable;
+  v.reason = std::move(why);
+  return v;
+}
+
+// The two classes of machine a claim compares: how a run is classed, the older class and the newer,
+// what the claim needs, and the inventory field a run's class comes from (named for a run of neither).
+struct Pairing {
+  std::string (*classify)(const LoadedRun&);
+  const char* older;
+  const char* newer;
+  const char* needs;
+  const char* field;
+};
+const Pairing kMemoryPairing{memory_type, "DDR4", "DDR5",
+                             "needs one run on DDR4 and one on DDR5 memory (inventory memory_dimm_type)",
+                             "memory_dimm_type"};
+const Pairing kGpuPairing{gpu_generation, "Turing", "Ampere",
+                          "needs one run on a Turing GPU (compute capability 7.5) and one on an Ampere GPU (8.0-8.7), "
+                          "inventory gpu0_compute_capability",
+                          "gpu0_compute_capability"};
+
 // MEM-2 (GEMM throughput, +15%) and MEM-3 (random-access latency, -20%): DDR5 side against DDR4 side.
-Verdict memory_claim(const Claim& c, const CrossRunInput& in, bool latency) {
-  Verdict v = empty_verdict(c);
-  Side a, b;
-  if (!sides_of(in.runs, memory_type, "DDR4", "DDR5", a, b)) {
-    v.verdict = Outcome::not_measurable;
-    v.reason = "needs one run on DDR4 and one on DDR5 memory (inventory memory_dimm_type); these runs: " +
-               seen(in.runs, memory_type, "memory_dimm_type");
-    return v;
-  }
-  const auto fs = compare_sides(a, b, in.profile, in.rules, StatOptions{});
+Verdict memory_claim(Verdict v, const Claim& c, const CrossRunInput& in, const Side& a, const Side& b,
+                     const std::vector<CaseFinding>& fs, bool latency) {
   const CaseFinding* f = latency ? pick(fs, names::kMemoryLatency, names::kNsPerLoad, "bytes")
                                  : pick(fs, names::kGemmMatmul, names::kGflops, "m");
-  if (!f) {
-    v.verdict = Outcome::not_measurable;
-    v.reason = fmt::format("no {} rows common to {} (DDR4) and {} (DDR5)",
-                           latency ? "memory_latency ns_per_load" : "gemm_matmul_f32 gflops", a.label, b.label);
-    return v;
-  }
+  if (!f)
+    return not_measurable(
+        v, fmt::format("no {} rows common to {} (DDR4) and {} (DDR5)",
+                       latency ? "memory_latency ns_per_load" : "gemm_matmul_f32 gflops", a.label, b.label));
   measure_from(*f, latency ? pct_cut : pct_gain, 1, v, c);
   v.evidence = fmt::format("{} {}: {} {} (DDR4, {}) vs {} {} (DDR5, {}), run/base {}", f->benchmark, f->case_name,
                            fmt_num(f->base.value), f->unit, a.label, fmt_num(f->run.value), f->unit, b.label,
@@ -174,24 +187,10 @@ Verdict memory_claim(const Claim& c, const CrossRunInput& in, bool latency) {
 }
 
 // GPU-3 (FP16 tensor GEMM, 3x) and GPU-4 (tensor-core utilisation, +40%): Ampere side against Turing side.
-Verdict gpu_claim(const Claim& c, const CrossRunInput& in, bool utilisation) {
-  Verdict v = empty_verdict(c);
-  Side a, b;
-  if (!sides_of(in.runs, gpu_generation, "Turing", "Ampere", a, b)) {
-    v.verdict = Outcome::not_measurable;
-    v.reason =
-        "needs one run on a Turing GPU (compute capability 7.5) and one on an Ampere GPU (8.0-8.7), "
-        "inventory gpu0_compute_capability; these runs: " +
-        seen(in.runs, gpu_generation, "gpu0_compute_capability");
-    return v;
-  }
-  const auto fs = compare_sides(a, b, in.profile, in.rules, StatOptions{});
+Verdict gpu_claim(Verdict v, const Claim& c, const CrossRunInput& in, const Side& a, const Side& b,
+                  const std::vector<CaseFinding>& fs, bool utilisation) {
   const CaseFinding* f = pick(fs, names::kGpuGemm, names::kGflops, "m", {{"dtype", "f16"}});
-  if (!f) {
-    v.verdict = Outcome::not_measurable;
-    v.reason = fmt::format("no gemm_tc f16 gflops rows common to {} and {}", a.label, b.label);
-    return v;
-  }
+  if (!f) return not_measurable(v, fmt::format("no gemm_tc f16 gflops rows common to {} and {}", a.label, b.label));
   const std::string ga = get(a.runs[0]->data.inventory, "gpu0_name"), gb = get(b.runs[0]->data.inventory, "gpu0_name");
   if (!utilisation) {
     measure_from(*f, plain, 1, v, c);
@@ -205,12 +204,10 @@ Verdict gpu_claim(const Claim& c, const CrossRunInput& in, bool utilisation) {
       if (!ga.empty() && ga.find(d.product) != std::string::npos) peak_a = x;
       if (!gb.empty() && gb.find(d.product) != std::string::npos) peak_b = x;
     }
-    if (std::isnan(peak_a) || std::isnan(peak_b)) {
-      v.verdict = Outcome::not_measurable;
-      v.reason = fmt::format("no datasheet f16 tensor peak (property peak_tflops_f16 in datasheets.csv) for {} and {}",
-                             ga, gb);
-      return v;
-    }
+    if (std::isnan(peak_a) || std::isnan(peak_b))
+      return not_measurable(
+          v, fmt::format("no datasheet f16 tensor peak (property peak_tflops_f16 in datasheets.csv) for {} and {}", ga,
+                         gb));
     measure_from(*f, pct_gain, peak_a / peak_b, v, c);
   }
   v.evidence = fmt::format("{} {}: {} TFLOP/s ({}, Turing, {}) vs {} TFLOP/s ({}, Ampere, {})", f->benchmark,
@@ -224,14 +221,24 @@ std::map<std::string, CrossRunEvaluator>& cross_run_registry() {
   return m;
 }
 
-const bool mem2 = register_cross_run_evaluator(
-    "MEM-2", [](const Claim& c, const CrossRunInput& in) { return memory_claim(c, in, false); });
-const bool mem3 = register_cross_run_evaluator(
-    "MEM-3", [](const Claim& c, const CrossRunInput& in) { return memory_claim(c, in, true); });
-const bool gpu3 = register_cross_run_evaluator(
-    "GPU-3", [](const Claim& c, const CrossRunInput& in) { return gpu_claim(c, in, false); });
-const bool gpu4 = register_cross_run_evaluator(
-    "GPU-4", [](const Claim& c, const CrossRunInput& in) { return gpu_claim(c, in, true); });
+// A claim judged on two classes of machine: the runs of each class (a older, b newer) compared case by case,
+// then judged by `judge` with `variant` (which of its claims); not_measurable, saying why, when a class has no run.
+using PairedJudge = Verdict (*)(Verdict, const Claim&, const CrossRunInput&, const Side&, const Side&,
+                                const std::vector<CaseFinding>&, bool);
+CrossRunEvaluator paired(const Pairing& p, PairedJudge judge, bool variant) {
+  return [&p, judge, variant](const Claim& c, const CrossRunInput& in) {
+    Side a, b;
+    if (!sides_of(in.runs, p.classify, p.older, p.newer, a, b))
+      return not_measurable(empty_verdict(c),
+                            std::string(p.needs) + "; these runs: " + seen(in.runs, p.classify, p.field));
+    return judge(empty_verdict(c), c, in, a, b, compare_sides(a, b, in.profile, in.rules, StatOptions{}), variant);
+  };
+}
+
+const bool mem2 = register_cross_run_evaluator("MEM-2", paired(kMemoryPairing, memory_claim, false));
+const bool mem3 = register_cross_run_evaluator("MEM-3", paired(kMemoryPairing, memory_claim, true));
+const bool gpu3 = register_cross_run_evaluator("GPU-3", paired(kGpuPairing, gpu_claim, false));
+const bool gpu4 = register_cross_run_evaluator("GPU-4", paired(kGpuPairing, gpu_claim, true));
 }  // namespace
 
 bool register_cross_run_evaluator(const std::string& claim_id, CrossRunEvaluator e) {
