@@ -66,41 +66,44 @@ the knee of the curve (running median, midpoint crossing) is the measured effect
 latency curve's L3 end)",
      "CPU-3 (emulated where resctrl is absent), CPU-4"});
 
+// The sweep's cases: each batch, thread count and weight size of the profile.
+std::vector<Case> sweep_cases(const CommonOptions& o) {
+  std::vector<Case> cs;
+  std::string basis;
+  const std::vector<int64_t> sizes = sweep_sizes(o, basis);
+  std::vector<int64_t> tlist = o.threads.empty() ? std::vector<int64_t>{1} : o.threads;
+  // Batch 16 in the full profile only: the quick profile's cpu area has 5 minutes on 2 cores.
+  std::vector<int64_t> batches = {1, 64};
+  if (o.profile == Profile::full) batches = {1, 16, 64};
+  for (int64_t batch : batches)
+    for (int64_t t : tlist)
+      for (int64_t bytes : sizes) {
+        const int threads = static_cast<int>(t);
+        const int64_t oc = std::max<int64_t>(1, bytes / (4 * kIn));
+        const double wbytes = 4.0 * kIn * oc;
+        Case c;
+        c.name = fmt::format("b{}/w{}KiB/t{}", batch, static_cast<int64_t>(wbytes) / 1024, threads);
+        c.params = {{"batch", std::to_string(batch)},
+                    {"in", std::to_string(kIn)},
+                    {"out", std::to_string(oc)},
+                    {"weights_bytes", fmt::format("{:.0f}", wbytes)},
+                    {"working_set_bytes", fmt::format("{:.0f}", wbytes + 4.0 * (batch * kIn + batch * oc + oc))},
+                    {"dtype", "f32"},
+                    {"threads", std::to_string(threads)},
+                    {"sizes_basis", basis}};
+        c.work.flops = 2.0 * batch * kIn * oc;
+        c.work.bytes = wbytes + 4.0 * (batch * kIn + batch * oc + oc);  // weights, input, output, bias once
+        c.threads = threads;
+        c.make = [=] { return make_onednn_fc_sweep(batch, kIn, oc); };
+        cs.push_back(std::move(c));
+      }
+  return cs;
+}
+
 const bool sweep = register_benchmark(
     {names::kFcWorkingSet,
      "fully connected layer f32, weights 1 MiB to past the L3, batch 1/16/64, one pinned thread (--threads: others)",
-     [](const CommonOptions& o) {
-       std::vector<Case> cs;
-       std::string basis;
-       const std::vector<int64_t> sizes = sweep_sizes(o, basis);
-       std::vector<int64_t> tlist = o.threads.empty() ? std::vector<int64_t>{1} : o.threads;
-       // Batch 16 in the full profile only: the quick profile's cpu area has 5 minutes on 2 cores.
-       std::vector<int64_t> batches = {1, 64};
-       if (o.profile == Profile::full) batches = {1, 16, 64};
-       for (int64_t batch : batches)
-         for (int64_t t : tlist)
-           for (int64_t bytes : sizes) {
-             const int threads = static_cast<int>(t);
-             const int64_t oc = std::max<int64_t>(1, bytes / (4 * kIn));
-             const double wbytes = 4.0 * kIn * oc;
-             Case c;
-             c.name = fmt::format("b{}/w{}KiB/t{}", batch, static_cast<int64_t>(wbytes) / 1024, threads);
-             c.params = {{"batch", std::to_string(batch)},
-                         {"in", std::to_string(kIn)},
-                         {"out", std::to_string(oc)},
-                         {"weights_bytes", fmt::format("{:.0f}", wbytes)},
-                         {"working_set_bytes", fmt::format("{:.0f}", wbytes + 4.0 * (batch * kIn + batch * oc + oc))},
-                         {"dtype", "f32"},
-                         {"threads", std::to_string(threads)},
-                         {"sizes_basis", basis}};
-             c.work.flops = 2.0 * batch * kIn * oc;
-             c.work.bytes = wbytes + 4.0 * (batch * kIn + batch * oc + oc);  // weights, input, output, bias once
-             c.threads = threads;
-             c.make = [=] { return make_onednn_fc_sweep(batch, kIn, oc); };
-             cs.push_back(std::move(c));
-           }
-       return cs;
-     }});
+     sweep_cases});
 
 }  // namespace
 }  // namespace rigcheck::cpu

@@ -20,26 +20,37 @@ std::vector<int64_t> gemm_sizes(const CommonOptions& o) {
   return {2048};
 }
 
-// One case per (size, threads) of a square GEMM made by `make`.
+// One case per thread count of one f32 GEMM shape: `shape` names it ("m2048n2048k2048"), `dims` are its
+// sizes as params, make(threads) builds its kernel; the thread counts alternate per repetition under
+// `interleave` (E(n) from the fastest repetition of each).
+template <typename Make>
+void add_thread_cases(std::vector<Case>& cs, const CommonOptions& o, const std::string& shape, const Params& dims,
+                      const Work& work, const std::string& interleave, Make make) {
+  for (int64_t t : default_threads(o)) {
+    Case c;
+    c.name = fmt::format("{}/t{}", shape, t);
+    c.params = dims;
+    c.params.insert(c.params.end(), {{"dtype", "f32"}, {"threads", std::to_string(t)}});
+    c.work = work;
+    c.threads = static_cast<int>(t);
+    c.make = [t, make] { return make(static_cast<int>(t)); };
+    c.interleave = interleave;
+    cs.push_back(std::move(c));
+  }
+}
+
+// The cases of a square GEMM (M = N = K, each size of the profile) made by make(size, threads).
 template <typename Make>
 std::vector<Case> square_cases(const CommonOptions& o, Make make) {
   std::vector<Case> cs;
-  for (int64_t s : gemm_sizes(o))
-    for (int64_t t : default_threads(o)) {
-      Case c;
-      c.name = fmt::format("m{}n{}k{}/t{}", s, s, s, t);
-      c.params = {{"m", std::to_string(s)},
-                  {"n", std::to_string(s)},
-                  {"k", std::to_string(s)},
-                  {"dtype", "f32"},
-                  {"threads", std::to_string(t)}};
-      c.work.flops = 2.0 * s * s * s;
-      c.work.bytes = 4.0 * 3 * s * s;  // compulsory traffic: A, B read and C written once
-      c.threads = static_cast<int>(t);
-      c.make = [s, t, make] { return make(s, static_cast<int>(t)); };
-      c.interleave = fmt::format("m{}", s);  // thread counts alternate per repetition (E(n) from the fastest of each)
-      cs.push_back(std::move(c));
-    }
+  for (int64_t s : gemm_sizes(o)) {
+    const std::string n = std::to_string(s);
+    Work w;
+    w.flops = 2.0 * s * s * s;
+    w.bytes = 4.0 * 3 * s * s;  // compulsory traffic: A, B read and C written once
+    add_thread_cases(cs, o, fmt::format("m{}n{}k{}", s, s, s), {{"m", n}, {"n", n}, {"k", n}}, w, fmt::format("m{}", s),
+                     [s, make](int t) { return make(s, t); });
+  }
   return cs;
 }
 
@@ -74,28 +85,20 @@ const bool sgemm_openblas =
                           return square_cases(o, [](int64_t s, int) { return make_openblas_sgemm(s, s, s); });
                         }});
 
-const bool fc =
-    register_benchmark({names::kFcInnerProduct, "oneDNN inner product (fully connected layer) f32, batch x in -> out",
-                        [](const CommonOptions& o) {
-                          std::vector<Case> cs;
-                          const int64_t batch = 64, features = o.profile == Profile::tiny ? 256 : 4096;
-                          for (int64_t t : default_threads(o)) {
-                            Case c;
-                            c.name = fmt::format("b{}i{}o{}/t{}", batch, features, features, t);
-                            c.params = {{"batch", std::to_string(batch)},
-                                        {"in", std::to_string(features)},
-                                        {"out", std::to_string(features)},
-                                        {"dtype", "f32"},
-                                        {"threads", std::to_string(t)}};
-                            c.work.flops = 2.0 * batch * features * features;
-                            c.work.bytes = 4.0 * (batch * features * 2 + features * features);
-                            c.threads = static_cast<int>(t);
-                            c.make = [=] { return make_onednn_inner_product(batch, features, features, DType::f32); };
-                            c.interleave = "threads";
-                            cs.push_back(std::move(c));
-                          }
-                          return cs;
-                        }});
+const bool fc = register_benchmark(
+    {names::kFcInnerProduct, "oneDNN inner product (fully connected layer) f32, batch x in -> out",
+     [](const CommonOptions& o) {
+       std::vector<Case> cs;
+       const int64_t batch = 64, features = o.profile == Profile::tiny ? 256 : 4096;
+       Work w;
+       w.flops = 2.0 * batch * features * features;
+       w.bytes = 4.0 * (batch * features * 2 + features * features);
+       const std::string f = std::to_string(features);
+       add_thread_cases(cs, o, fmt::format("b{}i{}o{}", batch, features, features),
+                        {{"batch", std::to_string(batch)}, {"in", f}, {"out", f}}, w, "threads",
+                        [=](int) { return make_onednn_inner_product(batch, features, features, DType::f32); });
+       return cs;
+     }});
 
 }  // namespace
 }  // namespace rigcheck::cpu

@@ -425,44 +425,46 @@ CNN, ResNet-50, BERT-base, GPT-2; BERT-large and GPT-2 XL in the full profile), 
 estimate)",
      "MEM-1, `rigcheck capacity`"});
 
+// One case per point of the profile (and of RIGCHECK_CAPACITY_PROBE / _CHECK): a child process each.
+std::vector<Case> host_cases(const CommonOptions& o) {
+  std::vector<Case> cs;
+  const int threads = static_cast<int>(default_threads(o).back());
+  std::vector<Point> pts = points(o.profile);
+  for (const char* var : {"RIGCHECK_CAPACITY_PROBE", "RIGCHECK_CAPACITY_CHECK"})
+    for (const Point& p : env_points(var)) pts.push_back(p);
+  for (Point& pt : pts) {
+    pt.one_child = o.profile != Profile::tiny;  // full too, to fit its 30 minutes
+    if (pt.width > 0) {
+      cs.push_back(mlp_case(pt, threads));
+      continue;
+    }
+    const zoo::MemoryEstimate est = estimate_of(pt.model, pt.batch, pt.seq, pt.layers);
+    Case c;
+    const std::string b = pt.batch ? fmt::format("b{}", pt.batch) : std::string("near-limit");
+    c.name = pt.seq ? fmt::format("{}/{}/s{}", pt.model, b, pt.seq) : fmt::format("{}/{}", pt.model, b);
+    if (pt.layers > 0) c.name += fmt::format("/layers{}", pt.layers);
+    if (pt.check) c.name += "/check";
+    point_info()[c.name] = {pt.model, pt.seq, pt.batch, pt.check, pt.layers};
+    c.params = pt.layers > 0 ? probe_params(pt, threads) : point_params(pt.model, pt.batch, pt.seq, threads);
+    if (pt.check) c.params.push_back({"child_processes", "1"});
+    // The harness process waits; the child runs the threads on the CPUs the case's placement gave
+    // this process (a child inherits them).
+    c.threads = threads;
+    c.manual_time = true;  // HostStep::run_timed: the child's wall time
+    const double need = pt.check ? 1.1 * est.total() + 2 * 1073741824.0 : 1.5 * est.total() + 1.5 * 1073741824.0;
+    const std::string name = c.name;
+    const Params params = c.params;
+    c.make = [name, pt, params, threads, need]() -> std::unique_ptr<Kernel> {
+      return std::make_unique<HostStep>(name, pt, params, threads, need);
+    };
+    cs.push_back(std::move(c));
+  }
+  return cs;
+}
+
 const bool host = register_benchmark(
     {names::kHostMemoryTraining,
-     "peak RSS of CPU training steps (SGD momentum, fp32) of zoo models, one process per point (MEM-1)",
-     [](const CommonOptions& o) {
-       std::vector<Case> cs;
-       const int threads = static_cast<int>(default_threads(o).back());
-       std::vector<Point> pts = points(o.profile);
-       for (const char* var : {"RIGCHECK_CAPACITY_PROBE", "RIGCHECK_CAPACITY_CHECK"})
-         for (const Point& p : env_points(var)) pts.push_back(p);
-       for (Point& pt : pts) {
-         pt.one_child = o.profile != Profile::tiny;  // full too, to fit its 30 minutes
-         if (pt.width > 0) {
-           cs.push_back(mlp_case(pt, threads));
-           continue;
-         }
-         const zoo::MemoryEstimate est = estimate_of(pt.model, pt.batch, pt.seq, pt.layers);
-         Case c;
-         const std::string b = pt.batch ? fmt::format("b{}", pt.batch) : std::string("near-limit");
-         c.name = pt.seq ? fmt::format("{}/{}/s{}", pt.model, b, pt.seq) : fmt::format("{}/{}", pt.model, b);
-         if (pt.layers > 0) c.name += fmt::format("/layers{}", pt.layers);
-         if (pt.check) c.name += "/check";
-         point_info()[c.name] = {pt.model, pt.seq, pt.batch, pt.check, pt.layers};
-         c.params = pt.layers > 0 ? probe_params(pt, threads) : point_params(pt.model, pt.batch, pt.seq, threads);
-         if (pt.check) c.params.push_back({"child_processes", "1"});
-         // The harness process waits; the child runs the threads on the CPUs the case's placement gave
-         // this process (a child inherits them).
-         c.threads = threads;
-         c.manual_time = true;  // HostStep::run_timed: the child's wall time
-         const double need = pt.check ? 1.1 * est.total() + 2 * 1073741824.0 : 1.5 * est.total() + 1.5 * 1073741824.0;
-         const std::string name = c.name;
-         const Params params = c.params;
-         c.make = [name, pt, params, threads, need]() -> std::unique_ptr<Kernel> {
-           return std::make_unique<HostStep>(name, pt, params, threads, need);
-         };
-         cs.push_back(std::move(c));
-       }
-       return cs;
-     }});
+     "peak RSS of CPU training steps (SGD momentum, fp32) of zoo models, one process per point (MEM-1)", host_cases});
 
 }  // namespace
 }  // namespace rigcheck::mem
