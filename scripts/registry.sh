@@ -129,6 +129,13 @@ done
 for name in "${no_entry[@]}"; do
   problems+=("binary $name declares no registry entry: the runner would never start it")
 done
+# An entry is its binary run with one set of arguments and environment: named after the binary, or after it
+# with a suffix naming the variant (io_fio_disk), so --select, the result file and the binary agree.
+for entry in "${order[@]}"; do
+  b=${binary_of[$entry]}
+  [[ $entry == "$b" || $entry == "${b}_"* ]] ||
+    problems+=("entry $entry of $b is not named after its binary ($b, or ${b}_ and its variant)")
+done
 
 
 # The table of $doc as the binaries describe it, from the header to the inventory row.

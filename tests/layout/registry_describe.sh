@@ -3,7 +3,7 @@
 # each entry a binary declares has its row, each row an entry of a built binary (or a binary this
 # build declares not built), and every field but the measured reference times agrees. Then the same
 # check on planted copies, each of which must fail: a row taken out, a row no binary describes, a
-# field changed; and on a build where one binary is declared not built, whose rows must pass as kept.
+# field changed, an entry not named after its binary; and on a build where one binary is declared not built, whose rows must pass as kept.
 #   registry_describe.sh BUILD_DIR SOURCE_DIR
 source "$(dirname "$0")/../support/lib.sh"
 build="$(cd "$1" && pwd)" src="$2"
@@ -22,6 +22,16 @@ binary=$(sed -n 2p "$registry" | cut -d, -f3)
 plant row_undescribed "row planted_entry is described by no built binary"
 sed "2s/^\([^,]*,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,\)[0-9]*,/\19999,/" "$registry" >"$tmp/field_changed.csv"
 plant field_changed "row $first disagrees with $binary --describe"
+
+# A binary whose entry is not named after it: a wrapper renaming its first entry.
+mkdir -p "$tmp/misnamed/bin"
+cp "$build/suite-binaries.txt" "$tmp/misnamed/"
+for f in "$build"/bin/*; do ln -s "$f" "$tmp/misnamed/bin/"; done
+rm "$tmp/misnamed/bin/$binary"
+printf '#!/bin/sh\n"%s" "$@" | sed "s/^%s,/planted_%s,/"\n' "$build/bin/$binary" "$first" "$first" >"$tmp/misnamed/bin/$binary"
+chmod +x "$tmp/misnamed/bin/$binary"
+planted_fails misnamed_entry "entry planted_$first of $binary is not named after its binary" \
+  "$script" --registry "$registry" --check "$tmp/misnamed"
 
 # A build declaring $binary not built: its rows are kept, not refused.
 mkdir -p "$tmp/build/bin"

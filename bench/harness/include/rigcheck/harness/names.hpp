@@ -1,9 +1,10 @@
 // One name per benchmark and per metric. The binary that writes a row and the evaluator, report or
 // comparison that selects it use the same constant, so a rename fails to compile instead of turning
-// a verdict into not_measurable. A benchmark (the CSV's `benchmark` column) is named after its
-// binary (data/benchmarks.csv `binary`), with a suffix when the binary writes several; the binary is
-// named after its source file (cpu/gemm.cpp -> cpu_gemm). Which binary writes which name its
-// --describe says (harness/registry_entry.hpp); the tests hold each name to one binary. A name that
+// a verdict into not_measurable. A binary is named after its source file (cpu/gemm.cpp -> cpu_gemm),
+// a registry entry after its binary with a suffix for each variant (io_fio_disk; scripts/registry.sh
+// checks it); the CSV's `benchmark` column names what the binary measured, several per binary
+// (gemm_matmul_f32, gemm_sgemm_openblas). Which binary writes which name its --describe says
+// (harness/registry_entry.hpp); the tests hold each name to one binary. A name that
 // changed is read under its old name in older run folders through data/renames.csv (old -> new), so
 // histories survive a rename.
 #pragma once
