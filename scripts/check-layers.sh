@@ -13,9 +13,11 @@ bad=0 arrows=0
 while IFS= read -r hit; do
   file="${hit%%:*}"
   rest="${hit#*:}"; rest="${rest#*:}"
-  ns=$(sed -nE 's/.*#include *"rigcheck\/([a-z_]+)\/.*/\1/p' <<<"$rest")
-  [[ -n $ns ]] || continue
-  layer=$(cut -d/ -f2 <<<"${file#"$src"/}")
+  # bash's own matching, no process per line: a tree has hundreds of these lines
+  [[ $rest =~ \#include\ *\"rigcheck/([a-z_]+)/ ]] || continue
+  ns=${BASH_REMATCH[1]}
+  layer=${file#"$src"/bench/}
+  layer=${layer%%/*}
   to="${folder_of[$ns]:-}"
   [[ -n $to && -n ${rank[$layer]:-} ]] || continue
   arrows=$((arrows + 1))
