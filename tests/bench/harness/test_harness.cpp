@@ -436,3 +436,11 @@ TEST(Harness, EnumNamesComeFromTheirPairs) {
   EXPECT_STREQ(enum_name(Colour::green, {{Colour::red, "red"}, {Colour::green, "green"}}), "green");
   EXPECT_STREQ(enum_name(Colour::blue, {{Colour::red, "red"}, {Colour::green, "green"}}), "?");  // not listed
 }
+
+TEST(Harness, EnumNamesReadBack) {
+  enum class Colour { red, green };
+  constexpr std::pair<Colour, const char*> kColours[] = {{Colour::red, "red"}, {Colour::green, "green"}};
+  EXPECT_EQ(enum_from_name("green", kColours), Colour::green);
+  EXPECT_FALSE(enum_from_name("blue", kColours).has_value());  // not listed
+  EXPECT_FALSE(enum_from_name("", kColours).has_value());
+}
