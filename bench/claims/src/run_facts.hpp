@@ -29,8 +29,8 @@ inline int usable_cores(const RunData& run) {
   return physical_cores(run);
 }
 
-// The ISA the run's binaries executed (the inventory's cpu_arch: x86_64, aarch64; runs from before issue
-// 37 have none, and were x86-64). A claim about x86 (CPU-5, CPU-6) is not measurable by a run of
+// The ISA the run's binaries executed (the inventory's cpu_arch: x86_64, aarch64; older runs have none,
+// and were x86-64). A claim about x86 (CPU-5, CPU-6) is not measurable by a run of
 // another ISA: true with the verdict set when so.
 inline bool x86_claim_elsewhere(const RunData& run, Verdict& v) {
   auto it = run.facts.find("cpu_arch");
